@@ -1,0 +1,436 @@
+"""One websocket, its message ids, its pending replies and its sessions.
+
+A :class:`Connection` is the only place that owns ids and reply futures, like
+puppeteer's ``Connection``: every :class:`CDPSession` (the socket's own target, or a
+flattened ``sessionId`` on the browser socket) sends through it. The single reader
+task routes replies by ``id`` and events by ``sessionId``; when it ends for any reason
+every pending command and every event stream fails at once with
+:class:`~cdp_core.errors.ConnectionClosed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar, overload
+
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+from .errors import CDPError, CDPTimeout, ConnectionClosed, SessionClosed
+from .events import (
+    DEFAULT_QUEUE_SIZE,
+    CDPEvent,
+    EventHandler,
+    EventStream,
+    Subscription,
+    _Subscriber,
+    _SubscriberSet,
+    normalize_methods,
+)
+
+log = logging.getLogger("cdp_core")
+
+__all__ = ["Connection", "CDPSession", "DEFAULT_TIMEOUT", "MAX_MESSAGE_SIZE"]
+
+#: Screenshots and trace chunks exceed websockets' 1 MiB default; puppeteer uses 256 MiB.
+MAX_MESSAGE_SIZE = 256 * 1024 * 1024
+DEFAULT_TIMEOUT = 30.0
+
+M = TypeVar("M")
+
+
+class _Pending:
+    __slots__ = ("future", "method", "session_id")
+
+    def __init__(self, future: asyncio.Future[dict[str, Any]], method: str, session_id: str | None):
+        self.future = future
+        self.method = method
+        self.session_id = session_id
+
+
+class CDPSession:
+    """A target you can send commands to and hear events from.
+
+    Obtained from :meth:`Connection.root` (the socket's own target) or from
+    :meth:`cdp_core.Browser.attach` (a flattened session). It does not own the socket:
+    closing a flattened session detaches from the target and leaves the browser alone.
+    """
+
+    def __init__(
+        self,
+        connection: Connection,
+        session_id: str | None,
+        target_info: dict[str, Any] | None = None,
+    ) -> None:
+        self.connection = connection
+        self.session_id = session_id
+        #: ``Target.TargetInfo`` as a dict, when known (flattened sessions).
+        self.target_info: dict[str, Any] = dict(target_info or {})
+        self._subscribers = _SubscriberSet()
+        self._closed: BaseException | None = None
+        self._close_callbacks: list[Callable[[CDPSession], None]] = []
+
+    # -- commands ---------------------------------------------------------------------
+
+    async def send(
+        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = DEFAULT_TIMEOUT
+    ) -> dict[str, Any]:
+        """Send one command and return its ``result`` dict.
+
+        Raises :class:`CDPError` for a protocol error, :class:`CDPTimeout` when no reply
+        came within ``timeout`` seconds (``None`` waits forever), and
+        :class:`ConnectionClosed` / :class:`SessionClosed` when the socket or session
+        is gone, before or while waiting.
+        """
+        if self._closed is not None:
+            raise self._closed
+        return await self.connection._send(method, params, self.session_id, timeout)
+
+    # -- events -----------------------------------------------------------------------
+
+    def on(
+        self, methods: str | Iterable[str] | None, handler: EventHandler, *, maxsize: int = DEFAULT_QUEUE_SIZE
+    ) -> Subscription:
+        """Call ``handler(event)`` for each matching event.
+
+        A plain function runs inline in the reader (keep it quick); a coroutine
+        function runs in its own task fed by a bounded queue, so it may send commands.
+        """
+        sub = Subscription(normalize_methods(methods), handler, self._unsubscribe, maxsize)
+        self._add(sub)
+        return sub
+
+    @overload
+    def events(
+        self, methods: str | Iterable[str] | None = None, *, maxsize: int = DEFAULT_QUEUE_SIZE
+    ) -> EventStream[CDPEvent]: ...
+
+    @overload
+    def events(self, methods: type[M], *, maxsize: int = DEFAULT_QUEUE_SIZE) -> EventStream[M]: ...
+
+    def events(self, methods: Any = None, *, maxsize: int = DEFAULT_QUEUE_SIZE) -> EventStream[Any]:
+        """An ``async for`` stream of events.
+
+        ``methods`` is a method name, several names, ``"*"``/``None`` for all, or a
+        typed event model from :mod:`cdp_core.models` (a class with a ``METHOD``
+        attribute), in which case the stream yields parsed model instances.
+        """
+        convert: Callable[[CDPEvent], Any] | None = None
+        if isinstance(methods, type) and hasattr(methods, "METHOD"):
+            model = methods
+            methods = model.METHOD
+
+            def convert(ev: CDPEvent) -> Any:
+                return model.model_validate(ev.params)
+
+        stream: EventStream[Any] = EventStream(normalize_methods(methods), self._unsubscribe, maxsize, convert)
+        self._add(stream)
+        return stream
+
+    async def wait_for(
+        self,
+        method: str,
+        predicate: Callable[[CDPEvent], bool] | None = None,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> CDPEvent:
+        """Wait for the next event ``method`` (matching ``predicate``).
+
+        Subscribe *before* triggering what produces the event, e.g. with
+        ``waiter = asyncio.ensure_future(session.wait_for(...))``.
+        """
+        async with self.events(method) as stream:
+            async with asyncio.timeout(timeout):
+                async for ev in stream:
+                    if predicate is None or predicate(ev):
+                        return ev
+        raise ConnectionClosed("event stream ended")  # pragma: no cover - stream raises first
+
+    def _add(self, sub: _Subscriber) -> None:
+        if self._closed is not None:
+            sub.finish(self._closed)
+            return
+        self._subscribers.add(sub)
+
+    def _unsubscribe(self, sub: _Subscriber) -> None:
+        self._subscribers.remove(sub)
+
+    @property
+    def dropped_events(self) -> int:
+        """Events lost by this session's subscribers because their queues were full."""
+        return sum(s.dropped for s in self._subscribers.all())
+
+    # -- life cycle -------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._closed is not None
+
+    def on_close(self, callback: Callable[[CDPSession], None]) -> None:
+        """Run ``callback(session)`` once when the session ends (detach, crash, socket loss)."""
+        if self._closed is not None:
+            callback(self)
+        else:
+            self._close_callbacks.append(callback)
+
+    def _dispatch(self, event: CDPEvent) -> None:
+        self._subscribers.dispatch(event)
+
+    def _finish(self, error: BaseException) -> None:
+        if self._closed is not None:
+            return
+        self._closed = error
+        self._subscribers.finish_all(error)
+        callbacks, self._close_callbacks = self._close_callbacks, []
+        for cb in callbacks:
+            try:
+                cb(self)
+            except Exception:
+                log.exception("session close callback failed")
+
+    async def detach(self) -> None:
+        """Detach a flattened session (the target keeps running); no-op on a root session."""
+        if self.session_id is None or self._closed is not None:
+            return
+        try:
+            await self.connection.root.send("Target.detachFromTarget", {"sessionId": self.session_id})
+        except (CDPError, ConnectionClosed):
+            pass
+        self.connection._drop_session(self.session_id, SessionClosed("session detached"))
+
+    def __repr__(self) -> str:
+        kind = self.target_info.get("type", "?")
+        return f"<CDPSession {self.session_id or 'root'} {kind} {self.target_info.get('url', '')!r}>"
+
+
+class Connection:
+    """A websocket to a browser or to one target, with one reader task.
+
+    Create with :meth:`open`; it is an async context manager. ``root`` is the session
+    of the socket's own target (the browser for ``/devtools/browser/...``).
+    """
+
+    def __init__(self, ws: ClientConnection, url: str) -> None:
+        self.url = url
+        self._ws = ws
+        self._ids = itertools.count(1)
+        self._pending: dict[int, _Pending] = {}
+        self.root = CDPSession(self, None)
+        self._sessions: dict[str, CDPSession] = {}
+        self._closed: ConnectionClosed | None = None
+        #: Events whose ``sessionId`` matched no known session (counted, not fatal).
+        self.unroutable_events = 0
+        self._reader = asyncio.get_running_loop().create_task(self._read_loop(), name=f"cdp-reader {url}")
+        self._closed_event = asyncio.Event()
+
+    @classmethod
+    async def open(cls, ws_url: str, *, max_size: int = MAX_MESSAGE_SIZE, open_timeout: float = 10.0) -> Connection:
+        """Open the websocket ``ws_url`` (no proxy, no compression, large messages)."""
+        try:
+            ws = await websockets.connect(
+                ws_url,
+                max_size=max_size,
+                compression=None,
+                proxy=None,
+                open_timeout=open_timeout,
+                ping_interval=None,
+                write_limit=2**20,
+            )
+        except (OSError, websockets.exceptions.WebSocketException, TimeoutError) as exc:
+            raise ConnectionClosed(f"cannot open {ws_url}: {exc}") from exc
+        return cls(ws, ws_url)
+
+    # -- sending ----------------------------------------------------------------------
+
+    async def send(
+        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = DEFAULT_TIMEOUT
+    ) -> dict[str, Any]:
+        """Send a command to the socket's own target (same as ``root.send``)."""
+        return await self._send(method, params, None, timeout)
+
+    async def _send(
+        self, method: str, params: dict[str, Any] | None, session_id: str | None, timeout: float | None
+    ) -> dict[str, Any]:
+        if self._closed is not None:
+            raise self._closed
+        msg_id = next(self._ids)
+        message: dict[str, Any] = {"id": msg_id, "method": method, "params": params or {}}
+        if session_id is not None:
+            message["sessionId"] = session_id
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        # Register before sending: a fast reply must find its future.
+        self._pending[msg_id] = _Pending(future, method, session_id)
+        try:
+            await self._ws.send(json.dumps(message))
+        except websockets.exceptions.ConnectionClosed:
+            self._pending.pop(msg_id, None)
+            raise self._closed or ConnectionClosed("connection closed while sending") from None
+        try:
+            if timeout is None:
+                return await future
+            async with asyncio.timeout(timeout):
+                return await future
+        except TimeoutError:
+            if future.done() and not future.cancelled():
+                return future.result()
+            raise CDPTimeout(method, timeout or 0) from None
+        finally:
+            self._pending.pop(msg_id, None)
+
+    # -- sessions ---------------------------------------------------------------------
+
+    def session(self, session_id: str) -> CDPSession | None:
+        """The flattened session with this id, if it is attached."""
+        return self._sessions.get(session_id)
+
+    @property
+    def sessions(self) -> list[CDPSession]:
+        """Flattened sessions currently attached through this socket."""
+        return list(self._sessions.values())
+
+    def _ensure_session(self, session_id: str, target_info: dict[str, Any] | None) -> CDPSession:
+        session = self._sessions.get(session_id)
+        if session is None:
+            session = CDPSession(self, session_id, target_info)
+            self._sessions[session_id] = session
+        elif target_info:
+            session.target_info.update(target_info)
+        return session
+
+    def _drop_session(self, session_id: str, error: BaseException) -> None:
+        session = self._sessions.pop(session_id, None)
+        for pending in list(self._pending.values()):
+            if pending.session_id == session_id and not pending.future.done():
+                pending.future.set_exception(error)
+        if session is not None:
+            session._finish(error)
+
+    # -- reading ----------------------------------------------------------------------
+
+    async def _read_loop(self) -> None:
+        reason = ConnectionClosed("connection closed")
+        try:
+            async for raw in self._ws:
+                try:
+                    message = json.loads(raw)
+                except ValueError:
+                    log.warning("unparsable CDP message dropped (%d bytes)", len(raw))
+                    continue
+                try:
+                    self._handle(message)
+                except Exception:  # never let one odd message end the reader
+                    log.exception("failed to handle CDP message")
+        except websockets.exceptions.ConnectionClosed as exc:
+            rcvd = exc.rcvd
+            reason = ConnectionClosed(
+                f"connection closed: {rcvd.code} {rcvd.reason}".strip() if rcvd else "connection lost",
+                code=rcvd.code if rcvd else None,
+            )
+        except asyncio.CancelledError:
+            reason = ConnectionClosed("connection closed by client")
+            raise
+        except Exception as exc:  # pragma: no cover - defensive
+            reason = ConnectionClosed(f"reader failed: {exc!r}")
+            log.exception("CDP reader failed")
+        finally:
+            self._shutdown(reason)
+
+    def _handle(self, message: dict[str, Any]) -> None:
+        msg_id = message.get("id")
+        if msg_id is not None:
+            pending = self._pending.get(msg_id)
+            if pending is None or pending.future.done():
+                return  # timed out or cancelled already
+            error = message.get("error")
+            if error is not None:
+                pending.future.set_exception(
+                    CDPError(pending.method, error.get("code", 0), error.get("message", ""), error.get("data"))
+                )
+            else:
+                pending.future.set_result(message.get("result", {}))
+            return
+        method = message.get("method")
+        if method is None:
+            return
+        params = message.get("params") or {}
+        session_id = message.get("sessionId")
+        if session_id is None:
+            session = self.root
+        else:
+            session = self._sessions.get(session_id)
+            if session is None:
+                self.unroutable_events += 1
+                return
+        # Session bookkeeping happens before subscribers see the event, so a handler
+        # of attachedToTarget can already talk to the new session.
+        if method == "Target.attachedToTarget":
+            child = params.get("sessionId")
+            if child:
+                self._ensure_session(child, params.get("targetInfo"))
+        elif method == "Target.detachedFromTarget":
+            child = params.get("sessionId")
+            if child:
+                self._drop_session(child, SessionClosed("target detached"))
+        elif method == "Target.targetInfoChanged":
+            info = params.get("targetInfo") or {}
+            for s in self._sessions.values():
+                if s.target_info.get("targetId") == info.get("targetId"):
+                    s.target_info.update(info)
+        session._dispatch(CDPEvent(method, params, session_id))
+
+    def _shutdown(self, reason: ConnectionClosed) -> None:
+        if self._closed is not None:
+            return
+        self._closed = reason
+        for pending in self._pending.values():
+            if not pending.future.done():
+                pending.future.set_exception(reason)
+        self._pending.clear()
+        for session_id in list(self._sessions):
+            self._drop_session(session_id, reason)
+        self.root._finish(reason)
+        self._closed_event.set()
+
+    # -- life cycle -------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._closed is not None
+
+    @property
+    def close_reason(self) -> ConnectionClosed | None:
+        return self._closed
+
+    @property
+    def pending_count(self) -> int:
+        """Commands sent and not yet answered (a map that only grows would be a leak)."""
+        return len(self._pending)
+
+    async def wait_closed(self) -> None:
+        """Return once the socket is closed, whoever closed it."""
+        await self._closed_event.wait()
+
+    async def close(self) -> None:
+        """Close the socket; pending commands fail with ConnectionClosed."""
+        if self._closed is None:
+            try:
+                await asyncio.wait_for(self._ws.close(), 5)
+            except Exception:
+                pass
+            self._shutdown(ConnectionClosed("connection closed by client"))
+        if not self._reader.done():
+            self._reader.cancel()
+            try:
+                await self._reader
+            except (asyncio.CancelledError, Exception):
+                pass
+
+    async def __aenter__(self) -> Connection:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

@@ -1,0 +1,148 @@
+"""Finding a browser: the HTTP endpoints and the ``DevToolsActivePort`` file.
+
+Chrome's debugging port answers ``GET /json/version`` (browser name, protocol version,
+the browser websocket URL) and ``GET /json/list`` (targets with their websocket URLs).
+httpx runs with ``trust_env=False`` so a proxy variable never routes loopback traffic
+elsewhere, and no ``Origin`` header is sent (Chrome refuses one it was not told about).
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .errors import DiscoveryError
+
+__all__ = [
+    "BrowserVersion",
+    "TargetDescription",
+    "get_version",
+    "list_targets",
+    "new_tab",
+    "read_devtools_active_port",
+    "http_base",
+    "resolve_browser_ws_url",
+]
+
+DISCOVERY_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class BrowserVersion:
+    """The answer of ``/json/version``."""
+
+    browser: str
+    protocol_version: str
+    user_agent: str
+    v8_version: str
+    web_socket_debugger_url: str
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BrowserVersion:
+        return cls(
+            browser=data.get("Browser", ""),
+            protocol_version=data.get("Protocol-Version", ""),
+            user_agent=data.get("User-Agent", ""),
+            v8_version=data.get("V8-Version", ""),
+            web_socket_debugger_url=data.get("webSocketDebuggerUrl", ""),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TargetDescription:
+    """One entry of ``/json/list``."""
+
+    id: str
+    type: str
+    title: str
+    url: str
+    web_socket_debugger_url: str | None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TargetDescription:
+        return cls(
+            id=data.get("id", ""),
+            type=data.get("type", ""),
+            title=data.get("title", ""),
+            url=data.get("url", ""),
+            web_socket_debugger_url=data.get("webSocketDebuggerUrl"),
+        )
+
+
+def http_base(endpoint: str) -> str:
+    """``http://host:port`` for an ``http(s)://`` or ``ws(s)://`` endpoint, without path."""
+    parts = urllib.parse.urlsplit(endpoint if "://" in endpoint else f"http://{endpoint}")
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
+    if scheme not in ("http", "https") or not parts.hostname:
+        raise DiscoveryError(f"not a CDP endpoint: {endpoint!r}", endpoint=endpoint)
+    return f"{scheme}://{parts.netloc}"
+
+
+async def _get_json(endpoint: str, path: str, method: str = "GET") -> Any:
+    url = http_base(endpoint) + path
+    try:
+        async with httpx.AsyncClient(trust_env=False, timeout=DISCOVERY_TIMEOUT) as client:
+            response = await client.request(method, url)
+    except httpx.HTTPError as exc:
+        raise DiscoveryError(f"no browser answers at {http_base(endpoint)}: {exc!r}", endpoint=endpoint) from exc
+    if response.status_code != 200:
+        raise DiscoveryError(
+            f"{method} {url} answered {response.status_code}: {response.text[:200]}", endpoint=endpoint
+        )
+    try:
+        return response.json()
+    except ValueError as exc:
+        raise DiscoveryError(f"{url} did not answer JSON", endpoint=endpoint) from exc
+
+
+async def get_version(endpoint: str) -> BrowserVersion:
+    """``GET /json/version``."""
+    data = await _get_json(endpoint, "/json/version")
+    if not isinstance(data, dict):
+        raise DiscoveryError("unexpected /json/version answer", endpoint=endpoint)
+    return BrowserVersion.from_json(data)
+
+
+async def list_targets(endpoint: str, *, types: tuple[str, ...] | None = ("page",)) -> list[TargetDescription]:
+    """``GET /json/list``, by default only ``page`` targets (headless adds ``browser_ui``)."""
+    data = await _get_json(endpoint, "/json/list")
+    if not isinstance(data, list):
+        raise DiscoveryError("unexpected /json/list answer", endpoint=endpoint)
+    targets = [TargetDescription.from_json(t) for t in data if isinstance(t, dict)]
+    return [t for t in targets if types is None or t.type in types]
+
+
+async def new_tab(endpoint: str, url: str = "about:blank") -> TargetDescription:
+    """``PUT /json/new?URL`` (GET is refused since Chrome 111)."""
+    data = await _get_json(endpoint, "/json/new?" + urllib.parse.quote(url, safe=":/?&=%#"), method="PUT")
+    return TargetDescription.from_json(data)
+
+
+async def resolve_browser_ws_url(endpoint: str) -> str:
+    """The browser websocket URL: ``ws://`` endpoints as given, else from ``/json/version``."""
+    if endpoint.startswith(("ws://", "wss://")):
+        return endpoint
+    version = await get_version(endpoint)
+    if not version.web_socket_debugger_url:
+        raise DiscoveryError("/json/version has no webSocketDebuggerUrl", endpoint=endpoint)
+    return version.web_socket_debugger_url
+
+
+def read_devtools_active_port(profile_dir: str | Path) -> tuple[int, str]:
+    """``(port, browser websocket path)`` from a profile's ``DevToolsActivePort`` file.
+
+    Chrome writes it when started with ``--remote-debugging-port`` (``0`` picks a free
+    port). Raises :class:`DiscoveryError` while the file is missing or incomplete.
+    """
+    path = Path(profile_dir) / "DevToolsActivePort"
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as exc:
+        raise DiscoveryError(f"{path} is not readable: {exc}") from exc
+    if len(lines) < 2 or not lines[0].strip().isdigit():
+        raise DiscoveryError(f"{path} is incomplete")
+    return int(lines[0]), lines[1].strip()
