@@ -22,12 +22,14 @@ from httpserver import TestServer  # noqa: E402
 from targets.process import ChromiumProcess  # noqa: E402
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # Every coroutine test runs on anyio's asyncio backend without a marker per test.
-    for item in items:
-        fn = getattr(item, "function", None)
-        if fn is not None and inspect.iscoroutinefunction(fn) and not item.get_closest_marker("anyio"):
-            item.add_marker(pytest.mark.anyio)
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> None:
+    # Every coroutine test runs on anyio's asyncio backend without a marker per test. The
+    # mark goes on the function before items are generated, so parametrized tests get it too.
+    if inspect.iscoroutinefunction(obj) and collector.funcnamefilter(name):  # type: ignore[attr-defined]
+        marks = getattr(obj, "pytestmark", [])
+        if not any(m.name == "anyio" for m in marks):
+            pytest.mark.anyio(obj)
 
 
 @pytest.fixture(scope="session")
