@@ -1,0 +1,113 @@
+"""The audit log: one JSON line per tool call, secrets redacted, rotated by size.
+
+Why: the server runs for hours beside a user's logged-in Chrome, driven by an agent.
+The user must be able to see afterwards what was done in their browser (which tool,
+which action, with which arguments, how it ended), without the log itself becoming a
+place where passwords or tokens leak. No tool reads or deletes this file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+__all__ = ["AuditLog", "redact_arguments"]
+
+_SECRET_KEY = re.compile(r"pass(word|wd)?|secret|token|auth|cookie|api[-_]?key|session[-_]?id|credential", re.I)
+#: Arguments that carry what the agent types into the page: kept as a length only,
+#: since a fill into a password field looks like any other fill from here.
+_TYPED_VALUE_KEYS = frozenset({"value", "text", "prompt_text", "values"})
+_MAX_STRING = 300
+
+
+def _redact(value: Any, key: str | None = None) -> Any:
+    if key is not None and _SECRET_KEY.search(key):
+        return "[redacted]"
+    if isinstance(value, dict):
+        return {k: _redact(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redact(v) for v in value[:50]]
+    if isinstance(value, str) and len(value) > _MAX_STRING:
+        return value[:_MAX_STRING] + f"...[{len(value)} chars]"
+    return value
+
+
+def redact_arguments(arguments: dict[str, Any] | None) -> dict[str, Any]:
+    """A copy of a call's arguments fit for the log: secret-looking keys and typed text hidden."""
+    out: dict[str, Any] = {}
+    for key, value in (arguments or {}).items():
+        if key in _TYPED_VALUE_KEYS and value is not None:
+            length = len(value) if isinstance(value, str | list) else 1
+            out[key] = f"[{length} chars]" if isinstance(value, str) else f"[{length} items]"
+        else:
+            out[key] = _redact(value, key)
+    return out
+
+
+class AuditLog:
+    """Append-only JSON lines with size rotation (``audit.jsonl`` -> ``audit.jsonl.1`` ...)."""
+
+    def __init__(self, path: str | Path, *, max_bytes: int = 10 * 1024 * 1024, backups: int = 3) -> None:
+        self.path = Path(path)
+        self.max_bytes = max_bytes
+        self.backups = backups
+        self._lock = threading.Lock()
+
+    def record(
+        self,
+        *,
+        tool: str,
+        action: str | None,
+        arguments: dict[str, Any] | None,
+        status: str,
+        error_code: str | None,
+        duration_ms: float,
+    ) -> None:
+        """Append one call. Failures to write are swallowed: auditing never breaks a call."""
+        line = json.dumps(
+            {
+                "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds"),
+                "tool": tool,
+                "action": action,
+                "arguments": redact_arguments(arguments),
+                "status": status,
+                "errorCode": error_code,
+                "durationMs": round(duration_ms, 1),
+                "pid": os.getpid(),
+            },
+            ensure_ascii=False,
+            default=str,
+        )
+        try:
+            with self._lock:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._rotate_if_needed(len(line) + 1)
+                with self.path.open("a", encoding="utf-8") as fh:
+                    fh.write(line + "\n")
+        except OSError:
+            pass
+
+    def _rotate_if_needed(self, incoming: int) -> None:
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            return
+        if size + incoming <= self.max_bytes:
+            return
+        for index in range(self.backups, 0, -1):
+            older = self.path.with_name(f"{self.path.name}.{index}")
+            newer = self.path.with_name(f"{self.path.name}.{index - 1}") if index > 1 else self.path
+            if newer.exists():
+                if index == self.backups and older.exists():
+                    older.unlink()
+                newer.replace(older)
+
+    @staticmethod
+    def now() -> float:
+        return time.perf_counter()
