@@ -1,0 +1,45 @@
+"""What every action handler gets: the browser manager, the settings, the artifacts root.
+
+Handlers never touch the MCP SDK directly; progress goes through :meth:`ToolContext.report_progress`
+so a handler works the same from the condensed tool, the legacy tool and in unit tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from targets import BrowserManager, PageHandle
+
+    from .artifacts import Artifacts
+    from .settings import Settings
+
+__all__ = ["ToolContext"]
+
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+@dataclass
+class ToolContext:
+    manager: BrowserManager
+    settings: Settings
+    artifacts: Artifacts
+    #: which tool the call came through ("browser_session", "browser_navigate", ...)
+    tool: str = ""
+    action: str = ""
+    progress: ProgressFn | None = None
+
+    async def page(self, launch_if_needed: bool = True) -> PageHandle:
+        """The selected page of the active target (launching the internal browser if allowed)."""
+        return await self.manager.current_page(launch_if_needed=launch_if_needed)
+
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Progress notification to the caller; a no-op when the call carried no progress token."""
+        if self.progress is None:
+            return
+        try:
+            await self.progress(progress, total, message)
+        except Exception:  # noqa: BLE001 - a lost progress message must never fail the action
+            pass

@@ -1,0 +1,152 @@
+"""Turning handler outcomes into MCP answers: the envelope, and every exception into a stable error code.
+
+An ok answer is ``content`` (the handler's short text, plus images when asked) and a
+``structuredContent`` holding the action's data beside ``schemaVersion``, ``status`` and
+``message`` (and ``adapter`` for calls through a condensed tool). An error is ``isError: true``
+with a text saying what went wrong and what to do next, and ``{status: "error", code, message,
+hint?, ...details}``. Unexpected exceptions become ``INTERNAL_ERROR``: the server keeps running.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import mcp_types as types
+from pydantic import ValidationError
+from pydantic_core import to_jsonable_python
+
+from cdp_core.errors import CDPError, CDPTimeout, ConnectionClosed, DiscoveryError, SessionClosed
+from targets.errors import ErrorCode, ToolFailure
+
+from .registry import ActionResult
+from .schema import ENVELOPE_KEYS, SCHEMA_VERSION
+
+__all__ = ["ok_result", "error_result", "failure_from_exception", "validation_failure"]
+
+log = logging.getLogger(__name__)
+
+
+def _jsonable(value: Any) -> Any:
+    # Handlers may return Paths, datetimes or pydantic models; the wire wants plain JSON.
+    return to_jsonable_python(value, fallback=str)
+
+
+def ok_result(result: ActionResult, adapter: dict[str, Any] | None) -> types.CallToolResult:
+    data = _jsonable(result.data) or {}
+    clashes = [key for key in ENVELOPE_KEYS if key in data]
+    for key in clashes:
+        # Envelope keys win; keep the action's value under a prefixed key rather than lose it.
+        data[f"data_{key}"] = data.pop(key)
+    structured: dict[str, Any] = {"schemaVersion": SCHEMA_VERSION, "status": "ok", "message": result.text, **data}
+    if adapter is not None:
+        structured["adapter"] = adapter
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.text)]
+    for b64, mime in result.images:
+        content.append(types.ImageContent(type="image", data=b64, mime_type=mime))
+    return types.CallToolResult(content=content, structured_content=structured, is_error=False)
+
+
+def error_result(failure: ToolFailure, adapter: dict[str, Any] | None) -> types.CallToolResult:
+    details = _jsonable(failure.details) or {}
+    structured: dict[str, Any] = {
+        **{k: v for k, v in details.items() if k not in ENVELOPE_KEYS},
+        "schemaVersion": SCHEMA_VERSION,
+        "status": "error",
+        "code": failure.code,
+        "message": failure.message,
+    }
+    if failure.hint:
+        structured["hint"] = failure.hint
+    if adapter is not None:
+        structured["adapter"] = adapter
+    text = f"Error {failure.code}: {failure.message}"
+    if failure.hint:
+        text += f"\nNext: {failure.hint}"
+    candidates = details.get("candidates")
+    if isinstance(candidates, list) and candidates:
+        text += "\nCandidates:\n" + "\n".join(f"- {_short(c)}" for c in candidates[:20])
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structured_content=structured, is_error=True
+    )
+
+
+def _short(candidate: Any) -> str:
+    if isinstance(candidate, dict):
+        return " ".join(f"{k}={candidate[k]!r}" for k in list(candidate)[:5])
+    return str(candidate)
+
+
+def validation_failure(exc: ValidationError, *, tool: str, action: str | None) -> ToolFailure:
+    """A pydantic error as INVALID_ARGUMENT, listing each bad field and why."""
+    problems = []
+    for err in exc.errors():
+        field = ".".join(str(part) for part in err["loc"]) or "(arguments)"
+        kind = err["type"]
+        if kind == "extra_forbidden":
+            msg = "unknown field"
+        elif kind == "missing":
+            msg = "required field missing"
+        else:
+            msg = err["msg"]
+        problems.append({"field": field, "problem": msg})
+    where = f"{tool} action {action!r}" if action else tool
+    summary = "; ".join(f"{p['field']}: {p['problem']}" for p in problems[:5])
+    return ToolFailure(
+        ErrorCode.INVALID_ARGUMENT,
+        f"bad arguments for {where}: {summary}",
+        hint="fix the listed fields (the tool's inputSchema lists every field) and call again",
+        errors=problems,
+    )
+
+
+def failure_from_exception(exc: BaseException, *, tool: str, action: str | None) -> ToolFailure:
+    """Map anything a handler raised to a ToolFailure with a stable code."""
+    if isinstance(exc, ToolFailure):
+        return exc
+    if isinstance(exc, ValidationError):
+        return validation_failure(exc, tool=tool, action=action)
+    if isinstance(exc, SessionClosed):
+        return ToolFailure(
+            ErrorCode.PAGE_CLOSED,
+            f"the page's debugging session closed: {exc}",
+            hint="the tab was probably closed; call list_pages and select_page",
+        )
+    if isinstance(exc, ConnectionClosed):
+        return ToolFailure(
+            ErrorCode.BROWSER_DISCONNECTED,
+            f"the browser connection closed: {exc}",
+            hint="attach again (attach_cdp) or call use_launch_browser to start the internal browser",
+        )
+    if isinstance(exc, CDPTimeout):
+        return ToolFailure(
+            ErrorCode.TIMEOUT, str(exc), hint="the page may be busy (long script, dialog open); retry or reload"
+        )
+    if isinstance(exc, CDPError):
+        return ToolFailure(
+            ErrorCode.CDP_ERROR, str(exc), hint="check the arguments; the browser refused it", method=exc.method
+        )
+    if isinstance(exc, DiscoveryError):
+        return ToolFailure(
+            ErrorCode.CDP_UNREACHABLE,
+            str(exc),
+            hint="start Chrome with --remote-debugging-port=9222 or pass cdp_url",
+        )
+    timeout = _playwright_timeout()
+    if timeout is not None and isinstance(exc, timeout):
+        return ToolFailure(ErrorCode.TIMEOUT, str(exc).split("\n")[0], hint="check the selector or raise timeout_ms")
+    log.exception("unexpected error in %s %s", tool, action or "", exc_info=exc)
+    return ToolFailure(
+        ErrorCode.INTERNAL_ERROR,
+        f"internal error: {type(exc).__name__}: {exc}",
+        hint="this is a bug in the server; the browser state is unchanged where possible, retry or report it",
+        exception=type(exc).__name__,
+    )
+
+
+def _playwright_timeout() -> type[BaseException] | None:
+    try:
+        from playwright.async_api import TimeoutError as PlaywrightTimeout
+    except Exception:  # noqa: BLE001 - playwright is optional for the framework
+        return None
+    return PlaywrightTimeout

@@ -1,0 +1,119 @@
+"""JSON schemas for tools/list: small, flat, and true to the pydantic models that validate the calls.
+
+Agents pay for every byte of ``tools/list`` on every turn, so the generated schemas are
+condensed: no ``title`` keys, ``anyOf [X, null]`` collapsed to ``X`` (omitting a field means
+null), ``$defs`` inlined, ``default: null`` dropped. Validation still runs against the real
+model of the chosen action, so the schema can stay a terse description.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .registry import ActionArgs, ActionSpec
+
+__all__ = ["args_schema", "condensed_schema", "output_schema", "SCHEMA_VERSION", "ENVELOPE_KEYS"]
+
+SCHEMA_VERSION = "1"
+#: keys the server adds to every structuredContent; action data must not use them.
+ENVELOPE_KEYS = ("schemaVersion", "status", "message", "adapter", "code", "hint")
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    """Resolve ``$ref`` into ``defs`` and drop noise, recursively."""
+    if isinstance(node, list):
+        return [_inline(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        target = defs[node["$ref"].rsplit("/", 1)[-1]]
+        merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+        return _inline(merged, defs)
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in ("title", "$defs") or (key == "default" and value is None):
+            continue
+        if key == "properties" and isinstance(value, dict):
+            # property names are data, not schema keywords: a field named "title" must survive
+            out[key] = {name: _inline(sub, defs) for name, sub in value.items()}
+            continue
+        out[key] = _inline(value, defs)
+    any_of = out.get("anyOf")
+    if isinstance(any_of, list):
+        rest = [s for s in any_of if s != {"type": "null"}]
+        if len(rest) < len(any_of):
+            if len(rest) == 1:
+                out.pop("anyOf")
+                out = {**rest[0], **out}
+            else:
+                out["anyOf"] = rest
+    return out
+
+
+def args_schema(model: type[ActionArgs]) -> dict[str, Any]:
+    """The condensed JSON schema of one action's arguments."""
+    raw = model.model_json_schema()
+    schema = _inline(raw, raw.get("$defs", {}))
+    schema.pop("description", None)  # the model docstring belongs to the code, not to tools/list
+    schema["type"] = "object"
+    schema.setdefault("properties", {})
+    schema["additionalProperties"] = False
+    if not schema.get("required"):
+        schema.pop("required", None)
+    return schema
+
+
+def condensed_schema(specs: list[ActionSpec]) -> dict[str, Any]:
+    """``action`` (enum) plus the union of the actions' fields; only ``action`` is required.
+
+    A field used by several actions appears once (the contract says same name, same type);
+    its description names the actions that require it, so the agent knows without a per-action
+    schema.
+    """
+    properties: dict[str, Any] = {}
+    required_by: dict[str, list[str]] = {}
+    for spec in specs:
+        schema = args_schema(spec.args)
+        for name, prop in schema["properties"].items():
+            properties.setdefault(name, prop)
+        for name in schema.get("required", []):
+            required_by.setdefault(name, []).append(spec.name)
+    for name, actions in required_by.items():
+        prop = dict(properties[name])
+        note = "required by " + ",".join(actions) if len(actions) < len(specs) else "required"
+        prop["description"] = f"{prop['description']} ({note})" if prop.get("description") else note
+        properties[name] = prop
+    action = {"type": "string", "enum": [spec.name for spec in specs]}
+    return {
+        "type": "object",
+        "properties": {"action": action, **properties},
+        "required": ["action"],
+        "additionalProperties": False,
+    }
+
+
+def output_schema() -> dict[str, Any]:
+    """The envelope every structured answer carries; the action's own keys sit beside it."""
+    return {
+        "type": "object",
+        "properties": {
+            "schemaVersion": {"type": "string"},
+            "status": {"enum": ["ok", "error"]},
+            "message": {"type": "string"},
+            "code": {"type": "string"},
+            "hint": {"type": "string"},
+            "adapter": {
+                "type": "object",
+                "properties": {
+                    "entryTool": {"type": "string"},
+                    "action": {"type": "string"},
+                    "legacyTool": {"type": ["string", "null"]},
+                },
+                "required": ["entryTool", "action", "legacyTool"],
+            },
+        },
+        "required": ["schemaVersion", "status", "message"],
+        "if": {"properties": {"status": {"const": "error"}}},
+        "then": {"required": ["code"]},
+        "additionalProperties": True,
+    }

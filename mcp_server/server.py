@@ -1,0 +1,272 @@
+"""The MCP server: tools/list and tools/call built from the action table, on the SDK's lowlevel Server.
+
+The lowlevel :class:`mcp.server.Server` is used (not ``MCPServer``) because the condensed tools
+need hand-made input schemas (``action`` plus a union of fields) while each call is validated
+against the chosen action's own model, and every tool declares the same envelope outputSchema.
+
+Routing: ``browser_session`` / ``browser_interact`` pick the action from ``action``; each flat
+legacy tool (``browser_navigate``, ...) is bound to one action. Both paths run the same handler
+under the manager's lock, so a legacy tool and its condensed twin give the same answer (the
+condensed one adds ``adapter``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import mcp_types as types
+from mcp.server import Server
+from pydantic import ValidationError
+
+from targets.errors import ErrorCode, ToolFailure
+
+from . import registry
+from .artifacts import Artifacts
+from .context import ToolContext
+from .envelope import error_result, failure_from_exception, ok_result, validation_failure
+from .registry import CONDENSED_TOOLS, ActionResult, ActionSpec
+from .schema import args_schema, condensed_schema, output_schema
+from .settings import Settings
+
+__all__ = ["BrowserMCP", "build_server", "SERVER_NAME", "server_version", "CallRecord"]
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "mcp-browser-debug"
+
+TOOL_DESCRIPTIONS = {
+    "browser_session": (
+        "Debug web apps in a real Chrome: internal browser or the user's Chrome over CDP (attach never "
+        "navigates). Pages, navigation, DOM/snapshot, console, network with bodies, traces, state. "
+        "Set `action`; send only that action's fields. Big output goes to files under the artifacts dir."
+    ),
+    "browser_interact": "Act on the selected page: click, fill, hover, press, scroll (CSS selector or snapshot uid).",
+}
+
+
+def server_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("mcp-browser-debug")
+    except Exception:  # noqa: BLE001 - running from a source tree without metadata
+        return "0.0.0"
+
+
+@dataclass
+class CallRecord:
+    """One finished tool call, for observers such as the audit log (arguments as sent, unredacted)."""
+
+    tool: str
+    action: str | None
+    arguments: dict[str, Any]
+    status: str
+    code: str | None
+    duration_ms: float
+    started_at: float
+
+
+@dataclass
+class _Route:
+    tool: types.Tool
+    #: legacy tool: its one action; condensed tool: None (actions picked by name)
+    spec: ActionSpec | None = None
+    actions: dict[str, ActionSpec] = field(default_factory=dict)
+
+
+class BrowserMCP:
+    """The tools of one server process: schemas, routing, envelope, locking."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        manager: Any,
+        *,
+        specs: list[ActionSpec] | None = None,
+        toolset: str | None = None,
+    ) -> None:
+        self.settings = settings
+        self.manager = manager
+        self.artifacts = Artifacts(settings.artifact_dir)
+        self.toolset = toolset or settings.toolset
+        if specs is None:
+            from .actions import load_actions
+
+            load_actions()
+            specs = list(registry.ACTIONS.values())
+        self.specs = specs
+        self.observers: list[Callable[[CallRecord], None]] = []
+        # The manager's lock serialises browser state; a stand-in keeps unit tests with fakes simple.
+        self.lock: asyncio.Lock = getattr(manager, "lock", None) or asyncio.Lock()
+        self.routes: dict[str, _Route] = self._build_routes()
+
+    # -- tools/list ---------------------------------------------------------------------------
+
+    def _build_routes(self) -> dict[str, _Route]:
+        routes: dict[str, _Route] = {}
+        envelope = output_schema()
+        if self.toolset in ("condensed", "all"):
+            for tool in CONDENSED_TOOLS:
+                specs = [s for s in self.specs if s.tool == tool]
+                if not specs:
+                    continue
+                read_only = all(s.read_only for s in specs)
+                annotations = types.ToolAnnotations(
+                    read_only_hint=read_only,
+                    destructive_hint=any(s.destructive for s in specs),
+                    open_world_hint=True,
+                )
+                routes[tool] = _Route(
+                    tool=types.Tool(
+                        name=tool,
+                        description=TOOL_DESCRIPTIONS[tool],
+                        input_schema=condensed_schema(specs),
+                        output_schema=envelope,
+                        annotations=annotations,
+                    ),
+                    actions={s.name: s for s in specs},
+                )
+        if self.toolset in ("legacy", "all"):
+            for spec in self.specs:
+                if not spec.legacy:
+                    continue
+                routes[spec.legacy] = _Route(
+                    tool=types.Tool(
+                        name=spec.legacy,
+                        description=spec.description or spec.name,
+                        input_schema=args_schema(spec.args),
+                        output_schema=envelope,
+                        annotations=types.ToolAnnotations(
+                            read_only_hint=spec.read_only,
+                            destructive_hint=spec.destructive,
+                            open_world_hint=True,
+                        ),
+                    ),
+                    spec=spec,
+                )
+        return routes
+
+    def list_tools(self) -> list[types.Tool]:
+        return [route.tool for route in self.routes.values()]
+
+    # -- tools/call ---------------------------------------------------------------------------
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any] | None, *, progress: Any = None
+    ) -> types.CallToolResult:
+        """Run one tool call; never raises (except cancellation)."""
+        started = time.time()
+        args = dict(arguments or {})
+        action_name: str | None = None
+        adapter: dict[str, Any] | None = None
+        try:
+            route = self.routes.get(name)
+            if route is None:
+                raise ToolFailure(
+                    ErrorCode.UNKNOWN_ACTION,
+                    f"no tool named {name!r}",
+                    hint="call tools/list for the available tools",
+                    tools=sorted(self.routes),
+                )
+            if route.spec is not None:
+                spec = route.spec
+                action_name = spec.name
+            else:
+                spec, action_name = self._pick_action(name, route, args)
+                adapter = {"entryTool": name, "action": spec.name, "legacyTool": spec.legacy}
+            try:
+                parsed = spec.args.model_validate(args)
+            except ValidationError as exc:
+                raise validation_failure(exc, tool=name, action=action_name) from None
+            ctx = ToolContext(
+                manager=self.manager,
+                settings=self.settings,
+                artifacts=self.artifacts,
+                tool=name,
+                action=spec.name,
+                progress=progress,
+            )
+            async with self.lock:
+                result = await spec.handler(ctx, parsed)
+            if not isinstance(result, ActionResult):
+                raise TypeError(f"handler of {spec.tool}.{spec.name} returned {type(result).__name__}")
+            answer = ok_result(result, adapter)
+        except Exception as exc:  # noqa: BLE001 - the server answers every call, whatever broke
+            failure = failure_from_exception(exc, tool=name, action=action_name)
+            answer = error_result(failure, adapter)
+        self._notify(name, action_name, args, answer, started)
+        return answer
+
+    def _pick_action(self, tool: str, route: _Route, args: dict[str, Any]) -> tuple[ActionSpec, str]:
+        names = list(route.actions)
+        action = args.pop("action", None)
+        if action is None:
+            raise ToolFailure(
+                ErrorCode.INVALID_ARGUMENT,
+                f"{tool} needs an `action`",
+                hint=f"set action to one of: {', '.join(names)}",
+                actions=names,
+            )
+        if not isinstance(action, str) or action not in route.actions:
+            others = (t for t, r in self.routes.items() if r.spec is None and t != tool and action in r.actions)
+            other = next(others, None)
+            hint = f"use tool {other} for {action!r}" if other else f"use one of: {', '.join(names)}"
+            raise ToolFailure(
+                ErrorCode.UNKNOWN_ACTION, f"{tool} has no action {action!r}", hint=hint, action=action, actions=names
+            )
+        return route.actions[action], action
+
+    def _notify(self, tool: str, action: str | None, args: dict[str, Any], answer: types.CallToolResult, t0: float):
+        if not self.observers:
+            return
+        structured = answer.structured_content or {}
+        record = CallRecord(
+            tool=tool,
+            action=action,
+            arguments=args,
+            status="error" if answer.is_error else "ok",
+            code=structured.get("code") if answer.is_error else None,
+            duration_ms=round((time.time() - t0) * 1000, 1),
+            started_at=t0,
+        )
+        for observer in self.observers:
+            try:
+                observer(record)
+            except Exception:  # noqa: BLE001 - an observer must never fail a call
+                log.exception("call observer failed")
+
+    # -- the SDK server -------------------------------------------------------------------------
+
+    def build(self) -> Server:
+        async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+            return types.ListToolsResult(tools=self.list_tools())
+
+        async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+            session = getattr(ctx, "session", None)
+            progress = session.report_progress if session is not None else None
+            return await self.call_tool(params.name, params.arguments, progress=progress)
+
+        server: Server = Server(
+            SERVER_NAME,
+            version=server_version(),
+            instructions=(
+                "Start with browser_session action=get_capabilities. Attach to the user's Chrome with "
+                "attach_cdp (never navigates); otherwise navigate launches an internal browser."
+            ),
+            on_list_tools=on_list_tools,
+            on_call_tool=on_call_tool,
+        )
+        server.browser_mcp = self  # type: ignore[attr-defined]  # reachable from tests and the CLI
+        return server
+
+
+def build_server(
+    settings: Settings, manager: Any, *, specs: list[ActionSpec] | None = None, toolset: str | None = None
+) -> Server:
+    """A ready SDK server (serve it with stdio or streamable HTTP); ``server.browser_mcp`` is the app."""
+    return BrowserMCP(settings, manager, specs=specs, toolset=toolset).build()
