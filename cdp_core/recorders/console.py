@@ -1,0 +1,395 @@
+"""Console capture: ``console.*``, uncaught errors and browser-side log entries in one timeline.
+
+Why three sources: they do not overlap. ``console.*`` arrives only as
+``Runtime.consoleAPICalled``, uncaught errors only as ``Runtime.exceptionThrown`` and
+browser messages (failed resource loads, CSP, deprecations) only as ``Log.entryAdded``.
+Handlers are synchronous and cheap (a bounded preview is built from the event's own
+``RemoteObject`` previews; nothing is fetched back from the page), so a flood of console
+messages never slows the reader. Messages the browser replays on ``Runtime.enable`` /
+``Log.enable`` (logged before we attached) are kept and marked ``replayed``.
+
+Line and column numbers in entries are 1-based, as DevTools shows them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import Any
+
+from ..connection import CDPSession
+from ..errors import CDPException
+from ..events import CDPEvent
+from .network import EntryNotFound, iso_time
+from .redact import redact_secrets_in_text
+
+__all__ = ["ConsoleRecorder", "format_remote_object"]
+
+CONSOLE_EVENTS = (
+    "Runtime.consoleAPICalled",
+    "Runtime.exceptionThrown",
+    "Runtime.executionContextCreated",
+    "Runtime.executionContextsCleared",
+    "Log.entryAdded",
+    "Page.frameNavigated",
+)
+
+_TYPE_ALIASES = {"warn": "warning", "verbose": "debug", "startGroup": "group", "startGroupCollapsed": "group"}
+MAX_STACK_FRAMES = 30
+ARG_PREVIEW_CHARS = 300
+
+
+def _js_value(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _format_preview(preview: dict[str, Any]) -> str:
+    """DevTools-like one-liner from an ``ObjectPreview``: ``{id: 123, name: 'x'}``, ``Array(3) [1, 2, 3]``."""
+    props = preview.get("properties") or []
+    is_array = preview.get("subtype") == "array"
+    parts = []
+    for prop in props:
+        value = prop.get("value")
+        if value is None and prop.get("valuePreview"):
+            value = _format_preview(prop["valuePreview"])
+        elif prop.get("type") == "string":
+            value = repr(value)
+        elif value is None:
+            value = prop.get("type", "?")
+        parts.append(str(value) if is_array else f"{prop.get('name')}: {value}")
+    if preview.get("overflow"):
+        parts.append("…")
+    if is_array:
+        return f"[{', '.join(parts)}]"
+    body = f"{{{', '.join(parts)}}}"
+    desc = preview.get("description")
+    return body if not desc or desc == "Object" else f"{desc} {body}"
+
+
+def format_remote_object(obj: dict[str, Any]) -> str:
+    """A short readable text of a ``Runtime.RemoteObject``; never raises."""
+    try:
+        kind = obj.get("type")
+        if "unserializableValue" in obj:
+            return str(obj["unserializableValue"])
+        if kind in ("string", "number", "boolean") or (kind == "object" and obj.get("subtype") == "null"):
+            return _js_value(obj.get("value"))
+        if kind == "undefined":
+            return "undefined"
+        if kind == "object" and obj.get("preview") and obj.get("subtype") not in ("error", "node", "regexp", "date"):
+            return _format_preview(obj["preview"])
+        if "value" in obj:
+            return _js_value(obj["value"])
+        return str(obj.get("description") or obj.get("className") or kind or "?")
+    except Exception:  # a preview must never fail: fall back to something
+        return str(obj.get("description") or obj.get("type") or "?") if isinstance(obj, dict) else "?"
+
+
+def _frames(stack: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Call frames of a StackTrace and its async parents, 1-based lines, bounded."""
+    out: list[dict[str, Any]] = []
+    while stack and len(out) < MAX_STACK_FRAMES:
+        for f in stack.get("callFrames") or []:
+            if len(out) >= MAX_STACK_FRAMES:
+                break
+            out.append(
+                {
+                    "function": f.get("functionName") or "(anonymous)",
+                    "url": f.get("url") or "",
+                    "lineNumber": int(f.get("lineNumber", 0)) + 1,
+                    "columnNumber": int(f.get("columnNumber", 0)) + 1,
+                    **({"async": stack["description"]} if stack.get("description") else {}),
+                }
+            )
+        stack = stack.get("parent")
+    return out
+
+
+class ConsoleRecorder:
+    """Per-page console timeline in a ring buffer of ``max_entries``."""
+
+    def __init__(self, *, max_entries: int = 300, preview_chars: int = 2048, page_url: Any = None) -> None:
+        self.max_entries = max(1, int(max_entries))
+        self.preview_chars = max(64, int(preview_chars))
+        self._page_url_fn = page_url
+        self._page_url = ""
+        self._page_session: CDPSession | None = None
+        self.captured_since: str | None = None
+        self.evicted = 0
+        self._ids = itertools.count(1)
+        self._entries: OrderedDict[int, dict[str, Any]] = OrderedDict()
+        self._replaying: set[str | None] = set()
+        self._contexts: dict[tuple[str | None, int], str] = {}  # (session, contextId) -> frameId
+        self._frame_urls: dict[str, str] = {}
+        self._session_kind: dict[str | None, str] = {}
+        self._subscriptions: list[Any] = []
+
+    async def attach(self, session: CDPSession, *, frame_kind: str = "page") -> None:
+        """Subscribe, then enable Runtime and Log; what they replay is marked ``replayed``."""
+        if self.captured_since is None:
+            self.captured_since = iso_time()
+        if frame_kind == "page" and self._page_session is None:
+            self._page_session = session
+            self._page_url = str(session.target_info.get("url", ""))
+        self._session_kind[session.session_id] = frame_kind
+        sub = session.on(CONSOLE_EVENTS, lambda ev: self._on_event(session, frame_kind, ev))
+        self._subscriptions.append(sub)
+        if frame_kind != "worker":
+            try:
+                tree = await session.send("Page.getFrameTree")
+                self._learn_frames(tree.get("frameTree") or {})
+            except CDPException:
+                pass
+        # Events handled before the enable replies are the browser's replay of older messages.
+        self._replaying.add(session.session_id)
+        try:
+            await session.send("Runtime.enable")
+            try:
+                await session.send("Log.enable")
+            except CDPException:
+                pass  # workers on some builds have no Log domain
+        finally:
+            self._replaying.discard(session.session_id)
+
+    def detach(self) -> None:
+        for sub in self._subscriptions:
+            sub.cancel()
+        self._subscriptions.clear()
+
+    def _learn_frames(self, node: dict[str, Any]) -> None:
+        frame = node.get("frame") or {}
+        if frame.get("id"):
+            self._frame_urls[frame["id"]] = frame.get("url", "")
+        for child in node.get("childFrames") or []:
+            self._learn_frames(child)
+
+    @property
+    def page_url(self) -> str:
+        if self._page_url_fn is not None:
+            try:
+                return self._page_url_fn() or self._page_url
+            except Exception:
+                return self._page_url
+        if self._page_session is not None:
+            main = self._page_session.target_info.get("targetId")
+            if main and main in self._frame_urls:
+                return self._frame_urls[main]
+            return str(self._page_session.target_info.get("url", "")) or self._page_url
+        return self._page_url
+
+    # -- handlers (sync, in the reader) ---------------------------------------------------
+
+    def _on_event(self, session: CDPSession, frame_kind: str, ev: CDPEvent) -> None:
+        p = ev.params
+        m = ev.method
+        if m == "Runtime.consoleAPICalled":
+            self._on_console(session, frame_kind, p)
+        elif m == "Runtime.exceptionThrown":
+            self._on_exception(session, frame_kind, p)
+        elif m == "Log.entryAdded":
+            self._on_log(session, frame_kind, p)
+        elif m == "Runtime.executionContextCreated":
+            ctx = p.get("context") or {}
+            frame_id = (ctx.get("auxData") or {}).get("frameId")
+            if frame_id and ctx.get("id") is not None:
+                if len(self._contexts) > 10_000:
+                    self._contexts.clear()
+                self._contexts[(session.session_id, int(ctx["id"]))] = frame_id
+        elif m == "Runtime.executionContextsCleared":
+            for key in [k for k in self._contexts if k[0] == session.session_id]:
+                del self._contexts[key]
+        elif m == "Page.frameNavigated":
+            frame = p.get("frame") or {}
+            if frame.get("id"):
+                if len(self._frame_urls) > 10_000:
+                    self._frame_urls.clear()
+                self._frame_urls[frame["id"]] = str(frame.get("url", "")) + str(frame.get("urlFragment") or "")
+
+    def _frame_url(self, session: CDPSession, frame_kind: str, context_id: Any, fallback: str) -> str:
+        if frame_kind != "page":
+            return str(session.target_info.get("url", "")) or fallback
+        if context_id is not None:
+            frame_id = self._contexts.get((session.session_id, int(context_id)))
+            if frame_id and frame_id in self._frame_urls:
+                return self._frame_urls[frame_id]
+        return fallback or self.page_url
+
+    def _add(self, entry: dict[str, Any]) -> None:
+        entry["id"] = next(self._ids)
+        self._entries[entry["id"]] = entry
+        if len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+            self.evicted += 1
+
+    def _bounded(self, text: str) -> str:
+        return text if len(text) <= self.preview_chars else text[: self.preview_chars] + "…"
+
+    def _on_console(self, session: CDPSession, frame_kind: str, p: dict[str, Any]) -> None:
+        args = p.get("args") or []
+        previews: list[str] = []
+        used = 0
+        for arg in args[:20]:
+            text = format_remote_object(arg) if isinstance(arg, dict) else str(arg)
+            if len(text) > ARG_PREVIEW_CHARS:
+                text = text[:ARG_PREVIEW_CHARS] + "…"
+            used += len(text)
+            previews.append(redact_secrets_in_text(text))
+            if used > self.preview_chars:
+                previews.append("…")
+                break
+        if len(args) > 20:
+            previews.append(f"… {len(args) - 20} more arguments")
+        stack = _frames(p.get("stackTrace"))
+        top = stack[0] if stack else {}
+        kind = str(p.get("type") or "log")
+        ts = p.get("timestamp")
+        self._add(
+            {
+                "timestamp": iso_time(ts / 1000.0) if ts else iso_time(),
+                "type": _TYPE_ALIASES.get(kind, kind),
+                "text": self._bounded(" ".join(previews)),
+                "location": {
+                    "url": top.get("url", ""),
+                    "lineNumber": top.get("lineNumber"),
+                    "columnNumber": top.get("columnNumber"),
+                },
+                "argsPreview": previews,
+                "stack": stack,
+                "pageUrl": self.page_url,
+                "frameUrl": self._frame_url(session, frame_kind, p.get("executionContextId"), top.get("url", "")),
+                "source": "console",
+                "replayed": session.session_id in self._replaying,
+            }
+        )
+
+    def _on_exception(self, session: CDPSession, frame_kind: str, p: dict[str, Any]) -> None:
+        details = p.get("exceptionDetails") or {}
+        exc = details.get("exception") or {}
+        description = str(exc.get("description") or "")
+        message = description.split("\n", 1)[0] if description else ""
+        if not message:
+            message = format_remote_object(exc) if exc else str(details.get("text") or "Uncaught error")
+        text = details.get("text") or "Uncaught"
+        if message and message not in text:
+            text = f"{text} {message}".strip()
+        stack = _frames(details.get("stackTrace"))
+        url = details.get("url") or (stack[0]["url"] if stack else "")
+        ts = p.get("timestamp")
+        self._add(
+            {
+                "timestamp": iso_time(ts / 1000.0) if ts else iso_time(),
+                "type": "pageerror",
+                "text": self._bounded(text),
+                "message": self._bounded(message),
+                "description": self._bounded(description),
+                "location": {
+                    "url": url,
+                    "lineNumber": int(details.get("lineNumber", 0)) + 1,
+                    "columnNumber": int(details.get("columnNumber", 0)) + 1,
+                },
+                "argsPreview": [],
+                "stack": stack,
+                "pageUrl": self.page_url,
+                "frameUrl": self._frame_url(session, frame_kind, details.get("executionContextId"), url),
+                "source": "exception",
+                "replayed": session.session_id in self._replaying,
+            }
+        )
+
+    def _on_log(self, session: CDPSession, frame_kind: str, p: dict[str, Any]) -> None:
+        e = p.get("entry") or {}
+        stack = _frames(e.get("stackTrace"))
+        url = str(e.get("url") or (stack[0]["url"] if stack else ""))
+        line = e.get("lineNumber")
+        ts = e.get("timestamp")
+        level = str(e.get("level") or "info")
+        entry: dict[str, Any] = {
+            "timestamp": iso_time(ts / 1000.0) if ts else iso_time(),
+            "type": _TYPE_ALIASES.get(level, level),
+            "text": self._bounded(redact_secrets_in_text(str(e.get("text") or ""))),
+            "location": {"url": url, "lineNumber": int(line) + 1 if line is not None else None, "columnNumber": None},
+            "argsPreview": [],
+            "stack": stack,
+            "pageUrl": self.page_url,
+            "frameUrl": self._frame_url(session, frame_kind, None, "") if frame_kind != "page" else self.page_url,
+            "source": "log",
+            "logSource": e.get("source"),
+            "replayed": session.session_id in self._replaying,
+        }
+        if e.get("networkRequestId"):
+            entry["networkRequestId"] = e["networkRequestId"]
+        self._add(entry)
+
+    # -- queries ----------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        return {
+            "capturedSince": self.captured_since,
+            "stored": len(self._entries),
+            "maxEntries": self.max_entries,
+            "evicted": self.evicted,
+        }
+
+    @staticmethod
+    def _shape(entry: dict[str, Any], include_stack: bool) -> dict[str, Any]:
+        if include_stack:
+            return dict(entry)
+        out = {k: v for k, v in entry.items() if k != "stack"}
+        out["stackFrames"] = len(entry.get("stack") or [])
+        return out
+
+    def list(
+        self,
+        *,
+        types: Iterable[str] | None = None,
+        limit: int | None = None,
+        include_stack: bool = False,
+        since_id: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """Entries oldest first; ``types`` like ``["error", "pageerror", "warning"]``; ``limit`` keeps the newest."""
+        wanted = {_TYPE_ALIASES.get(t, t) for t in types} if types else None
+        picked = [
+            e
+            for e in self._entries.values()
+            if (since_id is None or e["id"] > since_id) and (wanted is None or e["type"] in wanted)
+        ]
+        if limit is not None and limit >= 0:
+            picked = picked[-limit:] if limit else []
+        return [self._shape(e, include_stack) for e in picked]
+
+    def get(self, entry_id: int, *, include_stack: bool = True) -> dict[str, Any]:
+        entry = self._entries.get(int(entry_id))
+        if entry is None:
+            first = next(iter(self._entries), None)
+            if first is not None and int(entry_id) < first:
+                raise EntryNotFound(f"console entry {entry_id} was evicted ({self.evicted} evicted)")
+            raise EntryNotFound(f"no console entry {entry_id}")
+        return self._shape(entry, include_stack)
+
+    def clear(self) -> int:
+        n = len(self._entries)
+        self._entries.clear()
+        self.evicted = 0
+        return n
+
+    def counts(self) -> dict[str, int]:
+        """How many stored entries of each type."""
+        out: dict[str, int] = {}
+        for e in self._entries.values():
+            out[e["type"]] = out.get(e["type"], 0) + 1
+        return out

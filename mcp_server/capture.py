@@ -1,0 +1,111 @@
+"""Wire the capture recorders to every page the browser manager attaches.
+
+Why a session listener: the manager calls it for each page's own session and for every
+auto-attached iframe/worker session *before* that child runs, so the recorders see a
+frame's very first request and console message. One NetworkRecorder and one
+ConsoleRecorder live per page in ``page.data``; child sessions feed the same pair.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from cdp_core import CDPSession
+from cdp_core.errors import CDPException
+from cdp_core.recorders.console import ConsoleRecorder
+from cdp_core.recorders.network import NetworkRecorder
+from targets.errors import ErrorCode, ToolFailure
+
+if TYPE_CHECKING:
+    from targets import BrowserManager, PageHandle
+
+log = logging.getLogger("mcp_server.capture")
+
+__all__ = ["install", "network_of", "console_of", "recorders_for"]
+
+MiB = 1024 * 1024
+_DEFAULTS: dict[str, Any] = {
+    "network_max_entries": 300,
+    "network_preview_bytes": 2048,
+    "network_redact_headers": ["authorization", "cookie", "set-cookie", "x-api-key"],
+    "network_body_max_bytes": 5 * MiB,
+    "network_eager_body_max_bytes": 1 * MiB,
+    "network_eager_body_budget": 64 * MiB,
+    "console_max_entries": 300,
+}
+
+
+def _setting(settings: Any, name: str) -> Any:
+    value = getattr(settings, name, None)
+    return _DEFAULTS[name] if value is None else value
+
+
+def recorders_for(page: PageHandle, settings: Any) -> tuple[NetworkRecorder, ConsoleRecorder]:
+    """The page's recorders, created on first use with the configured limits."""
+    network = page.data.get("network")
+    if network is None:
+        network = NetworkRecorder(
+            max_entries=_setting(settings, "network_max_entries"),
+            preview_bytes=_setting(settings, "network_preview_bytes"),
+            redact_headers=_setting(settings, "network_redact_headers"),
+            body_max_bytes=_setting(settings, "network_body_max_bytes"),
+            eager_body_max_bytes=_setting(settings, "network_eager_body_max_bytes"),
+            eager_body_budget=_setting(settings, "network_eager_body_budget"),
+            page_url=lambda: page.url,
+        )
+        page.data["network"] = network
+    console = page.data.get("console")
+    if console is None:
+        console = ConsoleRecorder(
+            max_entries=_setting(settings, "console_max_entries"),
+            preview_chars=_setting(settings, "network_preview_bytes") or 2048,
+            page_url=lambda: page.url,
+        )
+        page.data["console"] = console
+    return network, console
+
+
+def install(manager: BrowserManager, settings: Any) -> None:
+    """Register the listener that attaches both recorders to every page/iframe/worker session."""
+
+    async def on_session(page: PageHandle, session: CDPSession, kind: str) -> None:
+        network, console = recorders_for(page, settings)
+        for recorder in (network, console):
+            try:
+                await recorder.attach(session, frame_kind=kind)
+            except CDPException as exc:
+                # A session that vanished while attaching must not break the others.
+                log.debug("capture attach failed on %s session: %s", kind, exc)
+
+    def on_closed(page: PageHandle) -> None:
+        for key in ("network", "console"):
+            recorder = page.data.get(key)
+            if recorder is not None:
+                recorder.detach()  # entries stay readable until the handle is dropped
+
+    manager.add_session_listener(on_session)
+    add_closed = getattr(manager, "add_page_closed_listener", None)
+    if add_closed is not None:
+        add_closed(on_closed)
+
+
+def _recorder(page: PageHandle, key: str) -> Any:
+    recorder = page.data.get(key)
+    if recorder is None:
+        raise ToolFailure(
+            ErrorCode.NOT_ATTACHED,
+            f"no {key} capture on page {page.stable_page_id}",
+            hint="capture starts when a page is attached; open or select a page first",
+        )
+    return recorder
+
+
+def network_of(page: PageHandle) -> NetworkRecorder:
+    """The page's NetworkRecorder (ToolFailure NOT_ATTACHED when capture never started)."""
+    return _recorder(page, "network")
+
+
+def console_of(page: PageHandle) -> ConsoleRecorder:
+    """The page's ConsoleRecorder (ToolFailure NOT_ATTACHED when capture never started)."""
+    return _recorder(page, "console")
