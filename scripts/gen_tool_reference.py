@@ -1,0 +1,266 @@
+"""Write docs/tools.md from the server's real ``tools/list``, so the reference cannot drift from the code.
+
+The server is built exactly as it is served (every action module loaded, toolset ``all``) and
+asked for its tools through the SDK's in-memory client, the path a real client takes. The
+condensed tools' schemas are a union of their actions' fields, so the per-action breakdown
+comes from the same action table and schema function the server builds ``tools/list`` from;
+the script checks that both agree before writing anything.
+
+    .venv/bin/python scripts/gen_tool_reference.py            # rewrite docs/tools.md
+    .venv/bin/python scripts/gen_tool_reference.py --check    # exit 1 when docs/tools.md is stale
+
+``tests/test_docs.py`` runs the same generation in memory and fails when the file is stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from mcp.client import Client  # noqa: E402
+
+from mcp_server import registry  # noqa: E402
+from mcp_server.schema import args_schema  # noqa: E402
+from mcp_server.server import build_server  # noqa: E402
+from mcp_server.settings import Settings  # noqa: E402
+
+DEFAULT_OUTPUT = ROOT / "docs" / "tools.md"
+REGENERATE = ".venv/bin/python scripts/gen_tool_reference.py"
+
+
+class _NoBrowser:
+    """Stands in for the BrowserManager: ``tools/list`` never touches the browser, and must not."""
+
+    lock = None
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError(f"generating the tool reference must not use the browser ({name})")
+
+
+async def list_tools(specs: list[registry.ActionSpec] | None = None) -> list[dict[str, Any]]:
+    """The tools of a fully loaded server (or of ``specs``), as a client sees them (wire names, camelCase)."""
+    server = build_server(Settings(), _NoBrowser(), specs=specs, toolset="all")
+    async with Client(server) as client:
+        result = await client.list_tools()
+    return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in result.tools]
+
+
+# -- rendering ----------------------------------------------------------------------------------
+
+
+def _type_of(schema: dict[str, Any]) -> str:
+    """A short human type for one JSON-schema node: ``string``, ``"a" | "b"``, ``list of integer``."""
+    if "const" in schema:
+        return json.dumps(schema["const"])
+    if "enum" in schema:
+        return " | ".join(json.dumps(v) for v in schema["enum"])
+    if "anyOf" in schema:
+        return " or ".join(_type_of(s) for s in schema["anyOf"])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " or ".join(kind)
+    if kind == "array":
+        items = schema.get("items")
+        return f"list of {_type_of(items)}" if isinstance(items, dict) and items else "list"
+    if kind == "object" or (kind is None and "properties" in schema):
+        return "object"
+    return kind or "any"
+
+
+def _limits(schema: dict[str, Any]) -> str:
+    parts = []
+    for key, label in (
+        ("minimum", ">="),
+        ("exclusiveMinimum", ">"),
+        ("maximum", "<="),
+        ("exclusiveMaximum", "<"),
+        ("minLength", "min length"),
+        ("maxLength", "max length"),
+        ("minItems", "min items"),
+        ("maxItems", "max items"),
+    ):
+        if key in schema:
+            parts.append(f"{label} {schema[key]}")
+    return ", ".join(parts)
+
+
+def _cell(text: Any) -> str:
+    """Table-safe text: one line, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _fields_table(schema: dict[str, Any]) -> list[str]:
+    props: dict[str, Any] = schema.get("properties", {})
+    if not props:
+        return ["No arguments.", ""]
+    required = set(schema.get("required", []))
+    lines = ["| field | type | required | default | description |", "| --- | --- | --- | --- | --- |"]
+    for name, prop in props.items():
+        kind = _type_of(prop)
+        limits = _limits(prop)
+        if limits:
+            kind = f"{kind} ({limits})"
+        default = f"`{json.dumps(prop['default'])}`" if "default" in prop else ""
+        lines.append(
+            f"| `{name}` | {_cell(kind)} | {'yes' if name in required else ''} | {_cell(default)} "
+            f"| {_cell(prop.get('description', ''))} |"
+        )
+    lines.append("")
+    return lines
+
+
+def _flags(spec: registry.ActionSpec) -> str:
+    flags = []
+    if spec.read_only:
+        flags.append("read-only")
+    if spec.destructive:
+        flags.append("destructive")
+    if spec.experimental:
+        flags.append("experimental")
+    return ", ".join(flags)
+
+
+def _annotations(tool: dict[str, Any]) -> str:
+    notes = tool.get("annotations") or {}
+    shown = [f"`{key}: {json.dumps(value)}`" for key, value in notes.items() if key.endswith("Hint")]
+    return "Annotations: " + ", ".join(shown) + "." if shown else ""
+
+
+def _check_agreement(tool: dict[str, Any], specs: list[registry.ActionSpec]) -> None:
+    """The condensed schema from tools/list must be exactly the union of its actions' own schemas."""
+    enum = tool["inputSchema"]["properties"]["action"]["enum"]
+    if enum != [s.name for s in specs]:
+        raise SystemExit(f"{tool['name']}: tools/list actions {enum} differ from the action table")
+    union = {"action"} | {f for s in specs for f in args_schema(s.args).get("properties", {})}
+    listed = set(tool["inputSchema"]["properties"])
+    if union != listed:
+        raise SystemExit(f"{tool['name']}: tools/list fields {sorted(listed ^ union)} differ from the actions'")
+
+
+def render(tools: list[dict[str, Any]], specs: list[registry.ActionSpec]) -> str:
+    """The whole reference as Markdown; deterministic for a given server."""
+    by_tool: dict[str, list[registry.ActionSpec]] = {}
+    for spec in specs:
+        by_tool.setdefault(spec.tool, []).append(spec)
+    condensed = [t for t in tools if t["name"] in registry.CONDENSED_TOOLS]
+    legacy = [t for t in tools if t["name"] not in registry.CONDENSED_TOOLS]
+    legacy_of = {spec.legacy: spec for spec in specs if spec.legacy}
+
+    out = [
+        "# Tool reference",
+        "",
+        f"<!-- Generated from the server's tools/list by scripts/gen_tool_reference.py. Do not edit by hand: "
+        f"run `{REGENERATE}`. tests/test_docs.py fails when this file is stale. -->",
+        "",
+        "The server exposes two condensed tools, each with a required `action` and the union of its actions' "
+        "fields, and the flat legacy tools, which run the same code as their condensed twin. "
+        "`--toolset condensed|legacy|all` (env `BROWSER_TOOLSET`, default `all`) picks what `tools/list` shows; "
+        "this page lists everything (`all`).",
+        "",
+        "Send only the fields of the action you call: unknown fields are refused with `INVALID_ARGUMENT`. "
+        "Every answer has a short text `content` and a `structuredContent` object with the action's data next to "
+        "the envelope (see [Output envelope](#output-envelope)).",
+        "",
+        "| tool | actions | description |",
+        "| --- | --- | --- |",
+    ]
+    for tool in condensed:
+        out.append(
+            f"| [`{tool['name']}`](#{tool['name']}) | {len(by_tool.get(tool['name'], []))} "
+            f"| {_cell(tool.get('description', ''))} |"
+        )
+    out.append(f"| [legacy tools](#legacy-tools) | {len(legacy)} tools | One flat tool per legacy action. |")
+    out.append("")
+
+    for tool in condensed:
+        specs_of = by_tool.get(tool["name"], [])
+        _check_agreement(tool, specs_of)
+        out += [f"## {tool['name']}", "", _cell(tool.get("description", "")), ""]
+        annotations = _annotations(tool)
+        if annotations:
+            out += [annotations, ""]
+        out += ["| action | what it does | flags | legacy tool |", "| --- | --- | --- | --- |"]
+        for spec in specs_of:
+            anchor = f"{tool['name']}-{spec.name}".replace("_", "-")
+            legacy_name = f"`{spec.legacy}`" if spec.legacy else ""
+            out.append(f"| [`{spec.name}`](#{anchor}) | {_cell(spec.description)} | {_flags(spec)} | {legacy_name} |")
+        out.append("")
+        for spec in specs_of:
+            anchor = f"{tool['name']}-{spec.name}".replace("_", "-")
+            out += [f'<a id="{anchor}"></a>', "", f"### {tool['name']} action={spec.name}", ""]
+            if spec.description:
+                out += [_cell(spec.description), ""]
+            extras = [f for f in (_flags(spec),) if f]
+            if spec.legacy:
+                extras.append(f"same code as the legacy tool `{spec.legacy}`")
+            if extras:
+                out += ["*" + "; ".join(extras) + "*", ""]
+            out += _fields_table(args_schema(spec.args))
+
+    out += [
+        "## Legacy tools",
+        "",
+        "Flat tools kept for existing clients. Each runs the same handler as its condensed twin; called directly "
+        "it answers with the same text (the condensed call adds `adapter` to `structuredContent`).",
+        "",
+        "| legacy tool | same as | arguments |",
+        "| --- | --- | --- |",
+    ]
+    for tool in legacy:
+        spec = legacy_of.get(tool["name"])
+        twin = f"`{spec.tool} action={spec.name}`" if spec else ""
+        fields = ", ".join(f"`{name}`" for name in tool["inputSchema"].get("properties", {})) or "none"
+        out.append(f"| `{tool['name']}` | {twin} | {fields} |")
+    out.append("")
+
+    envelope = next((t.get("outputSchema") for t in tools if t.get("outputSchema")), None)
+    out += [
+        "## Output envelope",
+        "",
+        "Every tool declares the same `outputSchema`. `structuredContent` holds the action's own keys (for "
+        "example `pages`, `browser`, `entries`) beside these envelope fields; errors also set `isError: true` "
+        "and carry a stable `code` (for example `INVALID_ARGUMENT`, `NO_ACTIVE_PAGE`, `AMBIGUOUS_MATCH`).",
+        "",
+        "```json",
+        json.dumps(envelope, indent=2, sort_keys=False) if envelope else "{}",
+        "```",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def generate(specs: list[registry.ActionSpec] | None = None) -> str:
+    """Build the server (all action modules loaded unless ``specs``), list its tools, render the reference."""
+    tools = asyncio.run(list_tools(specs))
+    return render(tools, list(registry.ACTIONS.values()) if specs is None else specs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="where to write (default docs/tools.md)")
+    parser.add_argument("--check", action="store_true", help="only compare; exit 1 when the file is stale")
+    args = parser.parse_args(argv)
+    text = generate()
+    current = args.output.read_text(encoding="utf-8") if args.output.exists() else None
+    if args.check:
+        if current != text:
+            print(f"{args.output} is stale: run {REGENERATE}", file=sys.stderr)
+            return 1
+        print(f"{args.output} is up to date")
+        return 0
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(text, encoding="utf-8")
+    print(f"wrote {args.output} ({len(text)} chars)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
