@@ -1,0 +1,161 @@
+"""The user's own Chrome, attached on demand over its debugging port.
+
+Everything here is read-only towards the user's browser: we attach (flattened sessions,
+auto-attach for iframes/workers) and resume what auto-attach paused, nothing else. No
+navigation, no new or closed tabs, no storage reset, no interception, no tab limit.
+Playwright connects (``connect_over_cdp``, its own driver process) only when an action
+first needs it, and detaching stops that driver instead of calling ``Browser.close``, so
+nothing can close the user's Chrome.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import urllib.parse
+from typing import TYPE_CHECKING, Any, Literal
+
+import cdp_core
+from cdp_core import CDPException
+
+from .base import BrowserTarget
+from .errors import ErrorCode, ToolFailure
+from .hub import Listeners, SessionHub, utc_now
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser as PWBrowser
+    from playwright.async_api import BrowserContext, Playwright
+
+__all__ = ["CdpTarget", "check_cdp_url", "chrome_command_hint"]
+
+log = logging.getLogger("targets.cdp")
+
+
+def chrome_command_hint(url: str) -> str:
+    """The command line that starts a Chrome our attach can reach at ``url``."""
+    parts = urllib.parse.urlsplit(url if "://" in url else f"http://{url}")
+    port = parts.port or 9222
+    return (
+        f"Start Chrome with a debugging port and a dedicated profile, e.g. `google-chrome "
+        f"--remote-debugging-port={port} --remote-debugging-address=127.0.0.1 "
+        f"--user-data-dir=$HOME/.cache/mcp-browser-chrome-profile` (Chrome refuses the port on "
+        f"your default profile), then call attach_cdp again."
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_cdp_url(url: str, *, allow_remote: bool) -> str:
+    """Validate a CDP URL: http(s)/ws(s), with a host, loopback unless remote attach is allowed."""
+    candidate = url.strip()
+    parts = urllib.parse.urlsplit(candidate if "://" in candidate else f"http://{candidate}")
+    if parts.scheme not in ("http", "https", "ws", "wss") or not parts.hostname:
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{url!r} is not a CDP URL.",
+            hint="Use http://127.0.0.1:9222 (or the ws://.../devtools/browser/... URL).",
+        )
+    if not allow_remote and not _is_loopback(parts.hostname):
+        raise ToolFailure(
+            ErrorCode.NOT_ALLOWED,
+            f"Refusing to attach to the non-loopback CDP URL {url!r}: anyone on that network could drive the browser.",
+            hint="Use a loopback address (127.0.0.1, ::1), or set ALLOW_REMOTE_CDP=true if you really mean it.",
+            cdpUrl=url,
+        )
+    return urllib.parse.urlunsplit(parts)
+
+
+class CdpTarget(BrowserTarget):
+    """A Chrome we did not start; we only ever disconnect from it."""
+
+    name: Literal["cdp"] = "cdp"
+
+    def __init__(self, listeners: Listeners, new_stable_id: Any) -> None:
+        super().__init__()
+        self.listeners = listeners
+        self._new_stable_id = new_stable_id
+        self._pw: Playwright | None = None
+        self._pw_browser: PWBrowser | None = None
+        self._pw_lock = asyncio.Lock()
+
+    @property
+    def attached(self) -> bool:
+        return self.browser is not None
+
+    async def attach(self, url: str) -> None:
+        """Connect and attach to every tab; raises CDP_UNREACHABLE / NO_ACTIVE_PAGE without state change."""
+        try:
+            browser = await cdp_core.connect(url)
+        except (CDPException, OSError) as exc:
+            raise ToolFailure(
+                ErrorCode.CDP_UNREACHABLE,
+                f"No Chrome debugging endpoint answers at {url} ({exc}).",
+                hint=chrome_command_hint(url),
+                cdpUrl=url,
+            ) from exc
+        try:
+            pages = await browser.pages()
+            if not pages:
+                raise ToolFailure(
+                    ErrorCode.NO_ACTIVE_PAGE,
+                    f"The Chrome at {url} has no open tab.",
+                    hint="Open a tab in that Chrome, then call attach_cdp again.",
+                    cdpUrl=url,
+                )
+            hub = SessionHub(browser, "cdp", self.registry, self.listeners, self._new_stable_id, self)
+            self.browser, self.hub, self.cdp_url = browser, hub, url
+            self.lost = None
+            self.attached_at = utc_now()
+            self._watch(browser)
+            await hub.start()
+        except BaseException:
+            self.browser, self.hub = None, None
+            self.registry.clear()
+            await browser.close()
+            raise
+
+    async def detach(self) -> None:
+        """Disconnect our socket and Playwright's; the user's Chrome and its tabs stay as they are."""
+        pw, self._pw, self._pw_browser = self._pw, None, None
+        await self._drop_connection()
+        if pw is not None:
+            # Stopping the driver drops its websocket without sending Browser.close.
+            try:
+                await asyncio.wait_for(pw.stop(), 10)
+            except Exception as exc:
+                log.debug("stopping Playwright: %r", exc)
+        self.cdp_url = None
+        self.attached_at = None
+        self.lost = None
+
+    async def _playwright_contexts(self) -> list[BrowserContext]:
+        async with self._pw_lock:
+            if self._pw_browser is None or not self._pw_browser.is_connected():
+                if self.browser is None or self.cdp_url is None:
+                    raise ToolFailure(ErrorCode.NOT_ATTACHED, "Not attached to a Chrome.", hint="Call attach_cdp.")
+                from playwright.async_api import async_playwright
+
+                if self._pw is None:
+                    self._pw = await async_playwright().start()
+                try:
+                    self._pw_browser = await self._pw.chromium.connect_over_cdp(self.cdp_url)
+                except Exception as exc:
+                    raise ToolFailure(
+                        ErrorCode.BROWSER_DISCONNECTED,
+                        f"Playwright could not connect to the Chrome at {self.cdp_url}: {exc}",
+                        hint="Check that Chrome still runs, then call attach_cdp again.",
+                    ) from exc
+            return list(self._pw_browser.contexts)
+
+    def state(self) -> dict[str, Any]:
+        data = super().state()
+        data["playwrightConnected"] = self._pw_browser is not None and self._pw_browser.is_connected()
+        return data

@@ -1,0 +1,233 @@
+"""The internal browser: Chromium started through Playwright, captured through ``cdp_core``.
+
+``launch_persistent_context`` lets us choose the profile directory, so
+``--remote-debugging-port=0`` makes Chromium pick a free port and write it to
+``DevToolsActivePort`` there; ``cdp_core`` then connects to that port for capture while
+Playwright keeps its own pipe for actions. Policies are enforced here (and only here)
+by a browser-wide ``Fetch`` interceptor; downloads are saved under ``downloads_dir``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import cdp_core
+from cdp_core import DiscoveryError, read_devtools_active_port
+
+from .base import BrowserTarget
+from .chrome_path import BrowserNotFound, find_chrome
+from .errors import ErrorCode, ToolFailure
+from .hub import Listeners, SessionHub, utc_now
+from .page import PageHandle
+from .policy import PolicyInterceptor, UrlPolicy
+from .process import HEADLESS_FLAGS
+from .settings import TargetSettings
+
+if TYPE_CHECKING:
+    from playwright.async_api import BrowserContext, Download, Page, Playwright
+
+__all__ = ["LaunchTarget"]
+
+log = logging.getLogger("targets.launch")
+
+#: Quiet flags of the test harness that Playwright does not already set (it handles
+#: --headless itself, and a second --disable-features would override its own list).
+_QUIET_FLAGS = tuple(f for f in HEADLESS_FLAGS if f not in ("--headless",) and not f.startswith("--disable-features"))
+
+
+class LaunchTarget(BrowserTarget):
+    """Chromium launched by us; closing it is ours to do."""
+
+    name: Literal["launch"] = "launch"
+
+    def __init__(self, settings: TargetSettings, listeners: Listeners, new_stable_id: Any) -> None:
+        super().__init__()
+        self.settings = settings
+        self.listeners = listeners
+        self._new_stable_id = new_stable_id
+        self.policy = UrlPolicy.from_settings(settings)
+        self.interceptor: PolicyInterceptor | None = None
+        self._pw: Playwright | None = None
+        self.context: BrowserContext | None = None
+        self.profile_dir: Path | None = None
+        self.downloads: list[dict[str, Any]] = []
+        self._download_tasks: set[asyncio.Task[Any]] = set()
+        self.launches = 0
+
+    @property
+    def running(self) -> bool:
+        return self.context is not None and self.connected
+
+    # -- life cycle -------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Launch Chromium and attach the capture hub to it (raises ToolFailure BROWSER_NOT_FOUND)."""
+        from playwright.async_api import async_playwright
+
+        try:
+            executable = self.settings.chrome_path or find_chrome()
+        except BrowserNotFound as exc:
+            raise ToolFailure(ErrorCode.BROWSER_NOT_FOUND, str(exc)) from exc
+        profile = Path(tempfile.mkdtemp(prefix="mcp-browser-launch-"))
+        args = ["--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1", *_QUIET_FLAGS]
+        if os.geteuid() == 0:
+            args.append("--no-sandbox")
+        pw = await async_playwright().start()
+        try:
+            context = await pw.chromium.launch_persistent_context(
+                str(profile),
+                executable_path=executable,
+                headless=self.settings.headless,
+                args=args,
+                accept_downloads=True,
+                viewport={"width": 1280, "height": 800},
+            )
+            port = await _wait_for_port(profile)
+            browser = await cdp_core.connect(f"http://127.0.0.1:{port}")
+        except BaseException:
+            await _stop_quietly(pw)
+            shutil.rmtree(profile, ignore_errors=True)
+            raise
+        self._pw, self.context, self.profile_dir, self.browser = pw, context, profile, browser
+        self.cdp_url = f"http://127.0.0.1:{port}"
+        self.lost = None
+        self.attached_at = utc_now()
+        self.launches += 1
+        self._watch(browser)
+        context.on("close", lambda _c: self._on_context_closed(context))
+        context.on("page", self._watch_downloads)
+        for pw_page in context.pages:
+            self._watch_downloads(pw_page)
+        if self.policy.active:
+            self.interceptor = PolicyInterceptor(browser, self.policy)
+            await self.interceptor.install()
+        self.hub = SessionHub(browser, "launch", self.registry, self.listeners, self._new_stable_id, self)
+        await self.hub.start()
+
+    def _on_context_closed(self, context: BrowserContext) -> None:
+        if self.context is context and self.lost is None:
+            self.lost = {"at": utc_now(), "reason": "the internal browser closed or crashed"}
+            if self.hub is not None:
+                self.hub.close_all()
+
+    async def close(self) -> None:
+        """Close the internal browser and everything we started for it."""
+        context, pw, profile = self.context, self._pw, self.profile_dir
+        self.context, self._pw, self.profile_dir, self.interceptor = None, None, None, None
+        await self._drop_connection()
+        if context is not None:
+            try:
+                await asyncio.wait_for(context.close(), 10)
+            except Exception as exc:  # already dead (crash): nothing to close
+                log.debug("closing the launch context: %r", exc)
+        if pw is not None:
+            await _stop_quietly(pw)
+        if profile is not None:
+            shutil.rmtree(profile, ignore_errors=True)
+        self.lost = None
+        self.attached_at = None
+        self.cdp_url = None
+
+    # -- pages ------------------------------------------------------------------------
+
+    async def new_page(self) -> PageHandle:
+        """Open a tab through Playwright, keeping at most ``max_launch_tabs`` (the oldest close)."""
+        assert self.context is not None and self.hub is not None
+        await self.hub.settle()
+        limit = max(1, self.settings.max_launch_tabs)
+        for old in self.registry.pages[: max(0, len(self.registry.pages) - limit + 1)]:
+            await self.close_page(old)
+        pw_page = await self.context.new_page()
+        target_id = await _target_id(pw_page)
+        self._pw_page_ids[pw_page] = target_id
+        page = await self.hub.wait_for_page(target_id)
+        self.registry.select(page)
+        return page
+
+    async def close_page(self, page: PageHandle) -> None:
+        """Close one of *our* tabs (the launch browser only)."""
+        if self.browser is None or page.closed:
+            return
+        try:
+            await self.browser.close_target(page.target_id)
+        except cdp_core.CDPException as exc:
+            log.debug("closing %s: %s", page.stable_page_id, exc)
+        if self.hub is not None:
+            self.hub.mark_closed(page)
+
+    async def _playwright_contexts(self) -> list[BrowserContext]:
+        return [self.context] if self.context is not None else []
+
+    # -- downloads --------------------------------------------------------------------
+
+    def _watch_downloads(self, pw_page: Page) -> None:
+        pw_page.on("download", self._on_download)
+
+    def _on_download(self, download: Download) -> None:
+        task = asyncio.get_running_loop().create_task(self._save_download(download))
+        self._download_tasks.add(task)
+        task.add_done_callback(self._download_tasks.discard)
+
+    def downloads_dir(self) -> Path:
+        root = self.settings.downloads_dir
+        if root is None:
+            root = str(Path(os.environ.get("MCP_ARTIFACT_DIR") or ".mcp-browser-artifacts") / "downloads")
+        path = Path(root)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    async def _save_download(self, download: Download) -> None:
+        name = re.sub(r"[^A-Za-z0-9._ -]", "_", download.suggested_filename or "download").strip(" .") or "download"
+        directory = self.downloads_dir()
+        path = directory / name
+        stem, suffix, n = path.stem, path.suffix, 1
+        while path.exists():
+            n += 1
+            path = directory / f"{stem}-{n}{suffix}"
+        entry: dict[str, Any] = {"url": download.url, "suggestedFilename": download.suggested_filename}
+        try:
+            await download.save_as(path)
+            entry.update(path=str(path), size=path.stat().st_size, savedAt=utc_now())
+        except Exception as exc:
+            entry.update(error=str(exc))
+        self.downloads.append(entry)
+
+    async def wait_downloads(self) -> None:
+        """Wait for downloads being saved (tests, read_downloaded_file)."""
+        if self._download_tasks:
+            await asyncio.wait(set(self._download_tasks), timeout=30)
+
+
+async def _wait_for_port(profile: Path, timeout: float = 15.0) -> int:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        try:
+            return read_devtools_active_port(profile)[0]
+        except DiscoveryError:
+            if asyncio.get_running_loop().time() > deadline:
+                raise ToolFailure(
+                    ErrorCode.INTERNAL_ERROR, "The internal browser did not open its debugging port."
+                ) from None
+            await asyncio.sleep(0.02)
+
+
+async def _target_id(pw_page: Page) -> str:
+    cdp = await pw_page.context.new_cdp_session(pw_page)
+    try:
+        return (await cdp.send("Target.getTargetInfo"))["targetInfo"]["targetId"]
+    finally:
+        await cdp.detach()
+
+
+async def _stop_quietly(pw: Playwright) -> None:
+    try:
+        await asyncio.wait_for(pw.stop(), 10)
+    except Exception as exc:
+        log.debug("stopping Playwright: %r", exc)

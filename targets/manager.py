@@ -1,0 +1,406 @@
+"""The one object the MCP layer talks to: which target is active, its pages, switching between them.
+
+State is explicit: :attr:`BrowserManager.active_target` plus one :class:`LaunchTarget` and
+one :class:`CdpTarget`, each holding its own socket, pages, URL and attach time. Every
+public method checks first and changes after, so a refused call leaves everything as it
+was. The MCP layer holds :attr:`lock` around each tool call; methods here do not take it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import urllib.parse
+from typing import Any, Literal
+
+from .cdp import CdpTarget, check_cdp_url
+from .chrome_path import BrowserNotFound, find_chrome
+from .errors import ErrorCode, ToolFailure
+from .hub import Listeners, PageClosedListener, SessionListener
+from .launch import LaunchTarget
+from .page import PageHandle
+from .settings import DEFAULT_CDP_URL, TargetSettings
+
+__all__ = ["BrowserManager"]
+
+log = logging.getLogger("targets")
+
+TargetName = Literal["launch", "cdp"]
+_WAIT_UNTIL = ("load", "domcontentloaded", "networkidle", "commit")
+
+
+class BrowserManager:
+    """Both browser targets, the active one, and the page registry API (see CONTRACTS.md)."""
+
+    def __init__(self, settings: TargetSettings | None = None) -> None:
+        self.settings = settings or TargetSettings()
+        self.lock = asyncio.Lock()
+        self.active_target: TargetName | None = None
+        self.listeners = Listeners()
+        self._ids = itertools.count(1)
+        self.launch = LaunchTarget(self.settings, self.listeners, self._new_stable_id)
+        self.cdp = CdpTarget(self.listeners, self._new_stable_id)
+        #: Set when the last launch-mode call had to restart a crashed internal browser.
+        self.last_relaunch: dict[str, Any] | None = None
+
+    def _new_stable_id(self) -> str:
+        return f"p{next(self._ids)}"
+
+    # -- listeners --------------------------------------------------------------------
+
+    def add_session_listener(self, cb: SessionListener) -> None:
+        """Await ``cb(page, session, kind)`` for every page/iframe/worker session, existing ones included."""
+        self.listeners.session.append(cb)
+        for target in (self.launch, self.cdp):
+            if target.hub is not None:
+                target.hub.replay_listener(cb)
+
+    def add_page_closed_listener(self, cb: PageClosedListener) -> None:
+        self.listeners.page_closed.append(cb)
+
+    # -- targets ----------------------------------------------------------------------
+
+    def _target(self, name: TargetName) -> LaunchTarget | CdpTarget:
+        return self.launch if name == "launch" else self.cdp
+
+    async def _ensure_launch(self) -> LaunchTarget:
+        """The running internal browser; started lazily, restarted after a crash."""
+        launch = self.launch
+        if launch.context is not None and launch.connected:
+            return launch
+        if launch.context is not None:  # it died: clean up, then start afresh
+            self.last_relaunch = {"lost": launch.lost}
+            await launch.close()
+        await launch.start()
+        return launch
+
+    def _cdp_lost_failure(self) -> ToolFailure:
+        lost = self.cdp.lost or {}
+        return ToolFailure(
+            ErrorCode.BROWSER_DISCONNECTED,
+            f"The connection to the Chrome at {self.cdp.cdp_url} was lost at {lost.get('at', '?')} "
+            f"({lost.get('reason', 'closed')}); it was probably closed or restarted.",
+            hint="Start Chrome again if needed, then call attach_cdp (or use_launch_browser).",
+            cdpUrl=self.cdp.cdp_url,
+        )
+
+    async def _active(self, *, launch_if_needed: bool) -> LaunchTarget | CdpTarget:
+        if self.active_target is None:
+            if not launch_if_needed:
+                raise ToolFailure(
+                    ErrorCode.NO_ACTIVE_PAGE,
+                    "No browser target is active.",
+                    hint="Call navigate (starts the internal browser), use_launch_browser or attach_cdp.",
+                )
+            if self.settings.default_target == "cdp":
+                await self.attach_cdp()
+            else:
+                await self.use_launch_browser()
+        if self.active_target == "cdp":
+            if self.cdp.lost is not None or not self.cdp.connected:
+                raise self._cdp_lost_failure()
+            return self.cdp
+        if not self.launch.connected or self.launch.context is None:
+            if not launch_if_needed and self.launch.context is None:
+                raise ToolFailure(ErrorCode.NO_ACTIVE_PAGE, "The internal browser is not running.")
+            await self._ensure_launch()
+        return self.launch
+
+    async def current_page(self, *, launch_if_needed: bool = True) -> PageHandle:
+        """The selected page of the active target (see CONTRACTS.md for the failure cases)."""
+        target = await self._active(launch_if_needed=launch_if_needed)
+        page = target.registry.selected
+        if page is None:
+            if target is self.launch and launch_if_needed:
+                return await self.launch.new_page()
+            if target.hub is not None:
+                await target.hub.sync()
+                target.registry.listing()
+                page = target.registry.selected
+            if page is None:
+                raise ToolFailure(
+                    ErrorCode.NO_ACTIVE_PAGE,
+                    f"The {target.name} browser has no open page.",
+                    hint="Open a tab in Chrome, then call list_pages."
+                    if target is self.cdp
+                    else "Call navigate to open one.",
+                )
+        if page.closed:
+            raise ToolFailure(
+                ErrorCode.PAGE_CLOSED,
+                f"The selected page {page.stable_page_id} ({page.url}) was closed.",
+                hint="Call list_pages and select another page.",
+                stable_page_id=page.stable_page_id,
+            )
+        return page
+
+    # -- navigation and tabs ----------------------------------------------------------
+
+    async def navigate(self, url: str, *, wait_until: str = "load", timeout_ms: int = 30000) -> dict[str, Any]:
+        """Go to ``url`` in the current page (the internal browser starts if nothing is active)."""
+        if wait_until not in _WAIT_UNTIL:
+            raise ToolFailure(
+                ErrorCode.INVALID_ARGUMENT, f"wait_until must be one of {', '.join(_WAIT_UNTIL)}, not {wait_until!r}."
+            )
+        url = (url or "").strip()
+        if not urllib.parse.urlsplit(url).scheme:
+            raise ToolFailure(
+                ErrorCode.INVALID_ARGUMENT,
+                f"{url!r} is not an absolute URL.",
+                hint="Include the scheme, e.g. http://127.0.0.1:8000/.",
+            )
+        will_launch = self.active_target in (None, "launch") and not (
+            self.active_target is None and self.settings.default_target == "cdp"
+        )
+        if will_launch:
+            self._check_policy(url)
+        page = await self.current_page()
+        if page.target == "launch":
+            self._check_policy(url)
+        pw_page = await page.playwright_page()
+        from playwright.async_api import Error as PlaywrightError
+        from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            response = await pw_page.goto(url, wait_until=wait_until, timeout=timeout_ms)  # type: ignore[arg-type]
+        except PlaywrightTimeout as exc:
+            raise ToolFailure(
+                ErrorCode.TIMEOUT,
+                f"Navigation to {url} did not reach {wait_until!r} within {timeout_ms} ms.",
+                hint="Retry with a larger timeout_ms or wait_until='domcontentloaded'.",
+                url=url,
+            ) from exc
+        except PlaywrightError as exc:
+            interceptor = self.launch.interceptor if page.target == "launch" else None
+            if "ERR_BLOCKED_BY_CLIENT" in str(exc) and interceptor is not None and interceptor.blocked:
+                raise ToolFailure(
+                    ErrorCode.BLOCKED_BY_POLICY,
+                    f"Navigation to {url} was blocked: {interceptor.reason_for(url)}.",
+                    hint="Adjust ALLOWED_URLS / ALLOW_FILE_URLS / ALLOWED_FILE_ROOTS, or use an allowed URL.",
+                    url=url,
+                ) from exc
+            raise ToolFailure(
+                ErrorCode.NAVIGATION_FAILED, f"Navigation to {url} failed: {_first_line(str(exc))}", url=url
+            ) from exc
+        page.active_frame = None
+        page.url = pw_page.url
+        try:
+            page.title = await pw_page.title()
+        except PlaywrightError:
+            pass
+        result: dict[str, Any] = {
+            "url": pw_page.url,
+            "title": page.title,
+            "status": response.status if response is not None else None,
+            "target": page.target,
+            "stable_page_id": page.stable_page_id,
+        }
+        if self.last_relaunch is not None and page.target == "launch":
+            result["relaunched"] = True
+            self.last_relaunch = None
+        return result
+
+    def _check_policy(self, url: str) -> None:
+        verdict = self.launch.policy.check_url(url)
+        if not verdict.allowed:
+            raise ToolFailure(
+                ErrorCode.BLOCKED_BY_POLICY,
+                f"Navigation to {url} is not allowed: {verdict.reason}.",
+                hint="Adjust ALLOWED_URLS / ALLOW_FILE_URLS / ALLOWED_FILE_ROOTS, or use an allowed URL.",
+                url=url,
+            )
+
+    async def new_page(self, url: str | None = None) -> PageHandle:
+        """Open a tab in the internal browser (the oldest closes beyond ``max_launch_tabs``)."""
+        if self.active_target == "cdp":
+            raise ToolFailure(
+                ErrorCode.NOT_ALLOWED,
+                "New tabs are only opened in the internal browser, never in your Chrome.",
+                hint="Call use_launch_browser first, or open the tab in Chrome yourself and call list_pages.",
+            )
+        if url:
+            self._check_policy(url)
+        launch = await self._ensure_launch()
+        self.active_target = "launch"
+        page = await launch.new_page()
+        if url:
+            await self.navigate(url)
+        return page
+
+    # -- switching --------------------------------------------------------------------
+
+    async def attach_cdp(self, cdp_url: str | None = None, *, close_inactive: bool = False) -> dict[str, Any]:
+        """Attach to the user's Chrome (no navigation, no new tab) and make it the active target."""
+        url = check_cdp_url(
+            cdp_url or self.settings.cdp_url or DEFAULT_CDP_URL, allow_remote=self.settings.allow_remote_cdp
+        )
+        cdp = self.cdp
+        if cdp.attached and cdp.connected and cdp.cdp_url == url:
+            reused = True
+        else:
+            reused = False
+            if cdp.attached:
+                # Probe the new endpoint before letting go of the old attachment.
+                fresh = CdpTarget(self.listeners, self._new_stable_id)
+                await fresh.attach(url)
+                await cdp.detach()
+                self.cdp = cdp = fresh
+            else:
+                await cdp.attach(url)
+        self.active_target = "cdp"
+        if close_inactive and self.launch.context is not None:
+            await self.launch.close()
+        result = {
+            "target": "cdp",
+            "cdpUrl": url,
+            "attachedAt": cdp.attached_at,
+            "capturedSince": cdp.attached_at,
+            "alreadyAttached": reused,
+            "launchClosed": bool(close_inactive),
+            "pages": await self.list_pages(),
+        }
+        return result
+
+    async def detach_cdp(self) -> dict[str, Any]:
+        """Disconnect from the user's Chrome; it keeps running with all its tabs."""
+        cdp = self.cdp
+        if not cdp.attached and cdp.lost is None:
+            raise ToolFailure(
+                ErrorCode.NOT_ATTACHED, "Not attached to a Chrome.", hint="Call attach_cdp to attach first."
+            )
+        url = cdp.cdp_url
+        await cdp.detach()
+        if self.active_target == "cdp":
+            self.active_target = "launch" if self.launch.context is not None else None
+        return {"detached": True, "cdpUrl": url, "activeTarget": self.active_target, "chromeClosed": False}
+
+    async def use_launch_browser(self) -> dict[str, Any]:
+        """Make the internal browser active (starting it if needed); the cdp attachment stays."""
+        launch = await self._ensure_launch()
+        self.active_target = "launch"
+        if launch.registry.selected is None and not launch.registry.pages:
+            await launch.hub.sync() if launch.hub else None
+        return {"target": "launch", "startedAt": launch.attached_at, "pages": await self.list_pages()}
+
+    async def close_browser_target(self, target: str, *, close_chrome: bool = False) -> dict[str, Any]:
+        """Close the internal browser, or detach from the user's Chrome; closing that Chrome is refused."""
+        if close_chrome:
+            raise ToolFailure(
+                ErrorCode.NOT_ALLOWED,
+                "Closing the user's Chrome is never done by this server.",
+                hint="Close Chrome yourself; use close_browser_target target=cdp to detach.",
+            )
+        if target == "cdp":
+            return await self.detach_cdp()
+        if target != "launch":
+            raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"target must be 'launch' or 'cdp', not {target!r}.")
+        was_running = self.launch.context is not None
+        await self.launch.close()
+        if self.active_target == "launch":
+            self.active_target = "cdp" if self.cdp.attached else None
+        return {"closed": was_running, "target": "launch", "activeTarget": self.active_target}
+
+    # -- registry ---------------------------------------------------------------------
+
+    async def list_pages(self) -> list[dict[str, Any]]:
+        """The tabs of the active target (closed ones dropped first); empty when nothing is active."""
+        if self.active_target is None:
+            return []
+        target = await self._active(launch_if_needed=False)
+        if target.hub is not None:
+            await target.hub.sync()
+        return target.registry.listing()
+
+    async def select_page(
+        self,
+        *,
+        page_id: int | None = None,
+        stable_page_id: str | None = None,
+        url_contains: str | None = None,
+        title_contains: str | None = None,
+        bring_to_front: bool = False,
+    ) -> dict[str, Any]:
+        """Select a tab of the active target; never navigates. Refusals leave the selection as it was."""
+        target = await self._active(launch_if_needed=False)
+        if target.hub is not None:
+            await target.hub.settle()
+        page = target.registry.resolve(
+            page_id=page_id, stable_page_id=stable_page_id, url_contains=url_contains, title_contains=title_contains
+        )
+        if bring_to_front:
+            try:
+                await page.session.send("Page.bringToFront")
+            except Exception as exc:
+                log.debug("bringToFront failed: %s", exc)
+        target.registry.select(page)
+        return {"selected": page.info(page_id=target.registry.index_of(page), selected=True)}
+
+    # -- status -----------------------------------------------------------------------
+
+    def capabilities(self) -> dict[str, Any]:
+        """The ``browser {...}`` object of get_capabilities."""
+        try:
+            launch_available = bool(self.settings.chrome_path or find_chrome())
+        except BrowserNotFound:
+            launch_available = False
+        cdp = self.cdp
+        return {
+            "supportsLaunch": launch_available,
+            "supportsCdpAttach": True,
+            "activeTarget": self.active_target,
+            "defaultTarget": self.settings.default_target,
+            "launch": {
+                "available": launch_available,
+                "active": self.active_target == "launch",
+                "running": self.launch.context is not None and self.launch.connected,
+                "headless": self.settings.headless,
+                "startedAt": self.launch.attached_at,
+                "policies": {
+                    "allowedUrls": list(self.settings.allowed_urls),
+                    "allowFileUrls": self.settings.allow_file_urls,
+                    "allowedFileRoots": list(self.settings.allowed_file_roots),
+                    "blockMedia": self.settings.block_media,
+                    "maxTabs": self.settings.max_launch_tabs,
+                },
+            },
+            "cdp": {
+                "available": True,
+                "active": self.active_target == "cdp",
+                "attached": cdp.attached and cdp.connected,
+                "cdpUrl": cdp.cdp_url or self.settings.cdp_url or DEFAULT_CDP_URL,
+                "attachedAt": cdp.attached_at,
+                "lost": cdp.lost,
+                "allowRemote": self.settings.allow_remote_cdp,
+            },
+        }
+
+    async def status(self) -> dict[str, Any]:
+        """Capabilities plus the current page, without starting anything."""
+        data = self.capabilities()
+        page_info: dict[str, Any] | None = None
+        error: dict[str, Any] | None = None
+        if self.active_target is not None:
+            try:
+                page = await self.current_page(launch_if_needed=False)
+                target = self._target(page.target)
+                page_info = page.info(page_id=target.registry.index_of(page), selected=True)
+            except ToolFailure as exc:
+                error = exc.to_dict()
+        data["currentPage"] = page_info
+        if error is not None:
+            data["currentPageError"] = error
+        data["pageCount"] = len(self._target(self.active_target).registry.pages) if self.active_target else 0
+        return data
+
+    async def close(self) -> None:
+        """Server shutdown: close the internal browser, detach from the user's Chrome (never close it)."""
+        try:
+            await self.launch.close()
+        finally:
+            await self.cdp.detach()
+            self.active_target = None
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else text

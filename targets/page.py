@@ -1,0 +1,98 @@
+"""One tab as the rest of the server sees it: a flattened CDP session plus a registry identity.
+
+A :class:`PageHandle` lives as long as the tab is attached. Capture and snapshot layers
+keep their per-page state in :attr:`PageHandle.data`; actions that need Playwright's
+actionability checks ask for :meth:`PageHandle.playwright_page`, which the owning target
+resolves lazily (for the user's Chrome that is the first moment Playwright connects).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from cdp_core import CDPSession
+
+from .errors import ErrorCode, ToolFailure
+
+if TYPE_CHECKING:
+    from playwright.async_api import Frame, Page
+
+__all__ = ["PageHandle", "SessionRecord", "SessionKind"]
+
+SessionKind = Literal["page", "iframe", "worker"]
+
+
+class _Owner(Protocol):
+    async def playwright_page_for(self, page: PageHandle) -> Page: ...
+    async def playwright_frame_for(self, page: PageHandle) -> Frame: ...
+
+
+@dataclass(eq=False)
+class SessionRecord:
+    """A session of a page (its own, or an auto-attached iframe/worker) and which listeners saw it."""
+
+    session: CDPSession
+    kind: SessionKind
+    target_info: dict[str, Any]
+    seen_by: set[int] = field(default_factory=set)
+
+
+@dataclass(eq=False)
+class PageHandle:
+    """A tab of the launch browser or of the user's Chrome, with a stable id ``p1``, ``p2``, ..."""
+
+    stable_page_id: str
+    target_id: str
+    target: Literal["launch", "cdp"]
+    session: CDPSession
+    attached_at: str
+    title: str = ""
+    url: str = ""
+    closed: bool = False
+    #: Frame id chosen by select_frame; ``None`` means the main frame. Selecting a page resets it.
+    active_frame: str | None = None
+    #: Per-page slots of other layers (``"network"``, ``"console"``, snapshot state, ...).
+    data: dict[str, Any] = field(default_factory=dict)
+    #: Every live session of this page: its own first, then iframes and workers.
+    sessions: list[SessionRecord] = field(default_factory=list, repr=False)
+    _owner: _Owner | None = field(default=None, repr=False)
+
+    async def playwright_page(self) -> Page:
+        """The same tab through Playwright (for click/fill/hover/press with actionability checks)."""
+        self._check_open()
+        assert self._owner is not None
+        return await self._owner.playwright_page_for(self)
+
+    async def playwright_frame(self) -> Frame:
+        """The frame chosen by select_frame (:attr:`active_frame`), else the main frame."""
+        self._check_open()
+        assert self._owner is not None
+        return await self._owner.playwright_frame_for(self)
+
+    def info(self, *, page_id: int | None = None, selected: bool = False) -> dict[str, Any]:
+        """The listing entry of this page (``list_pages``, ``get_current_page``)."""
+        data: dict[str, Any] = {
+            "page_id": page_id,
+            "stable_page_id": self.stable_page_id,
+            "selected": selected,
+            "title": self.title,
+            "url": self.url,
+            "closed": self.closed,
+            "targetId": self.target_id,
+            "target": self.target,
+            "attachedAt": self.attached_at,
+            "capturedSince": self.attached_at,
+        }
+        if self.active_frame:
+            data["activeFrame"] = self.active_frame
+        return data
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise ToolFailure(
+                ErrorCode.PAGE_CLOSED,
+                f"Page {self.stable_page_id} ({self.url or 'no url'}) was closed.",
+                hint="Call list_pages and select another page.",
+                stable_page_id=self.stable_page_id,
+            )

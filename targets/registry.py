@@ -1,0 +1,173 @@
+"""The tab registry of one target: order, stable ids, the one selected page, and selection rules.
+
+Pure bookkeeping without I/O, so the rules (exactly one selected, ambiguous matches
+leave the selection alone, a listing's ``page_id`` keeps meaning what the agent saw) are
+easy to test and impossible to break by a slow browser.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import ErrorCode, ToolFailure
+from .page import PageHandle
+
+__all__ = ["PageRegistry"]
+
+_LIST_AGAIN = "Call list_pages to see the current tabs, then select again."
+
+
+class PageRegistry:
+    """Pages of one target in attach order; ``page_id`` is the index in the latest listing."""
+
+    def __init__(self) -> None:
+        self._pages: list[PageHandle] = []
+        self._selected: PageHandle | None = None
+        #: The pages as the agent last saw them; ``page_id`` refers to this listing.
+        self._listing: list[PageHandle] | None = None
+
+    # -- membership -------------------------------------------------------------------
+
+    def add(self, page: PageHandle) -> None:
+        if page not in self._pages:
+            self._pages.append(page)
+        if self._selected is None or self._selected.closed:
+            self._selected = page
+
+    def by_target_id(self, target_id: str) -> PageHandle | None:
+        for page in self._pages:
+            if page.target_id == target_id and not page.closed:
+                return page
+        return None
+
+    @property
+    def pages(self) -> list[PageHandle]:
+        """Open pages, in attach order."""
+        return [p for p in self._pages if not p.closed]
+
+    @property
+    def all_pages(self) -> list[PageHandle]:
+        return list(self._pages)
+
+    @property
+    def selected(self) -> PageHandle | None:
+        return self._selected
+
+    def clear(self) -> None:
+        self._pages.clear()
+        self._selected = None
+        self._listing = None
+
+    # -- listing ----------------------------------------------------------------------
+
+    def listing(self) -> list[dict[str, Any]]:
+        """Drop closed pages, keep exactly one selected (the first if the selected one closed), list."""
+        self._pages = [p for p in self._pages if not p.closed]
+        if self._selected is None or self._selected.closed:
+            self._selected = self._pages[0] if self._pages else None
+        self._listing = list(self._pages)
+        return [p.info(page_id=i, selected=p is self._selected) for i, p in enumerate(self._pages)]
+
+    def index_of(self, page: PageHandle) -> int | None:
+        pages = self.pages
+        return pages.index(page) if page in pages else None
+
+    # -- selection --------------------------------------------------------------------
+
+    def resolve(
+        self,
+        *,
+        page_id: int | None = None,
+        stable_page_id: str | None = None,
+        url_contains: str | None = None,
+        title_contains: str | None = None,
+    ) -> PageHandle:
+        """The one page the selector names; raises without changing anything otherwise."""
+        given = [
+            name
+            for name, value in (
+                ("page_id", page_id),
+                ("stable_page_id", stable_page_id),
+                ("url_contains", url_contains),
+                ("title_contains", title_contains),
+            )
+            if value is not None
+        ]
+        if len(given) != 1:
+            raise ToolFailure(
+                ErrorCode.INVALID_ARGUMENT,
+                "Give exactly one of page_id, stable_page_id, url_contains, title_contains"
+                + (f" (got {', '.join(given)})." if given else "."),
+            )
+        if page_id is not None:
+            return self._by_index(page_id)
+        if stable_page_id is not None:
+            return self._by_stable_id(stable_page_id)
+        if url_contains is not None:
+            return self._by_text("url", url_contains)
+        assert title_contains is not None
+        return self._by_text("title", title_contains)
+
+    def select(self, page: PageHandle) -> None:
+        page.active_frame = None
+        self._selected = page
+
+    def _by_index(self, page_id: int) -> PageHandle:
+        listing = self._listing if self._listing is not None else self.pages
+        if isinstance(page_id, bool) or not isinstance(page_id, int) or not 0 <= page_id < len(listing):
+            raise ToolFailure(
+                ErrorCode.PAGE_NOT_FOUND,
+                f"No page with page_id {page_id} (the last listing had {len(listing)} page(s)).",
+                hint=_LIST_AGAIN,
+                page_id=page_id,
+            )
+        page = listing[page_id]
+        if page.closed:
+            raise ToolFailure(
+                ErrorCode.PAGE_CLOSED,
+                f"Page {page_id} ({page.stable_page_id}, {page.url}) was closed since the last listing.",
+                hint=_LIST_AGAIN,
+                page_id=page_id,
+                stable_page_id=page.stable_page_id,
+            )
+        return page
+
+    def _by_stable_id(self, stable_page_id: str) -> PageHandle:
+        for page in self._pages:
+            if page.stable_page_id == stable_page_id:
+                if page.closed:
+                    raise ToolFailure(
+                        ErrorCode.PAGE_CLOSED,
+                        f"Page {stable_page_id} ({page.url}) was closed.",
+                        hint=_LIST_AGAIN,
+                        stable_page_id=stable_page_id,
+                    )
+                return page
+        raise ToolFailure(
+            ErrorCode.PAGE_NOT_FOUND,
+            f"No page {stable_page_id!r} in this target (stable ids are never reused).",
+            hint=_LIST_AGAIN,
+            stable_page_id=stable_page_id,
+        )
+
+    def _by_text(self, field_name: str, needle: str) -> PageHandle:
+        if not needle:
+            raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{field_name}_contains must not be empty.")
+        wanted = needle.casefold()
+        open_pages = self.pages
+        matches = [p for p in open_pages if wanted in getattr(p, field_name).casefold()]
+        if not matches:
+            raise ToolFailure(
+                ErrorCode.PAGE_NOT_FOUND,
+                f"No open page whose {field_name} contains {needle!r}.",
+                hint=_LIST_AGAIN,
+                **{f"{field_name}_contains": needle},
+            )
+        if len(matches) > 1:
+            raise ToolFailure(
+                ErrorCode.AMBIGUOUS_MATCH,
+                f"{len(matches)} pages have a {field_name} containing {needle!r}; the selection is unchanged.",
+                hint="Select one of the candidates by stable_page_id.",
+                candidates=[p.info(page_id=open_pages.index(p), selected=p is self._selected) for p in matches],
+            )
+        return matches[0]

@@ -1,0 +1,34 @@
+"""What the browser layer needs to know from the server's configuration.
+
+``mcp_server.settings`` builds a :class:`TargetSettings` from the environment and the
+command line; the targets package never reads the environment itself, so tests and
+embedders can configure it directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+__all__ = ["TargetSettings", "DEFAULT_CDP_URL"]
+
+#: Where a user's Chrome started with ``--remote-debugging-port=9222`` listens.
+DEFAULT_CDP_URL = "http://127.0.0.1:9222"
+
+
+@dataclass
+class TargetSettings:
+    """Options of the two browser targets; policies apply to the internal (launch) browser only."""
+
+    headless: bool = True
+    default_target: Literal["launch", "cdp"] = "launch"
+    #: A configured CDP URL is only a default for ``attach_cdp``: it never attaches by itself.
+    cdp_url: str | None = None
+    allow_remote_cdp: bool = False
+    allowed_urls: list[str] = field(default_factory=list)
+    allow_file_urls: bool = False
+    allowed_file_roots: list[str] = field(default_factory=list)
+    block_media: bool = False
+    max_launch_tabs: int = 3
+    chrome_path: str | None = None
+    downloads_dir: str | None = None
