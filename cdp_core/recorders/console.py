@@ -23,7 +23,7 @@ from ..connection import CDPSession
 from ..errors import CDPException
 from ..events import CDPEvent
 from .network import EntryNotFound, iso_time
-from .redact import redact_secrets_in_text
+from .redact import REDACTED, is_secret_field, redact_secrets_in_text
 
 __all__ = ["ConsoleRecorder", "format_remote_object"]
 
@@ -61,7 +61,9 @@ def _format_preview(preview: dict[str, Any]) -> str:
     parts = []
     for prop in props:
         value = prop.get("value")
-        if value is None and prop.get("valuePreview"):
+        if not is_array and is_secret_field(str(prop.get("name", ""))):
+            value = REDACTED
+        elif value is None and prop.get("valuePreview"):
             value = _format_preview(prop["valuePreview"])
         elif prop.get("type") == "string":
             value = repr(value)

@@ -22,7 +22,7 @@ import logging
 import re
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -662,6 +662,15 @@ class NetworkRecorder:
     def entries(self) -> list[dict[str, Any]]:
         """Every stored entry in full (redacted), oldest first: the HAR exporter's input."""
         return [self._full(e) for e in self._entries.values()]
+
+    def har_inputs(self) -> Iterator[tuple[dict[str, Any], str | None, bytes | None]]:
+        """(full redacted entry, raw post data, held response body) per entry, for the HAR writer."""
+        for e in list(self._entries.values()):
+            yield self._full(e), e.post_data, self._held.get(e.id)
+
+    def held_body(self, entry_id: int) -> bytes | None:
+        """The eagerly fetched response body of an entry, if we hold it."""
+        return self._held.get(int(entry_id))
 
     def get(self, entry_id: int) -> dict[str, Any]:
         """The full entry (redacted headers, initiator, timing, last WebSocket frames)."""

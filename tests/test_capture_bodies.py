@@ -1,0 +1,79 @@
+"""Bodies that survive navigation: eager background fetch under a per-body cap and a total budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from capture_util import open_tab, until
+from httpserver import Reply
+
+from cdp_core.recorders.network import BodyUnavailable, NetworkRecorder
+
+ERROR_HTML = "<h1>500</h1><p>Variable PROVINCIA is undefined.</p>" + "<!-- pad -->" * 50
+
+
+@pytest.fixture(scope="module")
+def body_routes(http_server):
+    http_server.route("/bod/save.cfm", Reply(500, ERROR_HTML))
+    http_server.route("/bod/blank.html", Reply(200, "<title>blank</title>"))
+    http_server.route("/bod/elsewhere.html", Reply(200, "<title>elsewhere</title>"))
+    http_server.route("/bod/large", lambda req: Reply(200, req.query["i"][0].zfill(8) + "y" * 60_000, "text/plain"))
+    http_server.route("/bod/huge", Reply(200, "z" * 300_000, "text/plain"))
+    return True
+
+
+async def test_post_500_body_saved_after_the_page_navigated(chromium, http_server, body_routes, tmp_path):
+    async with open_tab(chromium, http_server.url("/bod/blank.html")) as tab:
+        lazy = NetworkRecorder(eager_body_budget=0)  # what a lazy recorder would have
+        await lazy.attach(tab.session)
+        status = await tab.eval(
+            "fetch('/bod/save.cfm', {method: 'POST', body: 'id=123&provincia='})"
+            ".then(r => r.text().then(() => r.status))"
+        )
+        assert status == 500
+        entry = (await until(lambda: tab.network.list(url_contains="save.cfm"), what="POST"))[0]
+        await until(lambda: tab.network.get(entry["id"])["bodyHeld"], what="body held")
+        lazy_entry = lazy.list(url_contains="save.cfm")[0]
+        assert lazy_entry["bodyHeld"] is False
+
+        await tab.goto(http_server.url("/bod/elsewhere.html"))
+
+        saved = await tab.network.save_body(entry["id"], dest_dir=tmp_path)
+        assert Path(saved.file_path).read_text()  # noqa: ASYNC240 == ERROR_HTML
+        assert saved.source == "held"
+        with pytest.raises(BodyUnavailable):  # the browser itself no longer has it
+            await lazy.save_body(lazy_entry["id"], dest_dir=tmp_path)
+
+
+async def test_eager_budget_holds_under_200_large_responses(chromium, http_server, body_routes):
+    budget = 1_000_000
+    async with open_tab(
+        chromium, http_server.url("/bod/blank.html"), eager_body_max_bytes=100_000, eager_body_budget=budget
+    ) as tab:
+        await tab.eval(
+            """(async () => {
+                 for (let b = 0; b < 4; b++)
+                   await Promise.all(Array.from({length: 50}, (_, k) =>
+                     fetch('/bod/large?i=' + (b * 50 + k)).then(r => r.text())));
+                 await fetch('/bod/huge').then(r => r.text());
+               })()"""
+        )
+        await until(lambda: len(tab.network.list(url_contains="/bod/")) >= 201, what="201 entries")
+        await tab.network.drain()
+        stats = tab.network.stats
+        assert stats["bodiesHeldBytes"] <= budget
+        assert stats["bodiesHeld"] == budget // 60_008
+        large = tab.network.list(url_contains="/bod/large")
+        states = [tab.network.get(e["id"])["bodyState"] for e in large]
+        assert set(states) == {"held", "dropped"}  # every one was fetched, then kept or dropped
+        assert states.count("held") == stats["bodiesHeld"]
+        assert stats["bodiesDropped"] >= states.count("dropped") == 200 - stats["bodiesHeld"]
+        held = [e for e in large if e["bodyHeld"]]
+        # Oldest dropped first: what is held is the most recently finished ones.
+        assert {e["id"] for e in held} <= {e["id"] for e in large[-(len(held) + 20) :]}
+        huge = tab.network.list(url_contains="/bod/huge")[0]
+        assert tab.network.get(huge["id"])["bodyState"] == "too_large"  # over the cap: never fetched
+        newest = held[-1]
+        body = tab.network.held_body(newest["id"])
+        assert body is not None and body.startswith(newest["url"].rsplit("=", 1)[-1].zfill(8).encode())
