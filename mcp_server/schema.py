@@ -63,6 +63,13 @@ def args_schema(model: type[ActionArgs]) -> dict[str, Any]:
     return schema
 
 
+_PER_ACTION = ("default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
+def _shape(prop: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in prop.items() if k != "description"}
+
+
 def condensed_schema(specs: list[ActionSpec]) -> dict[str, Any]:
     """``action`` (enum) plus the union of the actions' fields; only ``action`` is required.
 
@@ -75,7 +82,12 @@ def condensed_schema(specs: list[ActionSpec]) -> dict[str, Any]:
     for spec in specs:
         schema = args_schema(spec.args)
         for name, prop in schema["properties"].items():
-            properties.setdefault(name, prop)
+            if name not in properties:
+                properties[name] = prop
+            elif _shape(properties[name]) != _shape(prop):
+                # Same field, different defaults or bounds per action (timeout_ms): show only what
+                # they share; each action's own model still applies its default and bounds.
+                properties[name] = {k: v for k, v in properties[name].items() if k not in _PER_ACTION}
         for name in schema.get("required", []):
             required_by.setdefault(name, []).append(spec.name)
     for name, actions in required_by.items():

@@ -1,0 +1,188 @@
+"""``mcp-browser``: serve the tools on stdio (default) or streamable HTTP on loopback; ``hook`` subcommands.
+
+Settings come from the environment with flags on top and are validated before anything
+starts: a bad value exits with status 2 and a message naming the variable. Shutdown closes
+the internal browser and detaches from the user's Chrome (never closes it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import logging
+import signal
+import sys
+from typing import Any
+
+import anyio
+
+from .settings import Settings, SettingsError
+
+__all__ = ["main", "build_app", "parse_args"]
+
+log = logging.getLogger("mcp_server")
+
+LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
+
+
+def _bool_flag(parser: argparse.ArgumentParser, name: str, help_text: str) -> None:
+    # --x / --no-x, None when absent so the environment value stands.
+    parser.add_argument(f"--{name}", dest=name.replace("-", "_"), action=argparse.BooleanOptionalAction, help=help_text)
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="mcp-browser", description="MCP server for debugging web apps in a real Chrome.")
+    p.add_argument("--toolset", choices=["condensed", "legacy", "all"], help="tools to list (BROWSER_TOOLSET)")
+    p.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    p.add_argument("--host", default="127.0.0.1", choices=LOOPBACK_HOSTS, help="loopback address for --http")
+    p.add_argument("--port", type=int, default=8765, help="port for --http (default 8765)")
+    _bool_flag(p, "headless", "run the internal browser headless (BROWSER_HEADLESS)")
+    p.add_argument("--default-target", choices=["launch", "cdp"], help="implicit first target (BROWSER_DEFAULT_TARGET)")
+    p.add_argument("--cdp-url", help="default URL for attach_cdp (PLAYWRIGHT_CDP_URL); never attaches by itself")
+    _bool_flag(p, "allow-remote-cdp", "allow non-loopback CDP URLs (ALLOW_REMOTE_CDP)")
+    p.add_argument("--allowed-urls", help="comma-separated URL patterns for the internal browser (ALLOWED_URLS)")
+    _bool_flag(p, "allow-file-urls", "allow file:// in the internal browser (ALLOW_FILE_URLS)")
+    p.add_argument("--allowed-file-roots", help="comma-separated roots for file:// (ALLOWED_FILE_ROOTS)")
+    _bool_flag(p, "block-media", "block images/media/fonts in the internal browser (BLOCK_MEDIA)")
+    p.add_argument("--artifact-dir", help="artifacts root (MCP_ARTIFACT_DIR, default ./.mcp-browser-artifacts)")
+    _bool_flag(p, "evaluate-enabled", "allow evaluate_js and JS predicates (BROWSER_EVALUATE_ENABLED)")
+    p.add_argument("--audit-log", help="audit log file (MCP_AUDIT_LOG, default <artifacts>/audit.jsonl)")
+    p.add_argument("--chrome-path", help="Chrome/Chromium binary (CHROME_PATH)")
+    p.add_argument("--log-level", default="WARNING", help="server log level on stderr")
+    return p.parse_args(argv)
+
+
+def settings_from(ns: argparse.Namespace) -> Settings:
+    def split(value: str | None) -> list[str] | None:
+        return None if value is None else [v.strip() for v in value.split(",") if v.strip()]
+
+    return Settings.load(
+        toolset=ns.toolset,
+        headless=ns.headless,
+        default_target=ns.default_target,
+        cdp_url=ns.cdp_url,
+        allow_remote_cdp=ns.allow_remote_cdp,
+        allowed_urls=split(ns.allowed_urls),
+        allow_file_urls=ns.allow_file_urls,
+        allowed_file_roots=split(ns.allowed_file_roots),
+        block_media=ns.block_media,
+        artifact_dir=ns.artifact_dir,
+        evaluate_enabled=ns.evaluate_enabled,
+        audit_log=ns.audit_log,
+        chrome_path=ns.chrome_path,
+    )
+
+
+def build_app(settings: Settings) -> tuple[Any, Any]:
+    """The browser manager and the SDK server, wired: capture installed, audit log attached."""
+    from targets import BrowserManager
+
+    from .server import build_server
+
+    manager = BrowserManager(settings.target_settings())
+    if importlib.util.find_spec("mcp_server.capture") is not None:
+        from . import capture
+
+        capture.install(manager, settings)
+    server = build_server(settings, manager)
+    app = server.browser_mcp  # type: ignore[attr-defined]
+    if importlib.util.find_spec("mcp_server.audit") is not None:
+        from .audit import AuditLog
+
+        audit = AuditLog(settings.audit_log or app.artifacts.root / "audit.jsonl")
+        app.artifacts.ensure_root()
+
+        def record(call: Any) -> None:
+            audit.record(
+                tool=call.tool,
+                action=call.action,
+                arguments=call.arguments,
+                status=call.status,
+                error_code=call.code,
+                duration_ms=call.duration_ms,
+            )
+
+        app.observers.append(record)
+    return manager, server
+
+
+async def _close(manager: Any) -> None:
+    with anyio.CancelScope(shield=True), anyio.move_on_after(15):
+        try:
+            await manager.close()
+        except Exception:  # noqa: BLE001 - shutdown goes on whatever the browser does
+            log.exception("closing the browser manager failed")
+
+
+async def _serve_stdio(server: Any, manager: Any) -> None:
+    from mcp.server.stdio import stdio_server
+
+    try:
+        async with anyio.create_task_group() as tg:
+
+            async def watch_signals() -> None:
+                with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+                    async for _ in signals:
+                        tg.cancel_scope.cancel()
+                        return
+
+            tg.start_soon(watch_signals)
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+            tg.cancel_scope.cancel()
+    finally:
+        await _close(manager)
+
+
+async def _serve_http(server: Any, manager: Any, host: str, port: int) -> None:
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    # DNS rebinding: only loopback Host and Origin values are accepted.
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+    )
+    app = server.streamable_http_app(host=host, transport_security=security)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    web = uvicorn.Server(config)
+    try:
+        print(f"mcp-browser: streamable HTTP on http://{host}:{port}/mcp", file=sys.stderr, flush=True)
+        await web.serve()
+    finally:
+        await _close(manager)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "hook":
+        if importlib.util.find_spec("mcp_server.hook") is None:
+            print("mcp-browser hook: not available in this build", file=sys.stderr)
+            return 0
+        from .hook import main as hook_main
+
+        return hook_main(args[1:])
+    ns = parse_args(args)
+    logging.basicConfig(level=ns.log_level.upper(), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        settings = settings_from(ns)
+    except SettingsError as exc:
+        print(f"mcp-browser: {exc}", file=sys.stderr)
+        return 2
+    if not 0 < ns.port < 65536:
+        print(f"mcp-browser: --port {ns.port} is not a valid port", file=sys.stderr)
+        return 2
+    manager, server = build_app(settings)
+    try:
+        if ns.http:
+            anyio.run(_serve_http, server, manager, ns.host, ns.port)
+        else:
+            anyio.run(_serve_stdio, server, manager)
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
