@@ -484,7 +484,7 @@ class _Analyzer:
     # -- results --------------------------------------------------------------------------
 
     def _main_thread(self, nav: dict[str, Any] | None) -> tuple[Any, Any] | None:
-        renderers = [k for k, n in self.thread_names.items() if n == "CrRendererMain"]
+        renderers = [k for k, n in self.thread_names.items() if n == "CrRendererMain" and k in self.threads]
         preferred_pids = []
         if nav is not None:
             preferred_pids.append(nav["pid"])

@@ -252,6 +252,29 @@ class Tracer:
         finally:
             self._reset()
 
+    async def abort(self, *, complete_timeout: float = 30.0) -> None:
+        """End a running trace and throw it away (``IO.close`` without reading); never raises.
+
+        For callers that started a trace and then failed at the next step: Chrome must
+        not stay in tracing mode, or every later ``Tracing.start`` in the browser fails.
+        """
+        if self._state != "running":
+            return
+        self._state = "stopping"
+        complete = self._complete
+        try:
+            if complete is not None and not complete.done():
+                await self.session.send("Tracing.end")
+            if complete is not None:
+                event = await asyncio.wait_for(asyncio.shield(complete), complete_timeout)
+                handle = event.params.get("stream")
+                if handle:
+                    await self.session.send("IO.close", {"handle": handle}, timeout=5)
+        except (CDPException, TimeoutError):
+            pass
+        finally:
+            self._reset()
+
     async def _drain(self, handle: str, dest: Path, progress_cb: ProgressCallback | None) -> tuple[int, int]:
         """``IO.read`` until eof, chunk by chunk to ``<dest>.part``; always ``IO.close``."""
         dest.parent.mkdir(parents=True, exist_ok=True)
