@@ -1,0 +1,115 @@
+"""The trace actions through the SDK's real client, on the server the CLI builds.
+
+The internal (launch) browser loads the slow report page; the agent starts a trace with
+reload=true, stops it, and reads the summary, the way an agent would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import trace_pages
+from mcp.client import Client
+
+from mcp_server.cli import build_app
+from mcp_server.settings import Settings
+
+
+@pytest.fixture
+async def app(artifacts_dir: Path) -> AsyncIterator[tuple[object, object]]:
+    manager, server = build_app(Settings(artifact_dir=str(artifacts_dir)))
+    try:
+        yield manager, server
+    finally:
+        await manager.close()
+
+
+async def call(client: Client, action: str, **args):
+    result = await client.call_tool("browser_session", {"action": action, **args})
+    return result, result.structured_content or {}
+
+
+async def test_errors_without_a_trace_and_no_browser_launched(app, artifacts_dir: Path):
+    manager, server = app
+    async with Client(server) as client:
+        result, sc = await call(client, "performance_stop_trace")
+        assert result.is_error and sc["code"] == "NO_TRACE_RUNNING" and "performance_start_trace" in sc["hint"]
+        result, sc = await call(client, "performance_summary")
+        assert result.is_error and sc["code"] == "NO_TRACE"
+        result, sc = await call(client, "performance_summary", trace_path="../../etc/passwd")
+        assert result.is_error and sc["code"] == "PATH_OUTSIDE_ARTIFACTS"
+        result, sc = await call(client, "performance_summary", trace_path="traces/missing.json")
+        assert result.is_error and sc["code"] == "FILE_NOT_FOUND"
+        _, caps = await call(client, "get_capabilities")
+    experimental = {a["action"] for a in caps["actions"] if a["experimental"]}
+    assert {"performance_start_trace", "performance_stop_trace", "performance_summary"} <= experimental
+    assert manager.active_target is None  # none of these launched a browser
+
+
+async def test_trace_the_slow_report_page_end_to_end(app, http_server, artifacts_dir: Path):
+    manager, server = app
+    url = trace_pages.install(http_server)
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total, message))
+
+    async with Client(server, mode="legacy") as client:  # real JSON-RPC framing for progress
+        result, sc = await call(client, "navigate", url=url)
+        assert not result.is_error, sc
+        result, sc = await call(client, "performance_start_trace", reload=True, save_path="/tmp/elsewhere.json")
+        assert result.is_error and sc["code"] == "PATH_OUTSIDE_ARTIFACTS"
+        result, sc = await call(client, "performance_start_trace", reload=True)
+        assert not result.is_error, sc
+        assert sc["tracing"] is True and sc["reloaded"] is True and sc["loadEventFired"] is True
+        result, sc = await call(client, "performance_start_trace")
+        assert result.is_error and sc["code"] == "TRACE_ALREADY_RUNNING"
+        result, sc = await call(client, "performance_summary")
+        assert result.is_error and sc["code"] == "NO_TRACE" and "stop" in sc["hint"]
+        await asyncio.sleep(trace_pages.BUSY_MS / 1000 + 0.4)
+        result = await client.call_tool(
+            "browser_session", {"action": "performance_stop_trace"}, progress_callback=on_progress
+        )
+        stop = result.structured_content
+        assert not result.is_error, stop
+        result, again = await call(client, "performance_stop_trace")
+        assert result.is_error and again["code"] == "NO_TRACE_RUNNING"
+        result, summary = await call(client, "performance_summary")
+        assert not result.is_error, summary
+        _, by_path = await call(client, "performance_summary", trace_path=stop["tracePath"])
+
+    path = artifacts_dir / stop["tracePath"]
+    assert path.parent == artifacts_dir / "traces" and path.name.startswith("trace-") and path.suffix == ".json"
+    assert stop["bytes"] == path.stat().st_size and stop["dataLossOccurred"] is False
+    assert isinstance(json.loads(path.read_text())["traceEvents"], list)
+    values = [p[0] for p in progress]
+    assert values and values == sorted(values) and values[-1] == stop["bytes"]
+
+    assert summary["tracePath"] == stop["tracePath"] == by_path["tracePath"]
+    assert summary["navigationUrl"] == url
+    assert summary["requestCount"] >= trace_pages.FETCHES
+    assert summary["longTaskCount"] >= 1 and summary["longestTasks"][0]["durationMs"] >= 250
+    assert summary["longestTasks"][0]["script"]["functionName"] == "busyLoop"
+    assert summary["fcpMs"] is not None and summary["loadMs"] is not None
+    assert stop["summary"]["longTaskCount"] == summary["longTaskCount"]
+    text = result.content[0].text
+    assert "busyLoop" in text and "request" in text
+
+
+async def test_save_path_inside_artifacts_is_used(app, http_server, artifacts_dir: Path):
+    _, server = app
+    url = trace_pages.install(http_server)
+    async with Client(server) as client:
+        await call(client, "navigate", url=url)
+        result, sc = await call(client, "performance_start_trace", save_path="report/slow-page.json")
+        assert not result.is_error, sc
+        result, sc = await call(client, "performance_stop_trace")
+        assert not result.is_error, sc
+    saved = artifacts_dir / "traces" / "report" / "slow-page.json"
+    assert sc["tracePath"] == "traces/report/slow-page.json" and saved.is_file()
+    # No navigation inside this trace: page-load marks are absent, and the summary says why.
+    assert sc["summary"]["fcpMs"] is None and any("reload=true" in n for n in sc["summary"]["notes"])
