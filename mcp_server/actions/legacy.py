@@ -77,7 +77,7 @@ async def _playwright(call: Any, *, what: str) -> Any:
     except PlaywrightError as exc:
         message = str(exc).split("\n")[0]
         lowered = message.lower()
-        if "selector" in lowered and ("valid" in lowered or "parse" in lowered):
+        if "selector" in lowered and ("valid" in lowered or "pars" in lowered):
             raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{what}: {message}", hint="fix the CSS selector") from None
         if "closed" in lowered:
             raise ToolFailure(ErrorCode.PAGE_CLOSED, f"{what}: {message}", hint="call list_pages") from None
