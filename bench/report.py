@@ -1,0 +1,186 @@
+"""One table from the three servers' results: values, ratios ours / peer, and who is ahead.
+
+Every row says which direction is better, so a ratio below 1 is not always good news
+(completeness rows want more). The same rows go to the terminal, to JSON and to Markdown.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Row", "build_rows", "render_markdown", "render_text", "write_results"]
+
+OPS = (
+    ("list_pages", "list pages"),
+    ("select_page", "select page"),
+    ("snapshot_form", "snapshot, form page"),
+    ("snapshot_big", "snapshot, 5000-element page"),
+    ("console_list", "console list (2000 messages)"),
+    ("network_list", "network list (500 requests)"),
+)
+
+
+@dataclass
+class Row:
+    label: str
+    unit: str
+    better: str | None  # "lower" | "higher" | None (information only)
+    values: dict[str, float | int | None]
+
+    def ratio(self, ours: str, peer: str) -> float | None:
+        a, b = self.values.get(ours), self.values.get(peer)
+        if a is None or b is None or b == 0:
+            return None
+        return a / b
+
+    def verdict(self, ours: str, peer: str) -> str:
+        a, b = self.values.get(ours), self.values.get(peer)
+        if self.better is None or a is None or b is None:
+            return ""
+        if a == b:
+            return "="
+        ahead = a < b if self.better == "lower" else a > b
+        return "ahead" if ahead else "BEHIND"
+
+
+def _get(result: dict, *path: str) -> Any:
+    cur: Any = result
+    for key in path:
+        if not isinstance(cur, dict) or key not in cur:
+            return None
+        cur = cur[key]
+    return cur
+
+
+def build_rows(results: list[dict]) -> list[Row]:
+    def row(label: str, unit: str, better: str | None, fn: Callable[[dict], Any]) -> Row:
+        return Row(label, unit, better, {r["key"]: fn(r) for r in results})
+
+    rows = [
+        row("start-up to first tools/list", "ms", "lower", lambda r: _get(r, "startup_ms")),
+        row("start-up to first page list (incl. browser connect)", "ms", "lower", lambda r: _get(r, "first_pages_ms")),
+        row("tools/list size", "chars", "lower", lambda r: _get(r, "tools_chars")),
+        row("tools listed", "tools", None, lambda r: _get(r, "tools_count")),
+        row("tools/list size, ours with --toolset condensed", "chars", "lower", _condensed),
+    ]
+    for op, label in OPS:
+        rows.append(row(f"{label}: median", "ms", "lower", lambda r, op=op: _get(r, "ops", op, "median_ms")))
+        rows.append(row(f"{label}: p95", "ms", "lower", lambda r, op=op: _get(r, "ops", op, "p95_ms")))
+    for page, label in (("form", "form page"), ("big", "5000-element page")):
+        for what, unit, name in (
+            ("chars", "chars", "text"),
+            ("approx", "tokens", "tokens ~chars/4"),
+            ("bpe", "tokens", "tokens o200k"),
+        ):
+            rows.append(row(f"snapshot, {label}: {name}", unit, "lower", lambda r, p=page, w=what: _snap(r, p, w)))
+    rows += [
+        row(
+            "snapshot, 5000-element page: labels present (of 4000)",
+            "labels",
+            "higher",
+            lambda r: _snap(r, "big", "items_found"),
+        ),
+        row("snapshot, 5000-element page: chars per label present", "chars", "lower", _chars_per_item),
+        row("snapshot, 5000-element page: structuredContent", "chars", None, lambda r: _snap(r, "big", "json_chars")),
+        row("console messages reported (of 2000)", "msgs", "higher", lambda r: _get(r, *_CONSOLE)),
+        row("network requests reported (of 500)", "reqs", "higher", lambda r: _get(r, *_NETWORK)),
+        row("console list answer: text", "chars", None, lambda r: _get(r, "ops", "console_list", "text_chars")),
+        row("network list answer: text", "chars", None, lambda r: _get(r, "ops", "network_list", "text_chars")),
+        row("peak RSS of the server process tree", "MB", "lower", lambda r: _get(r, "peak_rss_mb") or None),
+    ]
+    return rows
+
+
+def _condensed(result: dict) -> Any:
+    """Ours: the condensed toolset's size; a peer: its only toolset, for the ratio."""
+    if "condensed" in result:
+        return _get(result, "condensed", "tools_chars")
+    return None if result.get("key") == "ours" else _get(result, "tools_chars")
+
+
+_CONSOLE = ("completeness", "console_found")
+_NETWORK = ("completeness", "network_found")
+
+
+def _snap(result: dict, page: str, what: str) -> Any:
+    snap = _get(result, "snapshots", page)
+    if not snap or not snap.get("text"):
+        return None
+    return {"chars": snap.get("chars"), "approx": snap.get("approx_tokens"), "bpe": snap.get("bpe_tokens")}.get(
+        what, snap.get(what)
+    )
+
+
+def _chars_per_item(result: dict) -> float | None:
+    chars, found = _snap(result, "big", "chars"), _snap(result, "big", "items_found")
+    return round(chars / found, 1) if chars and found else None
+
+
+def _fmt(v: float | int | None) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        return f"{v:,.1f}" if abs(v) >= 10 else f"{v:.2f}"
+    return f"{v:,}"
+
+
+def _table(rows: list[Row], keys: list[str], ours: str | None) -> tuple[list[str], list[list[str]]]:
+    peers = [k for k in keys if k != ours]
+    head = ["metric", "unit", *keys]
+    if ours:
+        head += [f"ours/{p}" for p in peers]
+    body = []
+    for r in rows:
+        line = [r.label, r.unit, *(_fmt(r.values.get(k)) for k in keys)]
+        if ours:
+            for p in peers:
+                ratio = r.ratio(ours, p)
+                verdict = r.verdict(ours, p)
+                line.append("—" if ratio is None else f"{ratio:.2f}" + (f" {verdict}" if verdict else ""))
+        body.append(line)
+    return head, body
+
+
+def render_text(rows: list[Row], keys: list[str], ours: str | None) -> str:
+    head, body = _table(rows, keys, ours)
+    widths = [max(len(x) for x in col) for col in zip(head, *body, strict=True)]
+
+    def fmt(cells: list[str]) -> str:
+        pairs = enumerate(zip(cells, widths, strict=True))
+        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in pairs)
+
+    return "\n".join([fmt(head), fmt(["-" * w for w in widths]), *(fmt(b) for b in body)])
+
+
+def render_markdown(rows: list[Row], keys: list[str], ours: str | None, meta: dict, results: list[dict]) -> str:
+    head, body = _table(rows, keys, ours)
+    lines = [f"# Peer benchmark, {meta['date']}", ""]
+    lines += [f"- {k}: {v}" for k, v in meta.items() if k != "date"]
+    lines += ["", "| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(b) + " |" for b in body]
+    lines += ["", "## Per server", ""]
+    for r in results:
+        lines.append(
+            f"- **{r['key']}** ({r.get('server', '?')}): {'ok' if r.get('ok') else 'FAILED'}"
+            + (f"; error: `{r['error']}`" if r.get("error") else "")
+        )
+        for note in r.get("notes", []):
+            lines.append(f"  - note: {note}")
+        for op, st in (r.get("ops") or {}).items():
+            if st.get("errors"):
+                lines.append(f"  - `{op}` ({st['tool']}): {st['errors']} failed call(s): `{st.get('first_error', '')}`")
+    return "\n".join(lines) + "\n"
+
+
+def write_results(out_dir: Path, stamp: str, payload: dict, markdown: str) -> tuple[Path, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    js, md = out_dir / f"peers-{stamp}.json", out_dir / f"peers-{stamp}.md"
+    js.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    md.write_text(markdown)
+    (out_dir / "peers-latest.json").write_text(js.read_text())
+    (out_dir / "peers-latest.md").write_text(markdown)
+    return js, md
