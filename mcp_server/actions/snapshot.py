@@ -1,0 +1,491 @@
+"""``browser_session`` actions ``snapshot``, ``wait_for`` and ``handle_dialog``.
+
+The snapshot itself is built in :mod:`cdp_core.recorders.accessibility`; this module keeps
+the per-page state (``page.data["snapshot"]``: the :class:`UidRegistry` with the previous
+snapshot for diffs; ``page.data["dialogs"]``: the open JavaScript dialog) and phrases the
+answers. Why dialogs live here: an ``alert()`` freezes the page's main thread, so every
+CDP call that runs script (snapshot, evaluate, a click's event dispatch) hangs until it is
+handled; the actions check :class:`DialogWatch` first and say so instead of hanging.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+import weakref
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field
+
+from cdp_core import CDPError, CDPEvent, CDPException, CDPSession
+from cdp_core.recorders.accessibility import FrameNotFound, SelectorNotFound, SnapshotOptions, take_snapshot
+from cdp_core.recorders.snapshot_format import Snapshot, diff_snapshots, render_diff
+from cdp_core.recorders.uids import UidRegistry
+from targets.errors import ErrorCode, ToolFailure
+
+from ..context import ToolContext
+from ..registry import ActionArgs, ActionResult, action
+
+if TYPE_CHECKING:
+    from targets import PageHandle
+
+__all__ = [
+    "registry_of",
+    "dialog_watch",
+    "DialogWatch",
+    "snapshot_page",
+    "child_sessions",
+    "require_no_dialog",
+    "Followup",
+]
+
+S = "browser_session"
+
+
+# -- per-page state -------------------------------------------------------------------------
+
+
+def registry_of(page: PageHandle) -> UidRegistry:
+    """The page's uid registry (created on first use, dropped with the page handle)."""
+    registry = page.data.get("snapshot")
+    if not isinstance(registry, UidRegistry):
+        registry = UidRegistry()
+        page.data["snapshot"] = registry
+    return registry
+
+
+def child_sessions(page: PageHandle) -> dict[str, CDPSession]:
+    """Out-of-process iframe sessions of the page by frame id (their target id)."""
+    out: dict[str, CDPSession] = {}
+    for record in list(getattr(page, "sessions", []) or []):
+        if record.kind == "iframe" and not record.session.closed:
+            target_id = record.target_info.get("targetId") or record.session.target_info.get("targetId")
+            if target_id:
+                out[target_id] = record.session
+    return out
+
+
+class DialogWatch:
+    """The JavaScript dialog (alert/confirm/prompt/beforeunload) open on a page, if any.
+
+    Fed by sync handlers on the page session (``Page.javascriptDialogOpening`` /
+    ``Closed``). ``cleanups`` are CDP calls postponed because the dialog blocks the page
+    (removing a temporary uid attribute); they run once the dialog is handled.
+    """
+
+    def __init__(self) -> None:
+        self.open: dict[str, Any] | None = None
+        self.opened = asyncio.Event()
+        self.history: deque[dict[str, Any]] = deque(maxlen=20)
+        self.cleanups: list[Callable[[], Awaitable[None]]] = []
+        self.subscribed: set[int] = set()
+
+    def on_opening(self, event: CDPEvent) -> None:
+        p = event.params
+        self.open = {
+            "type": p.get("type", ""),
+            "message": str(p.get("message", ""))[:2000],
+            "defaultPrompt": p.get("defaultPrompt") or "",
+            "url": p.get("url", ""),
+            "hasBrowserHandler": bool(p.get("hasBrowserHandler")),
+            "openedAt": time.time(),
+        }
+        self.opened.set()
+
+    def on_closed(self, event: CDPEvent) -> None:
+        if self.open is not None:
+            closed = dict(self.open)
+            closed["result"] = "accepted" if event.params.get("result") else "dismissed"
+            self.history.append(closed)
+        self.open = None
+        self.opened.clear()
+
+    async def run_cleanups(self) -> None:
+        tasks, self.cleanups = self.cleanups, []
+        for fn in tasks:
+            try:
+                await asyncio.wait_for(fn(), 2.0)
+            except (CDPException, TimeoutError):
+                pass
+
+
+_listening: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+async def _subscribe(page: PageHandle, session: CDPSession, watch: DialogWatch) -> None:
+    if id(session) in watch.subscribed or session.closed:
+        return
+    watch.subscribed.add(id(session))
+    session.on("Page.javascriptDialogOpening", watch.on_opening)
+    session.on("Page.javascriptDialogClosed", watch.on_closed)
+    try:
+        # Enabling Page again is harmless and makes Chrome report a dialog already open.
+        await session.send("Page.enable", timeout=5)
+    except CDPException:
+        pass
+
+
+async def dialog_watch(ctx: ToolContext, page: PageHandle) -> DialogWatch:
+    """The page's DialogWatch; the first call also registers it for every future page."""
+    manager = ctx.manager
+    if manager not in _listening and hasattr(manager, "add_session_listener"):
+        try:
+            _listening.add(manager)
+        except TypeError:  # pragma: no cover - a manager that cannot be weakly referenced
+            pass
+
+        async def on_session(p: PageHandle, session: CDPSession, kind: str) -> None:
+            if kind == "page":
+                await _subscribe(p, session, _watch_of(p))
+
+        manager.add_session_listener(on_session)
+    watch = _watch_of(page)
+    await _subscribe(page, page.session, watch)
+    return watch
+
+
+def _watch_of(page: PageHandle) -> DialogWatch:
+    watch = page.data.get("dialogs")
+    if not isinstance(watch, DialogWatch):
+        watch = DialogWatch()
+        page.data["dialogs"] = watch
+    return watch
+
+
+def require_no_dialog(watch: DialogWatch, what: str) -> None:
+    """Refuse to run script while a dialog blocks the page (the call would hang)."""
+    if watch.open is not None:
+        d = watch.open
+        raise ToolFailure(
+            ErrorCode.DIALOG_OPEN,
+            f"{what}: a JavaScript {d['type']} is open and blocks the page: {d['message'][:200]!r}",
+            hint="call browser_session action=handle_dialog (dialog_action accept or dismiss) first",
+            dialog=_public_dialog(d),
+        )
+
+
+def _public_dialog(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: d[k] for k in ("type", "message", "defaultPrompt", "url") if k in d}
+
+
+# -- what followed an action ------------------------------------------------------------------
+
+
+class Followup:
+    """Baseline taken before an action, compared after it: navigation, requests, errors, dialog."""
+
+    def __init__(self, page: PageHandle, watch: DialogWatch) -> None:
+        self.page = page
+        self.watch = watch
+        self.url = page.url
+        self.network = page.data.get("network")
+        self.console = page.data.get("console")
+        self.net_id = _last_id(self.network)
+        self.console_id = _last_id(self.console)
+        self.loader: str | None = None
+
+    async def start(self) -> Followup:
+        self.loader = await _main_loader(self.page.session)
+        return self
+
+    def _new_requests(self) -> list[dict[str, Any]]:
+        if self.network is None:
+            return []
+        return self.network.list(since_id=self.net_id)
+
+    async def settle(self, *, quiet_s: float = 0.15, max_s: float = 2.0) -> None:
+        """Give the page a moment to react: until no request it started is in flight (bounded)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max_s
+        await asyncio.sleep(quiet_s)
+        while loop.time() < deadline and self.watch.open is None:
+            pending = [r for r in self._new_requests() if r.get("durationMs") is None and not r.get("failed")]
+            if not pending:
+                return
+            await asyncio.sleep(0.05)
+
+    async def report(self) -> dict[str, Any]:
+        requests = self._new_requests()
+        data: dict[str, Any] = {}
+        loader = None if self.watch.open is not None else await _main_loader(self.page.session)
+        navigated = (loader is not None and self.loader is not None and loader != self.loader) or (
+            self.page.url != self.url
+        )
+        if navigated:
+            data["navigation"] = {"from": self.url, "to": self.page.url}
+        if requests:
+            data["requests"] = [
+                {k: r.get(k) for k in ("id", "method", "url", "status", "resourceType", "failed")}
+                for r in requests[-10:]
+            ]
+            data["requestCount"] = len(requests)
+        if self.console is not None:
+            errors = self.console.list(since_id=self.console_id, types=["error", "pageerror"])
+            if errors:
+                data["consoleErrors"] = [
+                    {"id": e.get("id"), "type": e.get("type"), "text": str(e.get("text", ""))[:300]}
+                    for e in errors[-5:]
+                ]
+        if self.watch.open is not None:
+            data["dialog"] = _public_dialog(self.watch.open)
+        return data
+
+
+def describe_followup(data: dict[str, Any]) -> str:
+    parts: list[str] = []
+    if "navigation" in data:
+        parts.append(f"navigated to {data['navigation']['to']}")
+    for r in data.get("requests", [])[:5]:
+        status = r.get("status") if r.get("status") is not None else ("failed" if r.get("failed") else "pending")
+        parts.append(f"{r['method']} {r['url']} -> {status}")
+    if data.get("requestCount", 0) > 5:
+        parts.append(f"... {data['requestCount'] - 5} more requests")
+    for e in data.get("consoleErrors", []):
+        parts.append(f"console {e['type']}: {e['text'][:120]}")
+    if "dialog" in data:
+        d = data["dialog"]
+        parts.append(f"{d['type']} dialog opened: {d['message'][:120]!r} (use handle_dialog)")
+    return "; ".join(parts) if parts else "nothing observable followed"
+
+
+def _last_id(recorder: Any) -> int:
+    if recorder is None:
+        return 0
+    try:
+        last = recorder.list(limit=1)
+    except Exception:  # noqa: BLE001 - a recorder mid-change must not fail the action
+        return 0
+    return int(last[-1]["id"]) if last else 0
+
+
+async def _main_loader(session: CDPSession) -> str | None:
+    try:
+        tree = await session.send("Page.getFrameTree", timeout=3)
+    except (CDPException, TimeoutError):
+        return None
+    return tree["frameTree"]["frame"].get("loaderId")
+
+
+# -- snapshot ---------------------------------------------------------------------------------
+
+
+class SnapshotArgs(ActionArgs):
+    interactive_only: bool = Field(False, description="Only controls, headings and alerts")
+    max_depth: int | None = Field(None, ge=0, le=200, description="Deepest indentation level shown")
+    selector: str | None = Field(None, description="CSS selector (get_dom: subtree; interact: target element)")
+    frame: str | None = Field(None, description="Frame ref (f1), frame id, name or URL substring")
+    max_lines: int = Field(400, ge=1, le=20000, description="Cap on snapshot lines")
+    max_chars: int = Field(20000, ge=100, le=500000, description="Cap on returned text")
+    include_urls: bool = Field(False, description="Add href of links")
+    diff: bool = Field(False, description="Return what changed since the previous snapshot of this page")
+
+
+async def snapshot_page(ctx: ToolContext, page: PageHandle, options: SnapshotOptions) -> Snapshot:
+    """Take a snapshot of ``page`` with our registry (also for other layers, e.g. debug_bundle)."""
+    watch = await dialog_watch(ctx, page)
+    require_no_dialog(watch, "snapshot")
+    frame = options.frame
+    if frame is None and page.active_frame:
+        options.frame = page.active_frame  # select_frame applies to snapshots too
+    try:
+        return await take_snapshot(page.session, registry_of(page), options, child_sessions=child_sessions(page))
+    except SelectorNotFound as exc:
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT, str(exc), hint="check the selector (frame: pick the frame with `frame`)"
+        ) from None
+    except FrameNotFound as exc:
+        raise ToolFailure(ErrorCode.FRAME_NOT_FOUND, str(exc), hint="frames are listed in the snapshot") from None
+
+
+@action(S, "snapshot", SnapshotArgs, read_only=True)
+async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
+    """Page as compact lines `[uid=N] role "name" value=... states`; act on uids with browser_interact."""
+    page = await ctx.page()
+    previous = registry_of(page).previous
+    options = SnapshotOptions(
+        interactive_only=args.interactive_only,
+        max_depth=args.max_depth,
+        selector=args.selector,
+        frame=args.frame,
+        max_lines=args.max_lines,
+        max_chars=args.max_chars,
+        include_urls=args.include_urls,
+    )
+    snap = await snapshot_page(ctx, page, options)
+    data: dict[str, Any] = {
+        "page": {"stable_page_id": page.stable_page_id, "title": snap.title, "url": snap.url},
+        "stats": snap.stats(),
+        "frames": snap.frames,
+        "notes": snap.notes,
+    }
+    if args.diff:
+        diff = diff_snapshots(previous, snap)
+        data["diff"] = diff
+        header = "\n".join(snap.header())
+        text = f"{header}\nChanges since the previous snapshot:\n{render_diff(diff)}"
+        return ActionResult(text=text, data=data)
+    data["lines"] = [line.to_dict() for line in snap.lines]
+    return ActionResult(text=snap.text(), data=data)
+
+
+# -- wait_for ---------------------------------------------------------------------------------
+
+
+class WaitForArgs(ActionArgs):
+    text: str | None = Field(None, description="Wait until this text is on the page")
+    text_gone: str | None = Field(None, description="Wait until this text is no longer on the page")
+    url_matches: str | None = Field(None, description="Wait until the page URL matches this regex (or substring)")
+    network_idle: bool = Field(False, description="Wait until no request has been in flight for idle_ms")
+    idle_ms: int = Field(500, ge=0, le=60000, description="Quiet period for network_idle")
+    predicate: str | None = Field(None, description="JS expression that must become truthy (needs evaluate enabled)")
+    timeout_ms: int = Field(10000, ge=0, le=300000, description="Timeout in ms")
+
+
+_TEXT_JS = """(function(t){
+  function has(d){ try { if (d.body && d.body.innerText.indexOf(t) >= 0) return true;
+    var fs = d.querySelectorAll('iframe,frame');
+    for (var i = 0; i < fs.length; i++) { try { if (fs[i].contentDocument && has(fs[i].contentDocument)) return true; }
+      catch (e) {} } } catch (e) {} return false; }
+  return has(document); })"""
+
+
+async def _eval(session: CDPSession, expression: str) -> Any:
+    result = await session.send(
+        "Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True}, timeout=5
+    )
+    if result.get("exceptionDetails"):
+        details = result["exceptionDetails"]
+        text = (details.get("exception") or {}).get("description") or details.get("text") or "script threw"
+        raise ToolFailure(ErrorCode.EVALUATION_FAILED, f"predicate threw: {str(text).splitlines()[0][:300]}")
+    return result.get("result", {}).get("value")
+
+
+@action(S, "wait_for", WaitForArgs, read_only=True)
+async def wait_for(ctx: ToolContext, args: WaitForArgs) -> ActionResult:
+    """Wait until text appears/disappears, the URL matches, the network is idle or a JS predicate holds."""
+    if not (args.text or args.text_gone or args.url_matches or args.network_idle or args.predicate):
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            "wait_for needs a condition",
+            hint="set text, text_gone, url_matches, network_idle or predicate",
+        )
+    if args.predicate and not ctx.settings.evaluate_enabled:
+        raise ToolFailure(
+            ErrorCode.EVALUATE_DISABLED,
+            "JS predicates are disabled on this server (evaluate_enabled=false)",
+            hint="wait for text, text_gone, url_matches or network_idle instead",
+        )
+    pattern: re.Pattern[str] | None = None
+    if args.url_matches:
+        try:
+            pattern = re.compile(args.url_matches)
+        except re.error:
+            pattern = re.compile(re.escape(args.url_matches))
+    page = await ctx.page()
+    watch = await dialog_watch(ctx, page)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    deadline = started + args.timeout_ms / 1000
+    idle_since: float | None = None
+    last: dict[str, Any] = {}
+    while True:
+        require_no_dialog(watch, "wait_for")
+        ok = True
+        if pattern is not None:
+            url = await _current_url(page)
+            last["url"] = url
+            ok = ok and bool(pattern.search(url))
+        if ok and args.text:
+            found = bool(await _eval(page.session, f"{_TEXT_JS}({json.dumps(args.text)})"))
+            last["textFound"] = found
+            ok = found
+        if ok and args.text_gone:
+            present = bool(await _eval(page.session, f"{_TEXT_JS}({json.dumps(args.text_gone)})"))
+            last["textGonePresent"] = present
+            ok = not present
+        if ok and args.predicate:
+            value = await _eval(page.session, args.predicate)
+            last["predicate"] = value if isinstance(value, (bool, int, float, str, type(None))) else str(value)
+            ok = bool(value)
+        if ok and args.network_idle:
+            in_flight = _in_flight(page)
+            last["inFlight"] = in_flight
+            now = loop.time()
+            if in_flight:
+                idle_since = None
+                ok = False
+            else:
+                idle_since = idle_since if idle_since is not None else now
+                ok = (now - idle_since) * 1000 >= args.idle_ms
+        if ok:
+            waited = round((loop.time() - started) * 1000)
+            return ActionResult(text=f"condition met after {waited} ms", data={"waitedMs": waited, "state": last})
+        if loop.time() >= deadline:
+            raise ToolFailure(
+                ErrorCode.TIMEOUT,
+                f"wait_for: condition not met within {args.timeout_ms} ms",
+                hint="raise timeout_ms, or take a snapshot to see the page",
+                state=last,
+            )
+        await asyncio.sleep(0.1)
+
+
+async def _current_url(page: PageHandle) -> str:
+    try:
+        tree = await page.session.send("Page.getFrameTree", timeout=5)
+        return str(tree["frameTree"]["frame"].get("url", ""))
+    except CDPException:
+        return page.url
+
+
+def _in_flight(page: PageHandle) -> int:
+    network = page.data.get("network")
+    if network is None:
+        return 0
+    return sum(1 for r in network.list(limit=200) if r.get("durationMs") is None and not r.get("failed"))
+
+
+# -- handle_dialog ----------------------------------------------------------------------------
+
+
+class HandleDialogArgs(ActionArgs):
+    dialog_action: Literal["accept", "dismiss"] = Field("accept", description="Accept (OK) or dismiss (Cancel)")
+    prompt_text: str | None = Field(None, description="Text to enter in a prompt() before accepting")
+
+
+@action(S, "handle_dialog", HandleDialogArgs)
+async def handle_dialog(ctx: ToolContext, args: HandleDialogArgs) -> ActionResult:
+    """Accept or dismiss the open alert/confirm/prompt that blocks the page."""
+    page = await ctx.page()
+    watch = await dialog_watch(ctx, page)
+    dialog = dict(watch.open) if watch.open else None
+    follow = Followup(page, watch)
+    params: dict[str, Any] = {"accept": args.dialog_action == "accept"}
+    if args.prompt_text is not None:
+        params["promptText"] = args.prompt_text
+    try:
+        await page.session.send("Page.handleJavaScriptDialog", params, timeout=10)
+    except CDPError as exc:
+        if "no dialog" in exc.message.lower():
+            watch.open = None
+            watch.opened.clear()
+            raise ToolFailure(
+                ErrorCode.NO_DIALOG, "no JavaScript dialog is open on this page", hint="nothing to handle"
+            ) from None
+        raise
+    watch.open = None
+    watch.opened.clear()
+    await watch.run_cleanups()
+    follow.loader = await _main_loader(page.session)
+    await follow.settle()
+    followed = await follow.report()
+    what = f"{'accepted' if params['accept'] else 'dismissed'}"
+    desc = f" {dialog['type']} {dialog['message'][:200]!r}" if dialog else " dialog"
+    data: dict[str, Any] = {"handled": args.dialog_action, "followed": followed}
+    if dialog:
+        data["dialog"] = _public_dialog(dialog)
+    return ActionResult(text=f"{what}{desc}; then: {describe_followup(followed)}", data=data)
