@@ -63,7 +63,8 @@ def args_schema(model: type[ActionArgs]) -> dict[str, Any]:
     return schema
 
 
-_PER_ACTION = ("default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength")
+_PER_ACTION = ("default", *_BOUNDS)
 
 
 def _shape(prop: dict[str, Any]) -> dict[str, Any]:
@@ -95,6 +96,10 @@ def condensed_schema(specs: list[ActionSpec]) -> dict[str, Any]:
         note = "required by " + ",".join(actions) if len(actions) < len(specs) else "required"
         prop["description"] = f"{prop['description']} ({note})" if prop.get("description") else note
         properties[name] = prop
+    for name, prop in properties.items():
+        # Bounds stay in the per-action models (and in the legacy tools' schemas); listing them
+        # for ~50 fields would cost the agent a few hundred tokens on every turn.
+        properties[name] = {k: v for k, v in prop.items() if k not in _BOUNDS}
     action = {"type": "string", "enum": [spec.name for spec in specs]}
     return {
         "type": "object",

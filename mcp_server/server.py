@@ -177,6 +177,8 @@ class BrowserMCP:
                 spec = route.spec
                 action_name = spec.name
             else:
+                requested = args.get("action")
+                action_name = requested if isinstance(requested, str) else None
                 spec, action_name = self._pick_action(name, route, args)
                 adapter = {"entryTool": name, "action": spec.name, "legacyTool": spec.legacy}
             try:

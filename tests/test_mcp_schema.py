@@ -1,0 +1,76 @@
+"""The real tools/list: size budget, field consistency across actions, descriptions, toolsets.
+
+Built from every action module present (whatever helpers have landed), so a new action that
+blows the budget or reuses a field name with another type fails here.
+"""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+from mcp.client import Client
+
+from mcp_server import registry
+from mcp_server.registry import CONDENSED_TOOLS
+from mcp_server.schema import args_schema
+from mcp_server.server import BrowserMCP
+from mcp_server.settings import Settings
+
+TOKEN_BUDGET = 3000
+
+
+def _app(toolset: str) -> BrowserMCP:
+    return BrowserMCP(Settings(), manager=None, toolset=toolset)
+
+
+async def test_condensed_tools_list_fits_the_token_budget(capsys):
+    app = _app("condensed")
+    async with Client(app.build()) as client:
+        listed = await client.list_tools()
+    payload = json.dumps({"tools": [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed.tools]})
+    tokens = len(payload) / 4
+    per_tool = {
+        t.name: len(json.dumps(t.model_dump(by_alias=True, exclude_none=True, mode="json"))) // 4 for t in listed.tools
+    }
+    actions = sum(len(app.routes[t].actions) for t in per_tool)
+    with capsys.disabled():
+        print(f"\ncondensed tools/list: {len(payload)} chars ~ {tokens:.0f} tokens ({actions} actions) {per_tool}")
+    assert {t.name for t in listed.tools} == set(CONDENSED_TOOLS)
+    assert tokens < TOKEN_BUDGET
+
+
+def test_shared_fields_have_one_type_per_tool():
+    # The condensed schema is a union: one field name must mean one type within a tool.
+    for tool in CONDENSED_TOOLS:
+        seen: dict[str, tuple[str, object]] = {}
+        _app("condensed")  # loads the action modules
+        for spec in registry.actions_for(tool):
+            for name, prop in args_schema(spec.args)["properties"].items():
+                kind = {k: v for k, v in prop.items() if k in ("type", "items", "anyOf", "enum")}
+                if name in seen:
+                    other, other_kind = seen[name]
+                    assert kind == other_kind or "enum" in kind or "enum" in other_kind, (
+                        f"{tool}: field {name!r} is {kind} in {spec.name} but {other_kind} in {other}"
+                    )
+                else:
+                    seen[name] = (spec.name, kind)
+
+
+def test_every_field_is_described_and_schemas_are_valid():
+    app = _app("all")
+    for route in app.routes.values():
+        schema = route.tool.input_schema
+        jsonschema.Draft202012Validator.check_schema(schema)
+        jsonschema.Draft202012Validator.check_schema(route.tool.output_schema)
+        assert "$ref" not in json.dumps(schema) and '"title"' not in json.dumps(schema).replace('"title": {', "")
+        for name, prop in schema["properties"].items():
+            assert name == "action" or prop.get("description"), f"{route.tool.name}.{name} has no description"
+            assert not any(s == {"type": "null"} for s in prop.get("anyOf", [])), f"{route.tool.name}.{name}"
+
+
+def test_toolsets():
+    legacy = {spec.legacy for spec in registry.ACTIONS.values() if spec.legacy} if _app("all") else set()
+    assert set(_app("legacy").routes) == legacy
+    assert set(_app("condensed").routes) == set(CONDENSED_TOOLS)
+    assert set(_app("all").routes) == legacy | set(CONDENSED_TOOLS)

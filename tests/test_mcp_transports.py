@@ -1,0 +1,146 @@
+"""The server as users start it: ``mcp-browser`` over stdio and over streamable HTTP on loopback.
+
+Each test runs the real entry point in a subprocess and talks to it through the SDK's client.
+Also: bad settings stop the server with a clear message; the ``hook`` subcommand dispatches;
+the HTTP transport refuses a foreign Host header (DNS rebinding).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
+
+from targets.errors import ErrorCode
+
+ROOT = Path(__file__).resolve().parent.parent
+ENTRY = [sys.executable, "-m", "mcp_server.cli"]
+
+
+def _env(artifacts: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    env.update(MCP_ARTIFACT_DIR=str(artifacts), NO_PROXY="127.0.0.1,localhost,::1", **extra)
+    return env
+
+
+async def test_stdio_lists_tools_and_answers(tmp_path: Path, http_server):
+    params = StdioServerParameters(
+        command=ENTRY[0],
+        args=[*ENTRY[1:], "--toolset", "condensed"],
+        env=_env(tmp_path / "artifacts"),
+        cwd=str(ROOT),
+    )
+    async with Client(params) as client:
+        tools = {t.name for t in (await client.list_tools()).tools}
+        assert tools == {"browser_session", "browser_interact"}
+        caps = await client.call_tool("browser_session", {"action": "get_capabilities"})
+        assert not caps.is_error and caps.structured_content["server"]["name"] == "mcp-browser-debug"
+        nav = await client.call_tool("browser_session", {"action": "navigate", "url": http_server.url("/a.html")})
+        assert not nav.is_error, nav.content[0].text
+        assert nav.structured_content["title"] == "Page A"
+        bad = await client.call_tool("browser_session", {"action": "fly"})
+        assert bad.is_error and bad.structured_content["code"] == ErrorCode.UNKNOWN_ACTION
+    audit = (tmp_path / "artifacts" / "audit.jsonl").read_text().splitlines()
+    assert [json.loads(line)["action"] for line in audit] == ["get_capabilities", "navigate", "fly"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def http_server_process(tmp_path: Path) -> Iterator[int]:
+    port = _free_port()
+    proc = subprocess.Popen(
+        [*ENTRY, "--http", "--port", str(port), "--toolset", "all"],
+        env=_env(tmp_path / "artifacts"),
+        cwd=str(ROOT),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise AssertionError(proc.stderr.read().decode() if proc.stderr else "server exited")
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+async def test_http_initialize_and_call(http_server_process: int):
+    url = f"http://127.0.0.1:{http_server_process}/mcp"
+    async with Client(url, mode="legacy") as client:
+        assert client.server_info is not None and client.server_info.name == "mcp-browser-debug"
+        tools = {t.name for t in (await client.list_tools()).tools}
+        assert {"browser_session", "browser_interact", "browser_navigate"} <= tools
+        result = await client.call_tool("browser_session", {"action": "get_capabilities"})
+        assert not result.is_error
+        assert result.structured_content["adapter"]["entryTool"] == "browser_session"
+        legacy = await client.call_tool("browser_list_frames", {"bogus": True})
+        assert legacy.is_error and legacy.structured_content["code"] == ErrorCode.INVALID_ARGUMENT
+
+
+async def test_http_refuses_foreign_host_and_origin(http_server_process: int):
+    url = f"http://127.0.0.1:{http_server_process}/mcp"
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    async with httpx.AsyncClient(trust_env=False) as http:
+        evil_host = await http.post(url, json=body, headers={**headers, "Host": "evil.example:80"})
+        evil_origin = await http.post(url, json=body, headers={**headers, "Origin": "http://evil.example"})
+        good = await http.post(url, json=body, headers={**headers, "Origin": f"http://127.0.0.1:{http_server_process}"})
+    assert evil_host.status_code in (403, 421), evil_host.status_code
+    assert evil_origin.status_code in (403, 421), evil_origin.status_code
+    assert good.status_code == 200
+
+
+def test_bad_setting_stops_with_a_clear_message(tmp_path: Path):
+    proc = subprocess.run(
+        ENTRY, env=_env(tmp_path, BROWSER_HEADLESS="maybe"), cwd=str(ROOT), capture_output=True, timeout=60, input=b""
+    )
+    assert proc.returncode == 2
+    assert "BROWSER_HEADLESS" in proc.stderr.decode() and "true or false" in proc.stderr.decode()
+    proc = subprocess.run(
+        ENTRY, env=_env(tmp_path, NETWORK_MAX_ENTRIES="0"), cwd=str(ROOT), capture_output=True, timeout=60, input=b""
+    )
+    assert proc.returncode == 2 and "NETWORK_MAX_ENTRIES" in proc.stderr.decode()
+
+
+def test_hook_subcommand_dispatches(tmp_path: Path):
+    prompt = json.dumps({"prompt": "Chrome is already open on the failing form, attach to it"})
+    proc = subprocess.run(
+        [*ENTRY, "hook", "user-prompt"],
+        env=_env(tmp_path),
+        cwd=str(ROOT),
+        capture_output=True,
+        timeout=60,
+        input=prompt.encode(),
+    )
+    assert proc.returncode == 0
+    assert "attach_cdp" in proc.stdout.decode()
