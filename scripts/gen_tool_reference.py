@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -93,8 +94,11 @@ def _limits(schema: dict[str, Any]) -> str:
 
 
 def _cell(text: Any) -> str:
-    """Table-safe text: one line, pipes escaped."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+    """Table-safe text: one line, pipes escaped, ``<tag>`` outside code spans kept visible (not read as HTML)."""
+    parts = " ".join(str(text).split()).split("`")
+    for i in range(0, len(parts), 2):  # even parts are outside backticks
+        parts[i] = re.sub(r"<(?=[A-Za-z/!?])", "&lt;", parts[i])
+    return "`".join(parts).replace("|", "\\|")
 
 
 def _fields_table(schema: dict[str, Any]) -> list[str]:

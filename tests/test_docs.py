@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Literal
 
+import pytest
 from pydantic import Field
 
 from mcp_server import registry
@@ -30,23 +31,26 @@ def _generator():
 GEN = _generator()
 
 
-def test_tools_md_is_current() -> None:
+@pytest.fixture(scope="module")
+def generated() -> str:
+    return GEN.generate()
+
+
+def test_tools_md_is_current(generated: str) -> None:
     """Regenerate in memory from the fully loaded server and compare with the committed file."""
-    expected = GEN.generate()
     assert TOOLS_MD.exists(), f"docs/tools.md missing: run {GEN.REGENERATE}"
-    assert TOOLS_MD.read_text(encoding="utf-8") == expected, f"docs/tools.md is stale: run {GEN.REGENERATE}"
+    assert TOOLS_MD.read_text(encoding="utf-8") == generated, f"docs/tools.md is stale: run {GEN.REGENERATE}"
 
 
-def test_reference_covers_every_tool_and_action() -> None:
-    text = GEN.generate()
+def test_reference_covers_every_tool_and_action(generated: str) -> None:
     tools = asyncio.run(GEN.list_tools())
     assert registry.ACTIONS, "no action registered: the server loaded no action module"
     for tool, name in registry.ACTIONS:
-        assert f"### {tool} action={name}\n" in text, f"{tool}.{name} missing from the reference"
+        assert f"### {tool} action={name}\n" in generated, f"{tool}.{name} missing from the reference"
     for tool in tools:
-        assert f"`{tool['name']}`" in text
+        assert f"`{tool['name']}`" in generated
     for legacy, (tool, name) in registry.legacy_map().items():
-        assert f"| `{legacy}` | `{tool} action={name}` |" in text
+        assert f"| `{legacy}` | `{tool} action={name}` |" in generated
 
 
 # -- the renderer on a small action table of our own (pure logic, no browser) ---------------------
@@ -67,7 +71,7 @@ async def _noop(ctx, args) -> ActionResult:
 
 
 SPECS = [
-    ActionSpec("browser_session", "find", FindArgs, _noop, "Find requests", read_only=True),
+    ActionSpec("browser_session", "find", FindArgs, _noop, "Find requests in <artifacts>/x, `<kept>`", read_only=True),
     ActionSpec("browser_session", "nothing", ActionArgs, _noop, "No arguments at all", legacy="browser_nothing"),
     ActionSpec("browser_interact", "poke", PokeArgs, _noop, "Poke by uid", legacy="browser_poke", experimental=True),
 ]
@@ -80,6 +84,7 @@ def test_render_tables_types_defaults_and_flags() -> None:
     assert "| `limit` | integer (>= 1, <= 500) |  | `30` | How many |" in text
     assert '| `kinds` | list of "xhr" \\| "fetch" |' in text
     assert "*read-only*" in text
+    assert "Find requests in &lt;artifacts>/x, `<kept>`" in text  # no stray HTML tag, code spans untouched
     assert "No arguments." in text
     assert "*experimental; same code as the legacy tool `browser_poke`*" in text
     assert "| `browser_nothing` | `browser_session action=nothing` | none |" in text
@@ -91,16 +96,18 @@ def test_render_is_deterministic() -> None:
     assert GEN.generate(SPECS) == GEN.generate(SPECS)
 
 
-def test_check_mode_reports_stale_file(tmp_path: Path) -> None:
+def test_check_mode_reports_stale_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "tools.md"
     target.write_text("# old\n", encoding="utf-8")
-    stale = subprocess.run(
-        [sys.executable, str(SCRIPT), "--check", "--output", str(target)], capture_output=True, text=True, check=False
-    )
-    assert stale.returncode == 1 and "stale" in stale.stderr
-    wrote = subprocess.run([sys.executable, str(SCRIPT), "--output", str(target)], capture_output=True, check=False)
-    assert wrote.returncode == 0
-    fresh = subprocess.run(
-        [sys.executable, str(SCRIPT), "--check", "--output", str(target)], capture_output=True, text=True, check=False
-    )
-    assert fresh.returncode == 0, fresh.stderr
+    assert GEN.main(["--check", "--output", str(target)]) == 1
+    assert "stale" in capsys.readouterr().err
+    assert GEN.main(["--output", str(target)]) == 0
+    assert GEN.main(["--check", "--output", str(target)]) == 0
+
+
+def test_script_runs_as_a_file(tmp_path: Path) -> None:
+    """The command the docs tell contributors to run, as a real process."""
+    target = tmp_path / "tools.md"
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--output", str(target)], capture_output=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert target.read_text(encoding="utf-8").startswith("# Tool reference")
