@@ -44,7 +44,7 @@ class Artifacts:
     def new_path(self, kind: str, stem: str, suffix: str) -> Path:
         """A fresh, unique, timestamped file path in ``<root>/<kind>/`` (the file is not created)."""
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-        clean = _SAFE.sub("-", stem).strip(".-")[:60] or "artifact"
+        clean = re.sub(r"\.{2,}", ".", _SAFE.sub("-", stem)).strip(".-")[:60] or "artifact"
         suffix = suffix if not suffix or suffix.startswith(".") else "." + suffix
         directory = self.dir(kind)
         while True:
