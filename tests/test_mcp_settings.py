@@ -88,7 +88,7 @@ def test_artifacts_paths(tmp_path: Path):
     assert arts.relative(shot) == f"screenshots/{shot.name}"
     (tmp_path / "outside").write_text("x")
     (arts.root / "escape").symlink_to(tmp_path / "outside")
-    for bad in ("../outside", "/etc/passwd", "escape", "downloads/../../outside"):
+    for bad in ("../outside", "/etc/passwd", "escape", "downloads/../../../outside"):
         with pytest.raises(ToolFailure) as info:
             arts.resolve_inside(bad, kind="downloads" if bad.startswith("downloads") else None)
         assert info.value.code == ErrorCode.PATH_OUTSIDE_ARTIFACTS
