@@ -6,7 +6,9 @@ a renamed or deleted test would leave a promise that nothing checks any more.
 
 from __future__ import annotations
 
+import json
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -57,3 +59,38 @@ def test_relative_links_resolve(doc: Path) -> None:
         if not path.exists():
             broken.append(target)
     assert not broken, f"{doc.relative_to(ROOT)} links to missing files: {broken}"
+
+
+def _blocks(lang: str) -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return re.findall(rf"```{lang}\n(.*?)```", text, re.S)
+
+
+def test_readme_config_snippets_parse() -> None:
+    """A newcomer pastes these into their client's config: each must be valid JSON / TOML."""
+    json_blocks, toml_blocks = _blocks("json"), _blocks("toml")
+    assert len(json_blocks) >= 4 and len(toml_blocks) >= 2
+    for block in json_blocks:
+        json.loads(block)
+    for block in toml_blocks:
+        assert "mcp_servers" in tomllib.loads(block)
+
+
+def test_readme_chrome_command_lines_bind_loopback_with_a_dedicated_profile() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    windows = (
+        '"C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe" --remote-debugging-port=9222 '
+        '--remote-debugging-address=127.0.0.1 --user-data-dir="%LOCALAPPDATA%\\ChromeMcpProfile"'
+    )
+    assert windows in text
+    lines = [line for line in text.splitlines() if "--remote-debugging-port=9222" in line and "--user-data-dir" in line]
+    assert len(lines) >= 4  # Windows cmd, PowerShell, macOS, Linux
+    for line in lines:
+        assert "--remote-debugging-address=127.0.0.1" in line
+        assert "0.0.0.0" not in line
+
+
+def test_readme_hook_command_is_the_real_entry_point() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert '"command": "/path/to/mcp-browser-debug/.venv/bin/mcp-browser hook user-prompt"' in text
+    assert '"UserPromptSubmit"' in text
