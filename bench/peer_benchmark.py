@@ -72,6 +72,7 @@ async def _run(ns: argparse.Namespace) -> int:
     cfg = RunConfig(
         ns.peers_dir.resolve(), work, log_dir, ns.repeat, ns.repeat_heavy, ns.timeout, starts=max(1, ns.starts)
     )
+    load_before = os.getloadavg()
     pages = BenchPages().start()
     chrome = ChromiumProcess.start()
     results: list[dict] = []
@@ -117,6 +118,7 @@ async def _run(ns: argparse.Namespace) -> int:
         "repeats": f"{ns.rounds} rounds x ({ns.repeat} light / {ns.repeat_heavy} heavy calls per job), "
         f"{ns.rounds * ns.starts} start-ups per server",
         "tokenizer": TOKENIZER_NAME,
+        "load average (1 min) before / after": f"{load_before[0]:.2f} / {os.getloadavg()[0]:.2f}",
         "command": "python -m bench.peer_benchmark " + " ".join(sys.argv[1:]),
     }
     if notes:

@@ -118,6 +118,31 @@ class _Session:
         return result, text, js
 
 
+_BOUND = re.compile(r"(\w+): Input should be less than or equal to (\d+)")
+_FITTED: dict[tuple[str, str, str], dict[str, Any]] = {}
+
+
+async def fit_call(s: _Session, call: Call) -> Call:
+    """Lower ``call.maxed`` arguments to the bounds the server names when it refuses them.
+
+    A condensed schema may leave out ``maximum``; asking for "all" then means asking for
+    a huge number once, reading the bound from the INVALID_ARGUMENT message, and using it.
+    The probe calls are not timed. Bounds found are kept for later rounds.
+    """
+    if not call.maxed:
+        return call
+    key = (s.adapter.key, call.tool, str(call.args.get("action", "")))
+    args = {**call.args, **_FITTED.get(key, {})}
+    for _ in range(3):
+        result, text, _ = await s.call(None, Call(call.tool, args))
+        bounds = {k: int(v) for k, v in _BOUND.findall(text) if k in call.maxed} if result is None else {}
+        if not bounds:
+            break
+        args.update(bounds)
+        _FITTED[key] = {**_FITTED.get(key, {}), **bounds}
+    return Call(call.tool, args)
+
+
 def _describe(exc: BaseException) -> str:
     """The innermost error of an exception group, which is where the server's problem is."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -324,6 +349,23 @@ async def _jobs(
         if name == "big":
             snaps[name]["items_found"] = _count(BIG_MARK, text, js)
             snaps[name]["items_total"] = BIG_ROWS * len(BIG_KINDS)
+            full = a.snapshot_full(ids[name])
+            if full is None:
+                out["snapshot_default_uncapped"] = True
+                continue
+            full = await fit_call(s, full)
+            text = js = ""
+            for _ in range(reps):
+                result, t, j = await s.call("snapshot_big_full", full)
+                if result is not None:
+                    text, js = t, j
+            snaps["big_full"] = {
+                "text": text,
+                "json_chars": len(js),
+                "items_found": _count(BIG_MARK, text, js),
+                "items_total": BIG_ROWS * len(BIG_KINDS),
+                "args": full.args,
+            }
     out["snapshots"] = snaps
 
     comp: dict[str, Any] = {"console_total": TRAFFIC_MESSAGES, "network_total": TRAFFIC_REQUESTS}
@@ -341,8 +383,9 @@ async def _jobs(
             ("console_list", "console_found", CONSOLE_MARK),
             ("network_list", "network_found", NETWORK_MARK),
         ):
+            call = await fit_call(s, a.console(ids["traffic"]) if op == "console_list" else a.network(ids["traffic"]))
+            out.setdefault("list_args", {})[op] = call.args
             for _ in range(cfg.repeat_heavy):
-                call = a.console(ids["traffic"]) if op == "console_list" else a.network(ids["traffic"])
                 result, t, j = await s.call(op, call)
                 if result is not None:
                     found[key] = max(found[key] or 0, _count(mark, t, j))

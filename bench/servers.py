@@ -27,6 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 class Call:
     tool: str
     args: dict[str, Any] = field(default_factory=dict)
+    #: Arguments set to "as much as allowed" whose real bound the schema may not show: the
+    #: runner lowers them to the bound a refusal names (see ``runner.fit_call``).
+    maxed: tuple[str, ...] = ()
 
 
 def result_text(result: CallToolResult) -> str:
@@ -93,6 +96,10 @@ class Adapter:
     def snapshot(self, page_id: Any) -> Call:
         raise NotImplementedError
 
+    def snapshot_full(self, page_id: Any) -> Call | None:
+        """A snapshot call with the server's size caps lifted, or None when its default is uncapped."""
+        return None
+
     def console(self, page_id: Any) -> Call:
         raise NotImplementedError
 
@@ -120,12 +127,18 @@ class Ours(Adapter):
     def _session_props(self) -> dict[str, Any]:
         return self.tools.get("browser_session", {}).get("properties", {})
 
+    def _maxed(self, *names: str) -> dict[str, Any]:
+        """Each named argument at the largest value the schema allows (absent ones left out)."""
+        out = {}
+        for name in names:
+            prop = self._session_props().get(name)
+            if prop is not None:
+                out[name] = min(_schema_max(prop) or 1_000_000, 1_000_000)
+        return out
+
     def _all(self) -> dict[str, Any]:
         """The largest ``limit`` the schema allows, so one call returns everything kept."""
-        prop = self._session_props().get("limit")
-        if prop is None:
-            return {}
-        return {"limit": min(_schema_max(prop) or 100_000, 100_000)}
+        return self._maxed("limit")
 
     def prepare(self, cdp_url: str) -> Call | None:
         return Call("browser_session", {"action": "attach_cdp", "cdp_url": cdp_url})
@@ -151,11 +164,15 @@ class Ours(Adapter):
     def snapshot(self, page_id: Any) -> Call:
         return Call("browser_session", {"action": "snapshot"})
 
+    def snapshot_full(self, page_id: Any) -> Call | None:
+        caps = self._maxed("max_lines", "max_chars")
+        return Call("browser_session", {"action": "snapshot", **caps}, tuple(caps)) if caps else None
+
     def console(self, page_id: Any) -> Call:
-        return Call("browser_session", {"action": "console_list", **self._all()})
+        return Call("browser_session", {"action": "console_list", **self._all()}, ("limit",))
 
     def network(self, page_id: Any) -> Call:
-        return Call("browser_session", {"action": "network_list", **self._all()})
+        return Call("browser_session", {"action": "network_list", **self._all()}, ("limit",))
 
     def navigate(self, page_id: Any, url: str) -> Call:
         return Call("browser_session", {"action": "navigate", "url": url})
