@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from capture_util import open_tab, until
 from httpserver import Reply
@@ -84,13 +86,27 @@ async def test_iframe_error_names_its_frame(chromium, http_server, console_route
 async def test_log_entries_for_failed_loads_join_the_timeline(chromium, http_server, console_routes):
     async with open_tab(chromium, http_server.url("/con/blank.html")) as tab:
         await tab.eval("console.log('before'); fetch('/con/missing-file').then(r => r.text())")
-        await until(lambda: any(e["source"] == "log" for e in tab.console.list()), what="Log.entryAdded")
-        entries = tab.console.list()
-        log_entry = next(e for e in entries if e["source"] == "log" and "404" in e["text"])
-        before = next(e for e in entries if e["text"] == "before")
+
+        def failed_load():
+            return [e for e in tab.console.list() if e["source"] == "log" and "missing-file" in e["location"]["url"]]
+
+        log_entry = (await until(failed_load, what="Log.entryAdded"))[0]
+        before = next(e for e in tab.console.list() if e["text"] == "before")
+        assert "404" in log_entry["text"] and log_entry["logSource"] == "network"
         assert log_entry["type"] == "error"
         assert log_entry["location"]["url"].endswith("/con/missing-file")
         assert before["id"] < log_entry["id"]  # one timeline, in arrival order
+
+
+async def wait_loaded(session, path: str) -> None:
+    """A tab opened by someone else: wait until it shows ``path`` and finished loading."""
+    expression = "location.pathname + ' ' + document.readyState"
+    for _ in range(500):
+        reply = await session.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        if reply["result"].get("value") == f"{path} complete":
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{path} never loaded")
 
 
 async def test_attach_to_open_tab_marks_replayed_messages(chromium, http_server, console_routes):

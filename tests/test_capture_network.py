@@ -124,7 +124,7 @@ async def test_binary_body_needs_allow_binary(chromium, http_server, capture_rou
         assert saved.preview == ""
 
 
-async def test_redirect_chain_is_one_entry_per_hop_linked(chromium, http_server, capture_routes):
+async def test_redirect_chain_is_one_entry_per_hop_linked(chromium, http_server, capture_routes, tmp_path):
     async with open_tab(chromium) as tab:
         await tab.goto(http_server.url("/cap/r1"))
         hops = await until(lambda: tab.network.list(url_contains="/cap/") if len(tab.network.list()) >= 3 else None)
@@ -138,6 +138,8 @@ async def test_redirect_chain_is_one_entry_per_hop_linked(chromium, http_server,
         first = tab.network.get(hops[0]["id"])
         assert first["redirectedTo"] == hops[1]["id"]
         assert first["responseHeaders"].get("Location") == "/cap/r2"
+        with pytest.raises(BodyUnavailable, match="redirect"):
+            await tab.network.save_body(hops[0]["id"], dest_dir=tmp_path)
 
 
 async def test_request_to_closed_port_is_failed(chromium, http_server, capture_routes, tmp_path):
@@ -161,6 +163,9 @@ async def test_events_after_attach_to_an_already_open_tab(chromium, http_server,
         target_id = result["targetId"]
         try:
             opener = await browser.attach(target_id)
+            from test_capture_console import wait_loaded
+
+            await wait_loaded(opener, "/cap/blank.html")
             await opener.send("Runtime.evaluate", {"expression": "fetch('/cap/burst?i=before')", "awaitPromise": True})
             # Attach later, as to the user's Chrome: earlier traffic is not claimed.
             session = await browser.attach(target_id)

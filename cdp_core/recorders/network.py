@@ -828,6 +828,9 @@ class NetworkRecorder:
             return held, "held"
         if e.frames is not None:
             raise BodyUnavailable(f"entry {e.id} is a WebSocket; its frames are in network_get")
+        if e.redirected_to is not None:
+            # The requestId now names the next hop: asking the browser would return the wrong body.
+            raise BodyUnavailable(f"entry {e.id} is a redirect hop ({e.status}); see entry {e.redirected_to}")
         if e.failed and e.status is None:
             raise BodyUnavailable(f"request {e.id} failed ({e.failure_text}); there is no response body")
         if not e.finished:

@@ -1,0 +1,515 @@
+"""Capture actions of ``browser_session``: console, network, bodies, HAR, and the one-shot debug bundle.
+
+The recorders (:mod:`cdp_core.recorders`) already hold everything, redacted on output;
+these handlers filter, phrase a short answer and write the big things (bodies, HAR,
+bundles, screenshots) under the artifacts root. Nothing here navigates, reloads or
+changes the page: a debug bundle on the user's Chrome only reads.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field
+
+from cdp_core.errors import CDPException
+from cdp_core.recorders.har import build_har, write_har
+from cdp_core.recorders.network import BodyIsBinary, BodyUnavailable, EntryNotFound, is_text_mime
+from targets.errors import ErrorCode, ToolFailure
+
+from ..capture import console_of, network_of
+from ..registry import ActionArgs, ActionResult, action
+
+if TYPE_CHECKING:
+    from targets import PageHandle
+
+    from ..context import ToolContext
+
+__all__ = ["build_bundle"]
+
+S = "browser_session"
+NETWORK_KIND = "network"
+BUNDLE_KIND = "debug-bundles"
+SNAPSHOT_PREVIEW_CHARS = 3000
+RESPONSE_PREVIEW_CHARS = 400
+
+
+def _not_found(exc: EntryNotFound, what: str) -> ToolFailure:
+    return ToolFailure(ErrorCode.ENTRY_NOT_FOUND, str(exc), hint=f"call {what}_list for the ids that exist")
+
+
+# -- console ----------------------------------------------------------------------------------
+
+
+class ConsoleListArgs(ActionArgs):
+    types: list[str] | None = Field(None, description="Entry types, e.g. error, warning, log, pageerror")
+    limit: int = Field(50, ge=1, le=1000, description="Newest entries to return")
+    include_stack: bool = Field(False, description="Include stack frames")
+    since_id: int | None = Field(None, description="Only entries after this id")
+
+
+class ConsoleGetArgs(ActionArgs):
+    id: int = Field(description="Entry id from console_list / network_list")
+    include_stack: bool = Field(True, description="Include stack frames")
+
+
+class NoArgs(ActionArgs):
+    pass
+
+
+def _console_line(e: dict[str, Any]) -> str:
+    loc = e.get("location") or {}
+    where = f" ({loc.get('url')}:{loc.get('lineNumber')})" if loc.get("url") else ""
+    flag = " [replayed]" if e.get("replayed") else ""
+    return f"#{e['id']} [{e['type']}]{flag} {str(e.get('text', ''))[:200]}{where}"
+
+
+@action(S, "console_list", ConsoleListArgs, read_only=True)
+async def console_list(ctx: ToolContext, args: ConsoleListArgs) -> ActionResult:
+    """Console messages, uncaught errors and browser log entries of the selected page, oldest first."""
+    recorder = console_of(await ctx.page())
+    entries = recorder.list(
+        types=args.types, limit=args.limit, include_stack=args.include_stack, since_id=args.since_id
+    )
+    stats = recorder.stats
+    text = f"{len(entries)} console entr{'y' if len(entries) == 1 else 'ies'} (captured since {stats['capturedSince']}"
+    text += f", {stats['evicted']} evicted)" if stats["evicted"] else ")"
+    if entries:
+        text += ":\n" + "\n".join(_console_line(e) for e in entries)
+    return ActionResult(text=text, data={"entries": entries, **stats})
+
+
+@action(S, "console_get", ConsoleGetArgs, read_only=True)
+async def console_get(ctx: ToolContext, args: ConsoleGetArgs) -> ActionResult:
+    """One console entry in full (stack included by default)."""
+    recorder = console_of(await ctx.page())
+    try:
+        entry = recorder.get(args.id, include_stack=args.include_stack)
+    except EntryNotFound as exc:
+        raise _not_found(exc, "console") from None
+    lines = [_console_line(entry)]
+    for frame in (entry.get("stack") or [])[:10]:
+        lines.append(f"    at {frame['function']} ({frame['url']}:{frame['lineNumber']}:{frame['columnNumber']})")
+    return ActionResult(text="\n".join(lines), data={"entry": entry, "capturedSince": recorder.captured_since})
+
+
+@action(S, "console_clear", NoArgs)
+async def console_clear(ctx: ToolContext, args: NoArgs) -> ActionResult:
+    """Forget the captured console entries of the selected page (capture continues)."""
+    cleared = console_of(await ctx.page()).clear()
+    return ActionResult(text=f"Cleared {cleared} console entries", data={"cleared": cleared})
+
+
+# -- network ----------------------------------------------------------------------------------
+
+
+class NetworkListArgs(ActionArgs):
+    resource_types: list[str] | None = Field(
+        None, description="document, xhr, fetch, script, stylesheet, image, websocket, other..."
+    )
+    status_min: int | None = Field(None, ge=0, le=999, description="Only responses with status >= this (400 = errors)")
+    url_contains: str | None = Field(None, description="Substring of the request URL")
+    method: str | None = Field(None, description="HTTP method, e.g. POST")
+    failed_only: bool = Field(False, description="Only requests that failed without a response (refused, blocked)")
+    limit: int = Field(50, ge=1, le=1000, description="Newest entries to return")
+    since_id: int | None = Field(None, description="Only entries after this id")
+
+
+class NetworkGetArgs(ActionArgs):
+    id: int = Field(description="Entry id from console_list / network_list")
+
+
+class SaveBodyArgs(ActionArgs):
+    id: int = Field(description="Entry id from console_list / network_list")
+    body: Literal["response", "request"] = Field("response", description="Which body to save")
+    allow_binary: bool = Field(False, description="Also save binary bodies (images, archives)")
+    max_bytes: int | None = Field(None, ge=1, description="Cap in bytes (default NETWORK_BODY_MAX_BYTES)")
+
+
+class ExportHarArgs(ActionArgs):
+    include_bodies: bool = Field(True, description="Inline the text response bodies held in memory")
+
+
+def _network_line(e: dict[str, Any]) -> str:
+    status = e.get("status")
+    outcome = f"FAILED {e.get('failureText')}" if e.get("failed") else str(status if status is not None else "...")
+    extra = f" <- #{e['redirectedFrom']}" if e.get("redirectedFrom") else ""
+    held = " [body held]" if e.get("bodyHeld") else ""
+    return f"#{e['id']} {e['method']} {outcome} {e['resourceType']} {e['url'][:200]}{extra}{held}"
+
+
+@action(S, "network_list", NetworkListArgs, read_only=True)
+async def network_list(ctx: ToolContext, args: NetworkListArgs) -> ActionResult:
+    """Requests of the selected page (one entry per redirect hop), oldest first, with filters."""
+    recorder = network_of(await ctx.page())
+    entries = recorder.list(
+        resource_types=args.resource_types,
+        status_min=args.status_min,
+        url_contains=args.url_contains,
+        method=args.method,
+        failed_only=args.failed_only,
+        limit=args.limit,
+        since_id=args.since_id,
+    )
+    stats = recorder.stats
+    text = f"{len(entries)} request(s) (captured since {stats['capturedSince']}"
+    text += f", {stats['evicted']} evicted)" if stats["evicted"] else ")"
+    if entries:
+        text += ":\n" + "\n".join(_network_line(e) for e in entries)
+    return ActionResult(text=text, data={"entries": entries, **stats})
+
+
+@action(S, "network_get", NetworkGetArgs, read_only=True)
+async def network_get(ctx: ToolContext, args: NetworkGetArgs) -> ActionResult:
+    """One request in full: redacted headers, post data preview, initiator, timing, WebSocket frames."""
+    recorder = network_of(await ctx.page())
+    try:
+        entry = recorder.get(args.id)
+    except EntryNotFound as exc:
+        raise _not_found(exc, "network") from None
+    lines = [_network_line(entry)]
+    if entry.get("postDataPreview"):
+        lines.append(f"payload: {entry['postDataPreview'][:300]}")
+    if entry.get("initiator", {}) and entry["initiator"].get("stackTop"):
+        top = entry["initiator"]["stackTop"]
+        lines.append(f"initiator: {top['function']} ({top['url']}:{top['lineNumber']})")
+    if not entry.get("bodyHeld") and entry.get("resourceType") != "websocket":
+        lines.append("body: not held in memory (network_save_body asks the browser)")
+    return ActionResult(text="\n".join(lines), data={"entry": entry, "capturedSince": recorder.captured_since})
+
+
+@action(S, "network_save_body", SaveBodyArgs)
+async def network_save_body(ctx: ToolContext, args: SaveBodyArgs) -> ActionResult:
+    """Save a request's response (or request) body to a file under <artifacts>/network/."""
+    recorder = network_of(await ctx.page())
+    max_bytes = args.max_bytes if args.max_bytes is not None else getattr(ctx.settings, "network_body_max_bytes", None)
+    try:
+        saved = await recorder.save_body(
+            args.id,
+            which=args.body,
+            dest_dir=ctx.artifacts.dir(NETWORK_KIND),
+            max_bytes=max_bytes,
+            allow_binary=args.allow_binary,
+        )
+    except EntryNotFound as exc:
+        raise _not_found(exc, "network") from None
+    except BodyUnavailable as exc:
+        raise ToolFailure(
+            ErrorCode.BODY_UNAVAILABLE,
+            str(exc),
+            hint="bodies of document/xhr/fetch responses are kept automatically; repeat the request to capture it",
+            id=args.id,
+        ) from None
+    except BodyIsBinary as exc:
+        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, str(exc), hint="pass allow_binary=true", id=args.id) from None
+    data = saved.to_dict()
+    data["relativePath"] = ctx.artifacts.relative(saved.file_path)
+    data["id"] = args.id
+    data["body"] = args.body
+    text = f"Saved {args.body} body of #{args.id}: {saved.bytes} bytes ({saved.mime_type}) to {data['relativePath']}"
+    if saved.truncated:
+        text += f" (truncated from {saved.total_bytes} bytes)"
+    if saved.preview:
+        text += "\n" + saved.preview[:500]
+    return ActionResult(text=text, data=data)
+
+
+@action(S, "network_clear", NoArgs)
+async def network_clear(ctx: ToolContext, args: NoArgs) -> ActionResult:
+    """Forget the captured requests and held bodies of the selected page (capture continues)."""
+    cleared = network_of(await ctx.page()).clear()
+    return ActionResult(text=f"Cleared {cleared} network entries", data={"cleared": cleared})
+
+
+@action(S, "network_export_har", ExportHarArgs)
+async def network_export_har(ctx: ToolContext, args: ExportHarArgs) -> ActionResult:
+    """Write the captured requests as a HAR 1.2 file (Chrome DevTools imports it), secrets redacted."""
+    page = await ctx.page()
+    recorder = network_of(page)
+    har = build_har(recorder, page_title=page.title, page_url=page.url, include_bodies=args.include_bodies)
+    path = write_har(ctx.artifacts.new_path(NETWORK_KIND, "capture", ".har"), har)
+    count = len(har["log"]["entries"])
+    rel = ctx.artifacts.relative(path)
+    return ActionResult(
+        text=f"Wrote {count} entries to {rel} (secrets redacted)",
+        data={"filePath": str(path), "relativePath": rel, "entries": count, "capturedSince": recorder.captured_since},
+    )
+
+
+# -- debug bundle -----------------------------------------------------------------------------
+
+
+class DebugBundleArgs(ActionArgs):
+    include_snapshot: bool = Field(True, description="Include a page snapshot preview")
+    include_screenshot: bool = Field(False, description="Also save a PNG screenshot (path only)")
+    include_storage: bool = Field(True, description="localStorage/sessionStorage keys and cookie names (no values)")
+    include_network: bool = Field(True, description="Failed requests, HTTP errors, last XHR/fetch")
+    include_console: bool = Field(True, description="Console errors and warnings")
+    max_items: int = Field(30, ge=1, le=500, description="Max items per list")
+    save_artifacts: bool = Field(False, description="Write bundle.json + bundle.md under debug-bundles/")
+
+
+def _compact_console(e: dict[str, Any]) -> dict[str, Any]:
+    stack = e.get("stack") or []
+    out = {k: e.get(k) for k in ("id", "timestamp", "type", "text", "location", "frameUrl", "source", "replayed")}
+    if stack:
+        out["stackTop"] = stack[:3]
+    return out
+
+
+def _response_preview(recorder: Any, e: dict[str, Any]) -> str | None:
+    body = recorder.held_body(e["id"])
+    if body is None or not is_text_mime(e.get("mimeType") or ""):
+        return None
+    text = body[: RESPONSE_PREVIEW_CHARS * 4].decode("utf-8", "replace")
+    return text[:RESPONSE_PREVIEW_CHARS] + ("…" if len(text) > RESPONSE_PREVIEW_CHARS or len(body) > len(text) else "")
+
+
+def _network_item(recorder: Any, e: dict[str, Any]) -> dict[str, Any]:
+    full = recorder.get(e["id"])
+    item = {
+        k: full.get(k)
+        for k in (
+            "id",
+            "timestamp",
+            "method",
+            "url",
+            "resourceType",
+            "status",
+            "statusText",
+            "failed",
+            "failureText",
+            "durationMs",
+            "postDataPreview",
+            "bodyHeld",
+            "redirectedFrom",
+        )
+    }
+    if full.get("initiator") and full["initiator"].get("stackTop"):
+        item["initiatorTop"] = full["initiator"]["stackTop"]
+    preview = _response_preview(recorder, e)
+    if preview is not None:
+        item["responsePreview"] = preview
+    return item
+
+
+async def _eval(page: PageHandle, expression: str) -> Any:
+    reply = await page.session.send(
+        "Runtime.evaluate", {"expression": expression, "returnByValue": True, "silent": True}, timeout=10
+    )
+    if reply.get("exceptionDetails"):
+        return None
+    return reply.get("result", {}).get("value")
+
+
+async def _frames(page: PageHandle) -> list[dict[str, Any]]:
+    tree = (await page.session.send("Page.getFrameTree", timeout=10)).get("frameTree") or {}
+    out: list[dict[str, Any]] = []
+
+    def walk(node: dict[str, Any], parent: str | None) -> None:
+        frame = node.get("frame") or {}
+        out.append({"frameId": frame.get("id"), "url": frame.get("url"), "name": frame.get("name"), "parentId": parent})
+        for child in node.get("childFrames") or []:
+            walk(child, frame.get("id"))
+
+    walk(tree, None)
+    return out
+
+
+async def _storage(page: PageHandle) -> dict[str, Any]:
+    keys = await _eval(
+        page,
+        "(() => { const k = s => { try { return Object.keys(s) } catch (e) { return null } };"
+        " return {local: k(localStorage), session: k(sessionStorage)} })()",
+    )
+    cookie_names: list[str] = []
+    try:
+        cookies = await page.session.send("Network.getCookies", {"urls": [page.url]} if page.url else {}, timeout=10)
+        cookie_names = sorted({c["name"] for c in cookies.get("cookies", [])})
+    except CDPException:
+        pass
+    keys = keys or {}
+    return {
+        "localStorageKeys": keys.get("local") or [],
+        "sessionStorageKeys": keys.get("session") or [],
+        "cookieNames": cookie_names,
+    }
+
+
+async def _snapshot_preview(page: PageHandle) -> dict[str, Any]:
+    """The accessibility snapshot when that module is present, a text preview of the page otherwise."""
+    try:
+        from cdp_core.recorders.accessibility import SnapshotOptions, take_snapshot
+        from cdp_core.recorders.uids import UidRegistry
+    except ImportError:
+        take_snapshot = None  # type: ignore[assignment]
+    if take_snapshot is not None:
+        registry = next((v for v in page.data.values() if isinstance(v, UidRegistry)), None)
+        shared = registry is not None
+        if registry is None:
+            registry = UidRegistry()
+        previous = registry.previous
+        try:
+            snap = await take_snapshot(
+                page.session, registry, SnapshotOptions(max_chars=SNAPSHOT_PREVIEW_CHARS, max_lines=120)
+            )
+            return {"kind": "snapshot", "text": snap.text()[: SNAPSHOT_PREVIEW_CHARS + 400], "uidsUsable": shared}
+        except Exception:  # noqa: BLE001 - a failed snapshot must not lose the rest of the bundle
+            pass
+        finally:
+            registry.previous = previous  # the bundle must not move the base of snapshot diffs
+    text = await _eval(page, "document.body ? document.body.innerText : ''") or ""
+    cut = len(text) > SNAPSHOT_PREVIEW_CHARS
+    return {"kind": "text", "text": text[:SNAPSHOT_PREVIEW_CHARS] + ("…" if cut else ""), "truncated": cut}
+
+
+async def _screenshot(ctx: ToolContext, page: PageHandle, directory: Any | None) -> dict[str, Any]:
+    shot = await page.session.send("Page.captureScreenshot", {"format": "png"}, timeout=30)
+    data = base64.b64decode(shot["data"])
+    path = (
+        directory / "screenshot.png"
+        if directory is not None
+        else ctx.artifacts.new_path("screenshots", "bundle", ".png")
+    )
+    path.write_bytes(data)
+    return {"filePath": str(path), "relativePath": ctx.artifacts.relative(path), "bytes": len(data)}
+
+
+async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs) -> tuple[dict[str, Any], list[str]]:
+    """The bundle dict and the notes of parts that could not be read (each part fails alone)."""
+    notes: list[str] = []
+    network = page.data.get("network")
+    console = page.data.get("console")
+    since = [r.captured_since for r in (network, console) if r is not None and r.captured_since]
+    bundle: dict[str, Any] = {
+        "capturedSince": min(since) if since else page.attached_at,
+        "page": {"title": page.title, "url": page.url, "stable_page_id": page.stable_page_id, "page_id": None},
+    }
+    try:
+        for index, info in enumerate(await ctx.manager.list_pages()):
+            if info.get("stable_page_id") == page.stable_page_id:
+                bundle["page"]["page_id"] = info.get("page_id", index)
+    except Exception as exc:  # noqa: BLE001
+        notes.append(f"page list unavailable: {exc}")
+    try:
+        bundle["frames"] = await _frames(page)
+    except CDPException as exc:
+        notes.append(f"frames unavailable: {exc}")
+        bundle["frames"] = []
+    n = args.max_items
+    if args.include_console:
+        if console is None:
+            notes.append("no console capture on this page")
+        else:
+            errors = console.list(types=["error", "pageerror"], include_stack=True)
+            warnings = console.list(types=["warning"], include_stack=True)
+            bundle["console"] = {
+                "errors": [_compact_console(e) for e in errors[-n:]],
+                "warnings": [_compact_console(e) for e in warnings[-n:]],
+                "errorCount": len(errors),
+                "warningCount": len(warnings),
+                "total": len(console),
+                "evicted": console.evicted,
+            }
+    if args.include_network:
+        if network is None:
+            notes.append("no network capture on this page")
+        else:
+            failed = network.list(failed_only=True)
+            http_errors = network.list(status_min=400)
+            last = network.list(resource_types=["xhr", "fetch"], limit=1)
+            bundle["network"] = {
+                "failed": [_network_item(network, e) for e in failed[-n:]],
+                "httpErrors": [_network_item(network, e) for e in http_errors[-n:]],
+                "lastXhrOrFetch": _network_item(network, last[0]) if last else None,
+                "failedCount": len(failed),
+                "httpErrorCount": len(http_errors),
+                "total": len(network),
+                "evicted": network.evicted,
+            }
+    if args.include_storage:
+        try:
+            bundle["storage"] = await _storage(page)
+        except CDPException as exc:
+            notes.append(f"storage unavailable: {exc}")
+    if args.include_snapshot:
+        try:
+            bundle["snapshotPreview"] = await _snapshot_preview(page)
+        except CDPException as exc:
+            notes.append(f"snapshot unavailable: {exc}")
+    if notes:
+        bundle["notes"] = notes
+    return bundle, notes
+
+
+def _bundle_markdown(bundle: dict[str, Any]) -> str:
+    page = bundle["page"]
+    lines = [
+        f"# Debug bundle: {page.get('title') or page.get('url')}",
+        "",
+        f"- URL: {page.get('url')}",
+        f"- Page: {page.get('stable_page_id')} (index {page.get('page_id')})",
+        f"- Captured since: {bundle.get('capturedSince')}",
+    ]
+    con = bundle.get("console")
+    if con:
+        lines += [
+            "",
+            f"## Console: {con['errorCount']} error(s), {con['warningCount']} warning(s), {con['total']} total",
+        ]
+        lines += [f"- #{e['id']} [{e['type']}] {str(e['text'])[:160]}" for e in con["errors"][:10]]
+    net = bundle.get("network")
+    if net:
+        lines += ["", f"## Network: {net['failedCount']} failed, {net['httpErrorCount']} HTTP error(s)"]
+        lines += [f"- #{e['id']} {e['method']} {e['status']} {e['url']}" for e in net["httpErrors"][:10]]
+        lines += [f"- #{e['id']} {e['method']} FAILED {e['failureText']} {e['url']}" for e in net["failed"][:10]]
+    if bundle.get("screenshot"):
+        lines += ["", f"Screenshot: {bundle['screenshot']['relativePath']}"]
+    lines += ["", "Full data: bundle.json"]
+    return "\n".join(lines) + "\n"
+
+
+def _summary_text(bundle: dict[str, Any]) -> str:
+    page = bundle["page"]
+    parts = [f"Debug bundle of {page['stable_page_id']} {page.get('url')} (captured since {bundle['capturedSince']})"]
+    con = bundle.get("console")
+    if con:
+        parts.append(f"console: {con['errorCount']} error(s), {con['warningCount']} warning(s)")
+        parts += [f"  #{e['id']} [{e['type']}] {str(e['text'])[:160]}" for e in con["errors"][-5:]]
+    net = bundle.get("network")
+    if net:
+        parts.append(f"network: {net['failedCount']} failed, {net['httpErrorCount']} HTTP error(s)")
+        parts += [f"  #{e['id']} {e['method']} {e['status']} {e['url'][:160]}" for e in net["httpErrors"][-5:]]
+        parts += [f"  #{e['id']} {e['method']} FAILED {e['failureText']} {e['url'][:160]}" for e in net["failed"][-5:]]
+    if bundle.get("files"):
+        parts.append(f"saved: {bundle['files']['bundleJson']}")
+    return "\n".join(parts)
+
+
+@action(S, "debug_bundle", DebugBundleArgs)
+async def debug_bundle(ctx: ToolContext, args: DebugBundleArgs) -> ActionResult:
+    """One answer for 'what is wrong with this page': errors, failed requests, storage names, snapshot."""
+    page = await ctx.page()
+    bundle, _notes = await build_bundle(ctx, page, args)
+    directory = None
+    if args.save_artifacts:
+        directory = ctx.artifacts.new_path(BUNDLE_KIND, "bundle", "")
+        directory.mkdir(parents=True)
+    if args.include_screenshot:
+        try:
+            bundle["screenshot"] = await _screenshot(ctx, page, directory)
+        except CDPException as exc:
+            bundle.setdefault("notes", []).append(f"screenshot failed: {exc}")
+    if directory is not None:
+        json_path = directory / "bundle.json"
+        md_path = directory / "bundle.md"
+        bundle["files"] = {
+            "directory": ctx.artifacts.relative(directory),
+            "bundleJson": ctx.artifacts.relative(json_path),
+            "bundleMd": ctx.artifacts.relative(md_path),
+        }
+        json_path.write_text(json.dumps(bundle, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+        md_path.write_text(_bundle_markdown(bundle), encoding="utf-8")
+    return ActionResult(text=_summary_text(bundle), data=bundle)

@@ -1,0 +1,197 @@
+"""Capture actions through the SDK's real client, on the server the CLI builds (capture installed).
+
+The internal browser loads the legacy form whose POST to /clienti/save.cfm answers 500;
+the agent asks for the debug bundle, lists and reads the request, saves its body and a HAR.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from httpserver import Reply
+from mcp.client import Client
+
+from mcp_server.cli import build_app
+from mcp_server.settings import Settings
+
+ERROR_HTML = "<html><body><h1>Error Occurred While Processing Request</h1><p>PROVINCIA is undefined</p></body></html>"
+SECRET_AUTH = "Bearer mcp-capture-secret-42"
+
+FORM = f"""<!doctype html><html><head><title>Modifica cliente</title></head><body>
+<form id="f" onsubmit="save(); return false"><input name="id" value="123"><input name="provincia" value="">
+<button>Salva</button></form><div id="msg"></div>
+<script>
+localStorage.setItem("draft-cliente", "secret-draft-value");
+sessionStorage.setItem("tab-state", "1");
+document.cookie = "CFID=cookie-secret-value; path=/";
+async function save() {{
+  const body = new URLSearchParams(new FormData(document.getElementById("f"))).toString();
+  const r = await fetch("/clienti/save.cfm", {{method: "POST", body,
+    headers: {{"Content-Type": "application/x-www-form-urlencoded", "Authorization": "{SECRET_AUTH}"}}}});
+  const html = await r.text();
+  if (!r.ok) {{
+    console.error("salvataggio fallito", {{status: r.status}});
+    throw new Error("save failed " + r.status);
+  }}
+}}
+</script></body></html>"""
+
+
+@pytest.fixture
+async def app(artifacts_dir: Path) -> AsyncIterator[tuple[object, object]]:
+    manager, server = build_app(Settings(artifact_dir=str(artifacts_dir)))
+    try:
+        yield manager, server
+    finally:
+        await manager.close()
+
+
+@pytest.fixture
+def legacy_form(http_server) -> str:
+    http_server.route("/mcp-cap/edit.cfm", Reply(200, FORM))
+    http_server.route("/clienti/save.cfm", Reply(500, ERROR_HTML))
+    http_server.route("/mcp-cap/other.html", Reply(200, "<title>other</title><p>elsewhere</p>"))
+    return http_server.url("/mcp-cap/edit.cfm")
+
+
+async def call(client: Client, action: str, **args):
+    result = await client.call_tool("browser_session", {"action": action, **args})
+    return result, result.structured_content or {}
+
+
+async def wait_for(client: Client, action: str, predicate, **args):
+    for _ in range(500):
+        result, sc = await call(client, action, **args)
+        assert not result.is_error, sc
+        if predicate(sc):
+            return sc
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{action} never satisfied the condition: {sc}")
+
+
+async def test_debug_bundle_on_the_save_cfm_500(app, legacy_form, artifacts_dir: Path):
+    _, server = app
+    async with Client(server) as client:
+        result, sc = await call(client, "navigate", url=legacy_form)
+        assert not result.is_error, sc
+        # As a click would: the rejection is unhandled, so it is a page error too.
+        result, sc = await call(client, "evaluate_js", expression="setTimeout(save, 0); true")
+        assert not result.is_error, sc
+        await wait_for(client, "console_list", lambda sc: sc["entries"], types=["pageerror"])
+
+        result, bundle = await call(client, "debug_bundle", include_screenshot=True, save_artifacts=True)
+        assert not result.is_error, bundle
+        assert bundle["capturedSince"]
+        assert bundle["page"]["url"] == legacy_form and bundle["page"]["stable_page_id"].startswith("p")
+        assert bundle["page"]["title"] == "Modifica cliente"
+        assert bundle["frames"][0]["url"] == legacy_form
+        http_errors = bundle["network"]["httpErrors"]
+        assert [(e["method"], e["status"]) for e in http_errors if "save.cfm" in e["url"]] == [("POST", 500)]
+        post = next(e for e in http_errors if "save.cfm" in e["url"])
+        assert post["postDataPreview"] == "id=123&provincia="
+        assert bundle["network"]["lastXhrOrFetch"]["url"].endswith("/clienti/save.cfm")
+        texts = [e["text"] for e in bundle["console"]["errors"]]
+        assert any("salvataggio fallito" in t for t in texts)
+        assert any("save failed 500" in t for t in texts)
+        assert bundle["storage"]["localStorageKeys"] == ["draft-cliente"]
+        assert bundle["storage"]["sessionStorageKeys"] == ["tab-state"]
+        assert "CFID" in bundle["storage"]["cookieNames"]
+        assert "Salva" in bundle["snapshotPreview"]["text"]
+        shot = artifacts_dir / bundle["screenshot"]["relativePath"]
+        assert shot.read_bytes().startswith(b"\x89PNG")
+        saved = json.loads((artifacts_dir / bundle["files"]["bundleJson"]).read_text())
+        assert saved["network"]["httpErrors"] == http_errors
+        assert "save.cfm" in (artifacts_dir / bundle["files"]["bundleMd"]).read_text()
+        everything = json.dumps(bundle) + result.content[0].text
+        for secret in (SECRET_AUTH, "cookie-secret-value", "secret-draft-value"):
+            assert secret not in everything
+        assert "save.cfm" in result.content[0].text
+
+
+async def test_network_actions_list_get_save_har_clear(app, legacy_form, artifacts_dir: Path):
+    _, server = app
+    async with Client(server) as client:
+        await call(client, "navigate", url=legacy_form)
+        await call(client, "evaluate_js", expression="save().catch(e => String(e))")
+        listing = await wait_for(
+            client, "network_list", lambda sc: any(e["bodyHeld"] for e in sc["entries"]), method="POST"
+        )
+        entry = listing["entries"][0]
+        assert (entry["method"], entry["status"], entry["resourceType"]) == ("POST", 500, "fetch")
+        assert listing["capturedSince"] and listing["evicted"] == 0
+
+        result, got = await call(client, "network_get", id=entry["id"])
+        assert not result.is_error
+        headers = {k.lower(): v for k, v in got["entry"]["requestHeaders"].items()}
+        assert headers["authorization"] == "[redacted]" and headers["cookie"] == "[redacted]"
+        assert SECRET_AUTH not in json.dumps(got) + result.content[0].text
+
+        # The page navigates away: the body is still there because it was held.
+        await call(client, "navigate", url=legacy_form.replace("edit.cfm", "other.html"))
+        result, body = await call(client, "network_save_body", id=entry["id"])
+        assert not result.is_error, body
+        assert (artifacts_dir / body["relativePath"]).read_bytes() == ERROR_HTML.encode()
+        assert body["relativePath"].startswith("network/") and body["sha256"] and body["mimeType"] == "text/html"
+
+        result, req = await call(client, "network_save_body", id=entry["id"], body="request")
+        assert (artifacts_dir / req["relativePath"]).read_text() == "id=123&provincia="
+
+        other = await wait_for(client, "network_list", lambda sc: sc["entries"], url_contains="other.html")
+        doc = other["entries"][0]
+        result, err = await call(client, "network_save_body", id=doc["id"] + 1000)
+        assert result.is_error and err["code"] == "ENTRY_NOT_FOUND"
+
+        result, har = await call(client, "network_export_har")
+        assert not result.is_error, har
+        data = json.loads((artifacts_dir / har["relativePath"]).read_text())
+        assert data["log"]["version"] == "1.2" and len(data["log"]["entries"]) == har["entries"] >= 3
+        headers_only = [[e["request"]["headers"], e["response"]["headers"]] for e in data["log"]["entries"]]
+        assert SECRET_AUTH not in json.dumps(headers_only)  # (the form page's own source does contain it)
+        assert "[redacted]" in json.dumps(headers_only)
+
+        result, cleared = await call(client, "network_clear")
+        assert cleared["cleared"] >= 3
+        result, after = await call(client, "network_list")
+        assert after["entries"] == []
+        result, err = await call(client, "network_get", id=entry["id"])
+        assert result.is_error and err["code"] == "ENTRY_NOT_FOUND" and "network_list" in err["hint"]
+
+
+async def test_console_actions_and_body_unavailable(app, http_server, legacy_form):
+    _, server = app
+    http_server.route("/mcp-cap/page.html", Reply(200, "<title>p</title><img src='/mcp-cap/missing.png'>"))
+    async with Client(server) as client:
+        await call(client, "navigate", url=http_server.url("/mcp-cap/page.html"))
+        await call(client, "evaluate_js", expression="console.warn('attenzione', 1); console.log('ciao')")
+        listing = await wait_for(client, "console_list", lambda sc: len(sc["entries"]) >= 3)
+        kinds = {e["type"] for e in listing["entries"]}
+        assert {"warning", "log", "error"} <= kinds  # the 404 image comes from Log.entryAdded
+        warn = next(e for e in listing["entries"] if e["type"] == "warning")
+        result, got = await call(client, "console_get", id=warn["id"])
+        assert got["entry"]["argsPreview"] == ["attenzione", "1"]
+        result, only = await call(client, "console_list", types=["warning"], since_id=0, limit=5)
+        assert [e["id"] for e in only["entries"]] == [warn["id"]]
+        result, bad = await call(client, "console_list", limit=0)
+        assert result.is_error and bad["code"] == "INVALID_ARGUMENT"
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        await call(client, "evaluate_js", expression=f"fetch('http://127.0.0.1:{port}/x').catch(String)")
+        net = await wait_for(client, "network_list", lambda sc: sc["entries"], failed_only=True)
+        failed = net["entries"][0]
+        assert failed["failed"] and "ERR_CONNECTION_REFUSED" in failed["failureText"]
+        result, err = await call(client, "network_save_body", id=failed["id"])
+        assert result.is_error and err["code"] == "BODY_UNAVAILABLE" and err["id"] == failed["id"]
+        result, still = await call(client, "network_list")
+        assert not result.is_error and failed["id"] in [e["id"] for e in still["entries"]]  # state intact
+
+        result, cleared = await call(client, "console_clear")
+        assert cleared["cleared"] >= 3
+        result, empty = await call(client, "console_list")
+        assert empty["entries"] == []
