@@ -179,5 +179,39 @@ async def test_uid_from_before_a_navigation_is_stale(chromium, http_server):
         with pytest.raises(StaleUid):
             await resolve_uid(registry, salva)
         with pytest.raises(StaleUid, match="no snapshot"):
-            registry.lookup(10_000)
+            registry.lookup(10**9)
         (await resolve_uid(registry, new_salva)).entry.backend_node_id  # noqa: B018
+
+
+async def test_out_of_process_iframe_through_its_own_session(http_server):
+    """A cross-site iframe lives in another renderer: read through its auto-attached session."""
+    from targets.process import ChromiumProcess
+
+    # other.test resolves to 127.0.0.1 inside this browser only: a second site on loopback.
+    chrome = ChromiumProcess.start(extra_args=["--host-resolver-rules=MAP other.test 127.0.0.1", "--site-per-process"])
+    inner = f"http://other.test:{http_server.port}/snapshot/inner.html"
+    http_server.route("/snapshot/outer.html", Reply(200, f'<title>Outer</title><h1>Fuori</h1><iframe src="{inner}">'))
+    try:
+        async with open_tab(chrome) as (_, page):
+            await page.send(
+                "Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True}
+            )
+            async with page.events("Target.attachedToTarget") as attached:
+                await load(page, http_server.url("/snapshot/outer.html"))
+                async for ev in attached:
+                    if ev.params["targetInfo"]["type"] == "iframe":
+                        break
+            registry = UidRegistry()
+            text = (await take_snapshot(page, registry)).text()
+            assert re.search(r'\nFrame f1 "Indirizzo" http://other\.test:\d+/snapshot/inner\.html:\n', text), text
+            cap = uid_of(text, r'textbox "CAP" value="20100"')
+            resolved = await resolve_uid(registry, cap)
+            try:
+                assert resolved.session is not page  # the OOPIF's own session
+                assert await resolved.call("function() { return this.id + '@' + location.host; }") == (
+                    f"cap@other.test:{http_server.port}"
+                )
+            finally:
+                await resolved.release()
+    finally:
+        chrome.stop()

@@ -125,7 +125,7 @@ async def test_hover_reveals_tooltip_and_enter_submits(client, http_server):
     result, sc = await interact(client, "click_uid", uid=aiuto)
     assert result.is_error and sc["code"] == "STALE_UID", sc
     assert "snapshot" in sc["hint"]
-    result, sc = await interact(client, "click_uid", uid=99999)
+    result, sc = await interact(client, "click_uid", uid=10**9)
     assert result.is_error and sc["code"] == "STALE_UID"
 
 

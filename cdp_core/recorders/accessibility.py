@@ -194,6 +194,25 @@ async def _collect_frames(session: CDPSession, children: dict[str, CDPSession]) 
             )
 
     await walk(session, None)
+    # The page's frame tree leaves out out-of-process iframes: add each child session whose
+    # parent frame we hold (repeat for OOPIFs nested in OOPIFs). Sessions of other pages on
+    # the same socket never match a parent here.
+    progress = True
+    while progress:
+        progress = False
+        for fid, child in children.items():
+            parent = child.target_info.get("parentFrameId")
+            if fid in seen or child.closed or (parent is not None and parent not in seen):
+                continue
+            try:
+                tree = (await child.send("Page.getFrameTree"))["frameTree"]
+            except CDPException:
+                continue
+            root_parent = tree["frame"].get("parentId")
+            if root_parent is None or root_parent not in seen:
+                continue
+            await walk(child, root_parent)
+            progress = True
     return frames
 
 

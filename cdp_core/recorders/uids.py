@@ -17,7 +17,9 @@ The registry is plain data (no CDP calls): liveness checks that need the browser
 
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +31,10 @@ __all__ = ["StaleUid", "UidEntry", "UidRegistry", "FrameInfo"]
 
 #: How many retired uids we remember to say *why* they are stale (bounded memory).
 MAX_RETIRED = 20_000
+
+#: One counter for the whole process: a uid of one page can never name an element of
+#: another page (an agent that switched tabs gets STALE_UID, not a click elsewhere).
+_PROCESS_UIDS: Iterator[int] = itertools.count(1)
 
 
 class StaleUid(Exception):
@@ -69,8 +75,9 @@ class UidEntry:
 class UidRegistry:
     """uid <-> (frame, loader, backendNodeId) for one page, plus the previous snapshot for diffs."""
 
-    def __init__(self) -> None:
-        self._next_uid = 1
+    def __init__(self, counter: Iterator[int] | None = None) -> None:
+        self._counter = counter if counter is not None else _PROCESS_UIDS
+        self._issued = 0
         self._by_key: dict[tuple[str, str, int], int] = {}
         self._by_uid: dict[int, UidEntry] = {}
         self._retired: OrderedDict[int, str] = OrderedDict()
@@ -145,8 +152,8 @@ class UidRegistry:
         key = (frame.frame_id, frame.loader_id, backend_node_id)
         uid = self._by_key.get(key)
         if uid is None:
-            uid = self._next_uid
-            self._next_uid += 1
+            uid = next(self._counter)
+            self._issued += 1
             self._by_key[key] = uid
         self._by_uid[uid] = UidEntry(uid, frame.frame_id, frame.loader_id, backend_node_id, role, name, frame.session)
         return uid
@@ -159,9 +166,7 @@ class UidRegistry:
         reason = self._retired.get(uid)
         if reason is not None:
             raise StaleUid(uid, reason)
-        if 0 < uid < self._next_uid:
-            raise StaleUid(uid, "it belongs to an element that is no longer in the page")
-        raise StaleUid(uid, "no snapshot of this page gave this uid")
+        raise StaleUid(uid, "no snapshot of this page gave this uid (uids belong to one page)")
 
     def retire(self, uid: int, reason: str) -> None:
         """Refuse ``uid`` from now on (its node left the document)."""
@@ -198,4 +203,4 @@ class UidRegistry:
         return len(self._by_uid)
 
     def stats(self) -> dict[str, Any]:
-        return {"live": len(self._by_uid), "retired": len(self._retired), "issued": self._next_uid - 1}
+        return {"live": len(self._by_uid), "retired": len(self._retired), "issued": self._issued}
