@@ -373,6 +373,11 @@ async def test_attach_to_running_chrome_and_back(mcp: Session, http_server, chro
     url = http_server.url("/mcp/app.html?user-tab")
     async with httpx.AsyncClient(trust_env=False) as http:
         tab = (await http.put(f"{chromium.http_url}/json/new?{url}")).json()
+        for _ in range(200):  # the user's tab finished loading before we attach
+            listed = (await http.get(f"{chromium.http_url}/json/list")).json()
+            if any(t["id"] == tab["id"] and t["title"] == "MCP App" for t in listed):
+                break
+            await anyio.sleep(0.05)
     try:
         answer = await mcp.call("browser_session", action="attach_cdp", cdp_url=chromium.http_url)
         assert not answer.is_error, answer.content[0].text
@@ -392,6 +397,9 @@ async def test_attach_to_running_chrome_and_back(mcp: Session, http_server, chro
         await mcp.s("use_launch_browser")
         assert (await mcp.s("get_browser_status"))["browser"]["activeTarget"] == "launch"
     finally:
+        if mcp.app.manager.active_target == "cdp":  # a failure above must not leak into later tests
+            await mcp.call("browser_session", action="detach_cdp")
+            await mcp.call("browser_session", action="use_launch_browser")
         async with httpx.AsyncClient(trust_env=False) as http:
             await http.get(f"{chromium.http_url}/json/close/{tab['id']}")
 
@@ -399,3 +407,22 @@ async def test_attach_to_running_chrome_and_back(mcp: Session, http_server, chro
 async def test_every_answer_was_schema_checked(mcp: Session):
     # Session.call validates each answer against the tool's outputSchema; make sure that ran a lot.
     assert mcp.answers > 80
+
+
+async def test_selector_click_that_opens_a_dialog_never_hangs(mcp: Session, http_server):
+    await mcp.ok("browser_navigate", url=http_server.url("/mcp/dialog.html"))
+    # Without anyone holding dialogs (legacy behaviour) Playwright dismisses the alert itself.
+    plain = await mcp.ok("browser_click", selector="#alert")
+    assert "dialog" not in plain
+    assert await mcp.js("document.getElementById('log').textContent") == "after alert"
+    # Once the uid actions are in use, dialogs stay open for handle_dialog: the click says so at once.
+    snap = await mcp.s("snapshot", interactive_only=True)
+    uid = next(line["uid"] for line in snap["lines"] if line.get("name") == "Plain")
+    await mcp.ok("browser_interact", action="click_uid", uid=uid)
+    held = await mcp.ok("browser_interact", action="click", selector="#alert")
+    assert held["dialog"]["type"] == "alert" and held["dialog"]["message"] == "Saved with errors"
+    blocked = await mcp.err("browser_session", "DIALOG_OPEN", action="get_dom")
+    assert "handle_dialog" in blocked["hint"]
+    await mcp.err("browser_click", "DIALOG_OPEN", selector="#plain")
+    await mcp.s("handle_dialog", dialog_action="accept")
+    assert await mcp.js("document.getElementById('log').textContent") == "after alert"

@@ -9,6 +9,7 @@ storage) goes to files under the artifacts root; answers carry paths and counts.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
@@ -84,6 +85,60 @@ async def _playwright(call: Any, *, what: str) -> Any:
         raise ToolFailure(ErrorCode.ELEMENT_NOT_INTERACTABLE, f"{what}: {message}") from None
 
 
+async def _no_dialog(ctx: ToolContext, page: Any, what: str) -> Any | None:
+    """The page's dialog watch (from the snapshot module, when present), refusing if a dialog blocks the page.
+
+    An open ``alert()`` freezes the page: any script or input would hang until the timeout.
+    Saying DIALOG_OPEN at once (hint: handle_dialog) is the useful answer.
+    """
+    try:
+        from .snapshot import dialog_watch, require_no_dialog
+    except ImportError:
+        return None
+    watch = await dialog_watch(ctx, page)
+    require_no_dialog(watch, what)
+    return watch
+
+
+async def _act(ctx: ToolContext, page: Any, what: str, call: Any) -> dict[str, Any] | None:
+    """Run a Playwright input action; return the dialog it opened and left open (None otherwise).
+
+    Playwright dismisses dialogs itself unless someone listens for them (the uid actions do,
+    so handle_dialog can answer them): then the input call blocks until the dialog is
+    handled, and we answer as soon as the dialog opens instead of hanging.
+    """
+    try:
+        watch = await _no_dialog(ctx, page, what)
+    except BaseException:
+        call.close()  # never started: close the coroutine instead of leaking it
+        raise
+    task = asyncio.ensure_future(_playwright(call, what=what))
+    if watch is None:
+        await task
+        return None
+    opened = asyncio.ensure_future(watch.opened.wait())
+    try:
+        await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        opened.cancel()
+    if not task.done():
+        # A dialog opened. Auto-dismissed (nobody keeps it open)? Then the action completes at once.
+        done, _ = await asyncio.wait({task}, timeout=0.5)
+        if not done and watch.open is not None:
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            return {k: watch.open[k] for k in ("type", "message", "url") if k in watch.open}
+    await task
+    return None
+
+
+def _with_dialog(result: ActionResult, dialog: dict[str, Any] | None) -> ActionResult:
+    if dialog:
+        result.text += f"; a JavaScript {dialog.get('type')} is open: {str(dialog.get('message'))[:200]!r}"
+        result.text += " (answer it with handle_dialog)"
+        result.data["dialog"] = dialog
+    return result
+
+
 # -- navigate -------------------------------------------------------------------------------
 
 
@@ -145,6 +200,7 @@ class GetDomArgs(ActionArgs):
 async def get_dom(ctx: ToolContext, args: GetDomArgs) -> ActionResult:
     """Cleaned HTML of the page or a subtree (no scripts/styles, trimmed, size-capped)."""
     page = await ctx.page()
+    await _no_dialog(ctx, page, "get_dom")
     out = await run_js(ctx, page, _CLEAN_DOM_JS, {"selector": args.selector, "maxChars": args.max_chars})
     if out is None:
         raise ToolFailure(
@@ -172,6 +228,7 @@ class ScreenshotArgs(ActionArgs):
 async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> ActionResult:
     """Save a PNG of the selected page under artifacts/screenshots and return its path."""
     page = await ctx.page()
+    await _no_dialog(ctx, page, "screenshot")
     params: dict[str, Any] = {"format": "png"}
     if args.full_page:
         metrics = await page.session.send("Page.getLayoutMetrics")
@@ -209,6 +266,7 @@ async def evaluate_js(ctx: ToolContext, args: EvaluateArgs) -> ActionResult:
             hint="use get_dom, snapshot or the network/console actions instead",
         )
     page = await ctx.page()
+    await _no_dialog(ctx, page, "evaluate_js")
     if page.active_frame:
         frame = await page.playwright_frame()
         value = await _playwright(frame.evaluate(args.expression), what="evaluate_js")
@@ -307,6 +365,7 @@ class AnnotateArgs(ActionArgs):
 async def annotate(ctx: ToolContext, args: AnnotateArgs) -> ActionResult:
     """Overlay numbered labels on interactive elements; click one with click_by_id."""
     page = await ctx.page()
+    await _no_dialog(ctx, page, "annotate")
     items = await run_js(ctx, page, _ANNOTATE_JS, {"clear": args.clear, "max": args.max_elements}) or []
     page.data["annotations"] = {item["id"]: item for item in items}
     if args.clear:
@@ -326,6 +385,7 @@ class ClickByIdArgs(ActionArgs):
 async def click_by_id(ctx: ToolContext, args: ClickByIdArgs) -> ActionResult:
     """Click the element annotate labelled with element_id."""
     page = await ctx.page()
+    await _no_dialog(ctx, page, "click_by_id")
     frame = await page.playwright_frame()
     locator = frame.locator(f'[data-mcp-annotate-id="{args.element_id}"]')
     if await _playwright(locator.count(), what="click_by_id") == 0:
@@ -335,11 +395,14 @@ async def click_by_id(ctx: ToolContext, args: ClickByIdArgs) -> ActionResult:
             hint="call annotate again (labels vanish when the page navigates or re-renders)",
             element_id=args.element_id,
         )
-    await _playwright(locator.first.click(timeout=args.timeout_ms), what=f"click label {args.element_id}")
+    dialog = await _act(ctx, page, f"click label {args.element_id}", locator.first.click(timeout=args.timeout_ms))
     item = page.data.get("annotations", {}).get(args.element_id, {})
-    return ActionResult(
-        text=f"clicked [{args.element_id}] {item.get('tag', '')} {item.get('text', '')!r}".rstrip(),
-        data={"element_id": args.element_id, "element": item or None},
+    return _with_dialog(
+        ActionResult(
+            text=f"clicked [{args.element_id}] {item.get('tag', '')} {item.get('text', '')!r}".rstrip(),
+            data={"element_id": args.element_id, "element": item or None},
+        ),
+        dialog,
     )
 
 
@@ -363,6 +426,7 @@ class StateFileArgs(ActionArgs):
 async def export_state(ctx: ToolContext, args: StateFileArgs) -> ActionResult:
     """Save the page's cookies and localStorage to a file under artifacts/state (values never inline)."""
     page = await ctx.page()
+    await _no_dialog(ctx, page, "export_state")
     if args.path:
         target = ctx.artifacts.resolve_inside(args.path, kind="state")
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -412,6 +476,7 @@ class LoadStateArgs(ActionArgs):
 async def load_state(ctx: ToolContext, args: LoadStateArgs) -> ActionResult:
     """Restore cookies and localStorage saved by export_state (localStorage only on the same origin)."""
     page = await ctx.page()
+    await _no_dialog(ctx, page, "load_state")
     source = ctx.artifacts.resolve_inside(args.path, kind="state")
     if not source.is_file():
         raise ToolFailure(ErrorCode.FILE_NOT_FOUND, f"no state file {args.path!r}", hint="run export_state first")
@@ -660,7 +725,8 @@ class PressKeyArgs(ActionArgs):
     timeout_ms: int = Field(5000, ge=0, le=120000, description="Timeout in ms")
 
 
-async def _locate(page: Any, selector: str, what: str) -> tuple[Any, int]:
+async def _locate(ctx: ToolContext, page: Any, selector: str, what: str) -> tuple[Any, int]:
+    await _no_dialog(ctx, page, what)  # counting matches runs script: it would hang behind a dialog
     frame = await page.playwright_frame()
     locator = frame.locator(selector)
     count = await _playwright(locator.count(), what=what)
@@ -678,32 +744,35 @@ async def _locate(page: Any, selector: str, what: str) -> tuple[Any, int]:
 async def click(ctx: ToolContext, args: ClickArgs) -> ActionResult:
     """Click the element matching a CSS selector."""
     page = await ctx.page()
-    target, count = await _locate(page, args.selector, "click")
-    await _playwright(
-        target.click(button=args.button, click_count=args.click_count, timeout=args.timeout_ms), what="click"
+    target, count = await _locate(ctx, page, args.selector, "click")
+    dialog = await _act(
+        ctx, page, "click", target.click(button=args.button, click_count=args.click_count, timeout=args.timeout_ms)
     )
-    return ActionResult(text=f"clicked {args.selector}", data={"selector": args.selector, "matches": count})
+    result = ActionResult(text=f"clicked {args.selector}", data={"selector": args.selector, "matches": count})
+    return _with_dialog(result, dialog)
 
 
 @action(I, "fill", FillArgs, legacy="browser_fill")
 async def fill(ctx: ToolContext, args: FillArgs) -> ActionResult:
     """Fill an input/textarea matching a CSS selector (the value is not echoed back)."""
     page = await ctx.page()
-    target, count = await _locate(page, args.selector, "fill")
-    await _playwright(target.fill(args.value, timeout=args.timeout_ms), what="fill")
-    return ActionResult(
+    target, count = await _locate(ctx, page, args.selector, "fill")
+    dialog = await _act(ctx, page, "fill", target.fill(args.value, timeout=args.timeout_ms))
+    result = ActionResult(
         text=f"filled {args.selector} ({len(args.value)} chars)",
         data={"selector": args.selector, "matches": count, "chars": len(args.value)},
     )
+    return _with_dialog(result, dialog)
 
 
 @action(I, "hover", HoverArgs, legacy="browser_hover")
 async def hover(ctx: ToolContext, args: HoverArgs) -> ActionResult:
     """Move the mouse over the element matching a CSS selector."""
     page = await ctx.page()
-    target, count = await _locate(page, args.selector, "hover")
-    await _playwright(target.hover(timeout=args.timeout_ms), what="hover")
-    return ActionResult(text=f"hovering {args.selector}", data={"selector": args.selector, "matches": count})
+    target, count = await _locate(ctx, page, args.selector, "hover")
+    dialog = await _act(ctx, page, "hover", target.hover(timeout=args.timeout_ms))
+    result = ActionResult(text=f"hovering {args.selector}", data={"selector": args.selector, "matches": count})
+    return _with_dialog(result, dialog)
 
 
 _SCROLL_JS = """
@@ -716,8 +785,9 @@ _SCROLL_JS = """
 async def scroll(ctx: ToolContext, args: ScrollArgs) -> ActionResult:
     """Scroll an element into view, or the page by amount pixels in direction."""
     page = await ctx.page()
+    await _no_dialog(ctx, page, "scroll")
     if args.selector:
-        target, count = await _locate(page, args.selector, "scroll")
+        target, count = await _locate(ctx, page, args.selector, "scroll")
         await _playwright(target.scroll_into_view_if_needed(timeout=args.timeout_ms), what="scroll")
         return ActionResult(text=f"scrolled {args.selector} into view", data={"selector": args.selector})
     dx = {"left": -args.amount, "right": args.amount}.get(args.direction, 0)
@@ -731,10 +801,12 @@ async def press_key(ctx: ToolContext, args: PressKeyArgs) -> ActionResult:
     """Press a key, in the element matching selector or in the focused element."""
     page = await ctx.page()
     if args.selector:
-        target, _ = await _locate(page, args.selector, "press_key")
-        await _playwright(target.press(args.key, timeout=args.timeout_ms), what="press_key")
+        target, _ = await _locate(ctx, page, args.selector, "press_key")
+        call = target.press(args.key, timeout=args.timeout_ms)
     else:
         pw_page = await page.playwright_page()
-        await _playwright(pw_page.keyboard.press(args.key), what="press_key")
+        call = pw_page.keyboard.press(args.key)
+    dialog = await _act(ctx, page, "press_key", call)
     where = args.selector or "the focused element"
-    return ActionResult(text=f"pressed {args.key} in {where}", data={"key": args.key, "selector": args.selector})
+    result = ActionResult(text=f"pressed {args.key} in {where}", data={"key": args.key, "selector": args.selector})
+    return _with_dialog(result, dialog)
