@@ -108,6 +108,10 @@ class SessionHub:
         for page in self.registry.pages:
             if page.target_id not in alive:
                 self.mark_closed(page)
+        for info in infos:  # titles change without an event sometimes reaching us first
+            page = self.registry.by_target_id(info["targetId"])
+            if page is not None:
+                page.title, page.url = info.get("title", page.title), info.get("url", page.url)
         for info in infos:
             target_id = info["targetId"]
             if self.registry.by_target_id(target_id) is None and not self._attaching(target_id):
@@ -252,13 +256,16 @@ class SessionHub:
             await session.detach()
             return
         try:
-            await self._run_listeners(page, page.sessions[0])
+            # Children first: iframes created while the page listeners run must already be
+            # caught (and paused) by auto-attach; their own listeners wait for the page's.
             try:
                 await session.send("Target.setAutoAttach", _AUTO_ATTACH)
             except CDPException as exc:
                 log.debug("auto-attach on %s failed: %s", page.target_id, exc)
+            await self._run_listeners(page, page.sessions[0])
             await self._resume(session, waiting)
         finally:
+            page._ready.set()
             for future in self._page_waiters.pop(page.target_id, []):
                 if not future.done():
                     future.set_result(page)
@@ -277,6 +284,10 @@ class SessionHub:
 
     async def _attach_child(self, page: PageHandle, session: CDPSession, info: dict[str, Any], waiting: bool) -> None:
         kind = _kind_of(info.get("type", ""))
+        try:
+            await asyncio.wait_for(page._ready.wait(), LISTENER_TIMEOUT)
+        except TimeoutError:
+            pass
         if kind is not None and not page.closed:
             record = SessionRecord(session, kind, info)
             page.sessions.append(record)

@@ -162,6 +162,8 @@ class BrowserManager:
         from playwright.async_api import Error as PlaywrightError
         from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+        interceptor = self.launch.interceptor if page.target == "launch" else None
+        blocked_before = interceptor.blocked_total if interceptor is not None else 0
         try:
             response = await pw_page.goto(url, wait_until=wait_until, timeout=timeout_ms)  # type: ignore[arg-type]
         except PlaywrightTimeout as exc:
@@ -172,8 +174,10 @@ class BrowserManager:
                 url=url,
             ) from exc
         except PlaywrightError as exc:
-            interceptor = self.launch.interceptor if page.target == "launch" else None
-            if "ERR_BLOCKED_BY_CLIENT" in str(exc) and interceptor is not None and interceptor.blocked:
+            # Let the error page commit now, or it would interrupt the next navigation.
+            await _settle(pw_page)
+            refused = "ERR_ABORTED" in str(exc) or "ERR_BLOCKED_BY_CLIENT" in str(exc)
+            if refused and interceptor is not None and interceptor.blocked_total > blocked_before:
                 raise ToolFailure(
                     ErrorCode.BLOCKED_BY_POLICY,
                     f"Navigation to {url} was blocked: {interceptor.reason_for(url)}.",
@@ -400,6 +404,13 @@ class BrowserManager:
         finally:
             await self.cdp.detach()
             self.active_target = None
+
+
+async def _settle(pw_page: Any) -> None:
+    try:
+        await pw_page.wait_for_load_state("load", timeout=2000)
+    except Exception:
+        pass
 
 
 def _first_line(text: str) -> str:

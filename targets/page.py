@@ -8,6 +8,7 @@ resolves lazily (for the user's Chrome that is the first moment Playwright conne
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -57,6 +58,8 @@ class PageHandle:
     #: Every live session of this page: its own first, then iframes and workers.
     sessions: list[SessionRecord] = field(default_factory=list, repr=False)
     _owner: _Owner | None = field(default=None, repr=False)
+    #: Set once the page's own listeners ran (child sessions wait for it, keeping the order page -> children).
+    _ready: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
 
     async def playwright_page(self) -> Page:
         """The same tab through Playwright (for click/fill/hover/press with actionability checks)."""

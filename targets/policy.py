@@ -129,6 +129,7 @@ class PolicyInterceptor:
         self.browser = browser
         self.policy = policy
         self.blocked: deque[dict[str, Any]] = deque(maxlen=100)
+        self.blocked_total = 0
         self._tasks: set[asyncio.Task[Any]] = set()
 
     async def install(self) -> None:
@@ -144,9 +145,11 @@ class PolicyInterceptor:
             command = self.browser.send("Fetch.continueRequest", {"requestId": params["requestId"]})
         else:
             self.blocked.append({"url": url, "reason": verdict.reason, "resourceType": params.get("resourceType")})
-            command = self.browser.send(
-                "Fetch.failRequest", {"requestId": params["requestId"], "errorReason": "BlockedByClient"}
-            )
+            self.blocked_total += 1
+            # A refused document is aborted rather than failed: the tab stays on the page it
+            # showed instead of committing an error page (which would also interrupt the next goto).
+            reason = "Aborted" if params.get("resourceType") == "Document" else "BlockedByClient"
+            command = self.browser.send("Fetch.failRequest", {"requestId": params["requestId"], "errorReason": reason})
         task = asyncio.get_running_loop().create_task(self._quietly(command))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -159,8 +162,11 @@ class PolicyInterceptor:
             log.debug("policy decision not delivered: %s", exc)
 
     def reason_for(self, url: str) -> str | None:
-        """The refusal reason of the most recent blocked request for ``url`` (or any, if none matches)."""
+        """Why ``url`` was refused; for a redirect, the latest refused document (the hop that was blocked)."""
         for entry in reversed(self.blocked):
             if entry["url"] == url:
+                return entry["reason"]
+        for entry in reversed(self.blocked):
+            if entry["resourceType"] == "Document":
                 return entry["reason"]
         return self.blocked[-1]["reason"] if self.blocked else None

@@ -1,0 +1,1 @@
+<!doctype html><html><head><title>Modifica cliente</title></head><body><h1>Cliente <span id="cid"></span></h1><form><input id="nome" name="nome" value=""><button type="button">Salva</button></form><script>document.getElementById("cid").textContent = new URLSearchParams(location.search).get("id");</script></body></html>
