@@ -65,6 +65,9 @@ async def test_states_text_errors_and_frames(chromium, http_server):
         assert re.search(UID + r' error "Email non valida"', text)
         assert re.search(UID + r' error "Campo errato"', text)  # <span class=error>, not in the AX tree
         assert re.search(UID + r' clickable "Apri scheda"', text)  # <div onclick>
+        assert re.search(UID + r' textbox "Password" value="•+"', text) and "hunter2" not in text
+        assert re.search(UID + r' date "Consegna" value="2024-01-02"\n', text)  # no shadow-DOM spinbuttons
+        assert re.search(UID + r' disclosure "Altro"', text) and "dentro" not in text
         assert re.search(UID + r' link "Dettagli" href="http://127\.0\.0\.1:\d+/a\.html"', text)
         assert 'text "Benvenuto Mario, hai 3 ordini."' in text  # inline runs glued back together
         assert "Nascosto" not in text  # display:none alert stays out

@@ -61,6 +61,10 @@ INTERACTIVE_ROLES = frozenset(
         "tab",
         "treeitem",
         "clickable",
+        "disclosure",
+        "date",
+        "datetime",
+        "time",
     }
 )
 #: Always shown (also with interactive_only): structure and what went wrong.
@@ -102,6 +106,11 @@ LEAF_ROLES = frozenset(
 #: Roles whose text content is their message: the name is taken from the text.
 TEXT_AS_NAME_ROLES = frozenset({"alert", "status", "log", "tooltip", "marquee", "error", "clickable"})
 VALUE_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton", "slider"})
+#: Native controls are leaves whatever their role: their shadow DOM (date fields, file
+#: buttons) is an implementation detail, not something to act on.
+FORM_CONTROL_TAGS = frozenset({"INPUT", "TEXTAREA", "SELECT"})
+#: Chrome-internal roles shown under a readable name.
+INTERNAL_ROLE_NAMES = {"DisclosureTriangle": "disclosure", "Date": "date", "DateTime": "datetime", "InputTime": "time"}
 SKIP_ROLES = frozenset({"InlineTextBox", "LineBreak", "ListMarker"})
 CELL_ROLES = frozenset({"cell", "gridcell", "columnheader", "rowheader"})
 ERROR_CLASS_EXACT = frozenset({"alert", "invalid-feedback", "text-danger", "has-error"})
@@ -454,7 +463,10 @@ class _Builder:
                     clickable = True
                     shown_role = "clickable"
                     name = name or text
-            interactive = shown_role in INTERACTIVE_ROLES
+            form_control = dom is not None and dom.name in FORM_CONTROL_TAGS
+            if role in INTERNAL_ROLE_NAMES:
+                shown_role = INTERNAL_ROLE_NAMES[role]
+            interactive = shown_role in INTERACTIVE_ROLES or form_control
             always = shown_role in ALWAYS_ROLES or error_box
             named = shown_role in NAMED_ROLES and bool(name.strip())
             is_row = role == "row"
@@ -490,10 +502,18 @@ class _Builder:
                 line.level = int(props["level"])
             if opts.include_urls and role == "link" and props.get("url"):
                 line.href = str(props["url"])
-            descend = role not in LEAF_ROLES
-            if role in VALUE_ROLES:
+            descend = role not in LEAF_ROLES and not form_control
+            if role in VALUE_ROLES or (form_control and dom is not None and dom.input_value is not None):
                 value = (node.get("value") or {}).get("value")
-                line.value = "" if value is None else str(value)
+                if (
+                    value is None
+                    and dom is not None
+                    and role not in ("checkbox", "radio", "switch", "button")
+                    and dom.attrs.get("type", "").lower() != "password"  # never print a password
+                ):
+                    value = dom.input_value
+                if value is not None or role in VALUE_ROLES:
+                    line.value = "" if value is None else str(value)
             if role in ("combobox", "listbox") and dom is not None and dom.name == "SELECT":
                 options, total, value = self._options(tree, nid)
                 line.options, line.options_total = options, total
