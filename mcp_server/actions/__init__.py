@@ -14,6 +14,8 @@ __all__ = ["MODULES", "load_actions"]
 MODULES: list[str] = [
     "session",
     "legacy",
+    "state",
+    "selectors",
     "capture",
     "snapshot",
     "interact",

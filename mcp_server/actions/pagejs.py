@@ -1,0 +1,162 @@
+"""Helpers shared by the legacy-routed actions: page scripts, Playwright errors, JavaScript dialogs, frames.
+
+Page reads go through our own CDP session; a frame chosen by select_frame goes through
+Playwright's frame (which knows each frame's execution context). A JavaScript dialog
+freezes the page, so every helper that runs script or input checks for one first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from targets.errors import ErrorCode, ToolFailure
+
+from ..context import ToolContext
+from ..registry import ActionResult
+
+__all__ = [
+    "act",
+    "exception_text",
+    "flatten_frames",
+    "frame_urls",
+    "frames_of",
+    "no_dialog",
+    "playwright_call",
+    "run_js",
+    "truncate",
+    "with_dialog",
+]
+
+
+async def run_js(ctx: ToolContext, page: Any, fn: str, arg: Any = None, *, timeout: float = 15.0) -> Any:
+    """Call the JS function source ``fn`` with ``arg`` in the selected frame and return its JSON value.
+
+    The main frame goes through our CDP session; a frame chosen by select_frame goes through
+    Playwright's frame, which already knows each frame's execution context.
+    """
+    if page.active_frame:
+        frame = await page.playwright_frame()
+        return await frame.evaluate(fn, arg)
+    result = await page.session.send(
+        "Runtime.evaluate",
+        {"expression": f"({fn})({json.dumps(arg)})", "returnByValue": True, "awaitPromise": True},
+        timeout=timeout,
+    )
+    if "exceptionDetails" in result:
+        raise ToolFailure(ErrorCode.EVALUATION_FAILED, exception_text(result["exceptionDetails"]))
+    return result.get("result", {}).get("value")
+
+
+def exception_text(details: dict[str, Any]) -> str:
+    exc = details.get("exception") or {}
+    text = exc.get("description") or details.get("text") or "script threw"
+    return str(text).split("\n")[0][:500]
+
+
+def truncate(text: str, limit: int) -> tuple[str, bool]:
+    return (text, False) if len(text) <= limit else (text[:limit], True)
+
+
+async def playwright_call(call: Any, *, what: str) -> Any:
+    """Await a Playwright call, mapping its errors to stable codes."""
+    from playwright.async_api import Error as PlaywrightError
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        return await call
+    except PlaywrightTimeout as exc:
+        first = str(exc).split("\n")[0]
+        raise ToolFailure(
+            ErrorCode.ELEMENT_NOT_INTERACTABLE,
+            f"{what}: {first}",
+            hint="the element may be hidden, disabled or covered; check with snapshot or get_dom, or raise timeout_ms",
+        ) from None
+    except PlaywrightError as exc:
+        message = str(exc).split("\n")[0]
+        lowered = message.lower()
+        if "selector" in lowered and ("valid" in lowered or "pars" in lowered):
+            raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{what}: {message}", hint="fix the CSS selector") from None
+        if "closed" in lowered:
+            raise ToolFailure(ErrorCode.PAGE_CLOSED, f"{what}: {message}", hint="call list_pages") from None
+        raise ToolFailure(ErrorCode.ELEMENT_NOT_INTERACTABLE, f"{what}: {message}") from None
+
+
+async def no_dialog(ctx: ToolContext, page: Any, what: str) -> Any | None:
+    """The page's dialog watch (from the snapshot module, when present), refusing if a dialog blocks the page.
+
+    An open ``alert()`` freezes the page: any script or input would hang until the timeout.
+    Saying DIALOG_OPEN at once (hint: handle_dialog) is the useful answer.
+    """
+    try:
+        from .snapshot import dialog_watch, require_no_dialog
+    except ImportError:
+        return None
+    watch = await dialog_watch(ctx, page)
+    require_no_dialog(watch, what)
+    return watch
+
+
+async def act(ctx: ToolContext, page: Any, what: str, call: Any) -> dict[str, Any] | None:
+    """Run a Playwright input action; return the dialog it opened and left open (None otherwise).
+
+    Playwright dismisses dialogs itself unless someone listens for them (the uid actions do,
+    so handle_dialog can answer them): then the input call blocks until the dialog is
+    handled, and we answer as soon as the dialog opens instead of hanging.
+    """
+    try:
+        watch = await no_dialog(ctx, page, what)
+    except BaseException:
+        call.close()  # never started: close the coroutine instead of leaking it
+        raise
+    task = asyncio.ensure_future(playwright_call(call, what=what))
+    if watch is None:
+        await task
+        return None
+    opened = asyncio.ensure_future(watch.opened.wait())
+    try:
+        await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        opened.cancel()
+    if not task.done():
+        # A dialog opened. Auto-dismissed (nobody keeps it open)? Then the action completes at once.
+        done, _ = await asyncio.wait({task}, timeout=0.5)
+        if not done and watch.open is not None:
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            return {k: watch.open[k] for k in ("type", "message", "url") if k in watch.open}
+    await task
+    return None
+
+
+def with_dialog(result: ActionResult, dialog: dict[str, Any] | None) -> ActionResult:
+    if dialog:
+        result.text += f"; a JavaScript {dialog.get('type')} is open: {str(dialog.get('message'))[:200]!r}"
+        result.text += " (answer it with handle_dialog)"
+        result.data["dialog"] = dialog
+    return result
+
+
+def flatten_frames(tree: dict[str, Any], parent: str | None = None) -> list[dict[str, Any]]:
+    frame = tree.get("frame", {})
+    out = [{"frame_id": frame.get("id"), "parent_id": parent, "name": frame.get("name") or "", "url": frame.get("url")}]
+    for child in tree.get("childFrames") or []:
+        out.extend(flatten_frames(child, frame.get("id")))
+    return out
+
+
+async def frames_of(page: Any) -> list[dict[str, Any]]:
+    tree = (await page.session.send("Page.getFrameTree")).get("frameTree", {})
+    frames = flatten_frames(tree)
+    for index, frame in enumerate(frames):
+        frame["frame_index"] = index
+        frame["selected"] = frame["frame_id"] == page.active_frame or (index == 0 and not page.active_frame)
+    return frames
+
+
+async def frame_urls(page: Any) -> list[str]:
+    try:
+        tree = (await page.session.send("Page.getFrameTree")).get("frameTree", {})
+    except Exception:  # noqa: BLE001 - frame URLs only widen the cookie query
+        return []
+    return [f["url"] for f in flatten_frames(tree)]
