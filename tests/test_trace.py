@@ -319,7 +319,7 @@ async def test_trace_of_the_slow_report_page(chromium, http_server, tmp_path: Pa
 
     assert result.path.is_file() and result.bytes_written == result.path.stat().st_size > 0
     assert sorted(p.name for p in (tmp_path / "traces").iterdir()) == ["report.json"]  # no .part left
-    assert progress and progress[-1] == result.bytes_written and progress == sorted(progress)
+    assert progress[0] == 0 and progress[-1] == result.bytes_written and progress == sorted(progress)
     assert result.data_loss_occurred is False
     trace = json.loads(result.path.read_text())  # the file is plain Trace Event JSON
     assert isinstance(trace["traceEvents"], list) and len(trace["traceEvents"]) > 100

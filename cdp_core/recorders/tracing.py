@@ -70,6 +70,13 @@ DEFAULT_CHUNK_SIZE = 1024 * 1024
 ProgressCallback = Callable[[int, str], Awaitable[None] | None]
 
 
+async def _call(progress_cb: ProgressCallback | None, written: int, message: str) -> None:
+    if progress_cb is not None:
+        outcome = progress_cb(written, message)
+        if outcome is not None:
+            await outcome
+
+
 class TraceError(CDPException):
     """A trace could not be started, completed or saved."""
 
@@ -95,6 +102,10 @@ class TraceResult:
     started_at: float  # time.time() at start
     stopped_at: float  # time.time() when the file was complete
     categories: list[str] = field(default_factory=list)
+    #: Seconds from ``Tracing.end`` to ``tracingComplete`` (Chrome flushing its buffers)
+    #: and seconds spent reading the stream to disk.
+    end_wait_s: float = 0.0
+    read_s: float = 0.0
 
     @property
     def duration_s(self) -> float:
@@ -210,7 +221,8 @@ class Tracer:
     ) -> TraceResult:
         """End the trace and stream it to ``dest_path``; raises :class:`NoTraceRunning`.
 
-        ``progress_cb(bytes_written, message)`` (sync or async) is called after each chunk.
+        ``progress_cb(bytes_written, message)`` (sync or async) is called once with 0 while
+        Chrome flushes (that alone takes seconds for a large trace), then after each chunk.
         The tracer is idle afterwards whatever happens, so a failed stop can be followed
         by a new start.
         """
@@ -221,15 +233,20 @@ class Tracer:
         try:
             complete = self._complete
             assert complete is not None
+            t_end = time.perf_counter()
             if not complete.done():
                 await self.session.send("Tracing.end")
+                # Chrome flushes its buffers before tracingComplete: seconds for a big trace.
+                await _call(progress_cb, 0, "Chrome is flushing the trace buffers")
             # else: Chrome ended the trace by itself (buffer full or crash); just collect it.
             event = await asyncio.wait_for(asyncio.shield(complete), complete_timeout)
             params = event.params
             handle = params.get("stream")
             if not handle:
                 raise TraceError("Tracing.tracingComplete came without a stream handle")
+            t_read = time.perf_counter()
             written, chunks = await self._drain(handle, dest, progress_cb)
+            t_done = time.perf_counter()
             return TraceResult(
                 path=dest,
                 bytes_written=written,
@@ -240,6 +257,8 @@ class Tracer:
                 started_at=self._started_at,
                 stopped_at=time.time(),
                 categories=list(self._categories),
+                end_wait_s=t_read - t_end,
+                read_s=t_done - t_read,
             )
         except (CDPTimeout, TimeoutError) as exc:
             raise TraceError(f"the trace did not complete in time: {exc}") from exc
@@ -293,10 +312,7 @@ class Tracer:
                         await asyncio.to_thread(fh.write, raw)
                         written += len(raw)
                         chunks += 1
-                        if progress_cb is not None:
-                            outcome = progress_cb(written, f"saved {written / 1e6:.1f} MB of trace")
-                            if outcome is not None:
-                                await outcome
+                        await _call(progress_cb, written, f"saved {written / 1e6:.1f} MB of trace")
                     if reply.get("eof"):
                         break
             finally:

@@ -320,6 +320,8 @@ async def performance_stop_trace(ctx: ToolContext, args: StopTraceArgs) -> Actio
         "page": _page_brief(page),
         "reloaded": state.reloaded,
         "tracedSeconds": round(result.duration_s, 2),
+        "flushSeconds": round(result.end_wait_s, 2),
+        "readSeconds": round(result.read_s, 2),
         "summary": summary,
     }
     text = f"Saved trace {rel} ({result.bytes_written / 1e6:.1f} MB)"
