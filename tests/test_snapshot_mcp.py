@@ -129,6 +129,20 @@ async def test_hover_reveals_tooltip_and_enter_submits(client, http_server):
     assert result.is_error and sc["code"] == "STALE_UID"
 
 
+async def test_actionability_checks_apply_and_leave_no_trace(client, http_server):
+    await session(client, "navigate", url=http_server.url("/snapshot/actions.html"))
+    text, _ = await snap(client)
+    bloccato = uid_of(text, r'button "Bloccato" disabled')
+    result, sc = await interact(client, "click_uid", uid=bloccato, timeout_ms=300)
+    assert result.is_error and sc["code"] == "ELEMENT_NOT_INTERACTABLE", sc
+    text, _ = await snap(client)
+    assert "non doveva" not in text
+    expression = "'tagged:' + document.querySelectorAll('[data-mcp-uid]').length"
+    result, sc = await session(client, "evaluate_js", expression=expression)
+    assert "tagged:0" in text_of(result), sc
+    assert uid_of(text, r'button "Bloccato" disabled') == bloccato  # the failed call changed nothing
+
+
 async def test_iframe_inputs_are_fillable(client, http_server):
     await session(client, "navigate", url=http_server.url("/snapshot/mixed.html"))
     text, sc = await snap(client)

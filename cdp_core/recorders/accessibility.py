@@ -20,6 +20,7 @@ No MCP or targets imports here: the MCP layer passes a :class:`CDPSession`, a
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -633,24 +634,34 @@ async def _frame_owner(session: CDPSession, frame_id: str) -> int | None:
         return None
 
 
-async def _selector_backend(session: CDPSession, frame_id: str, selector: str) -> int:
-    """backendNodeId of the first element matching ``selector`` in the frame (isolated world)."""
-    world = await session.send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": "mcp-snapshot"})
-    import json
-
-    result = await session.send(
-        "Runtime.evaluate",
-        {"expression": f"document.querySelector({json.dumps(selector)})", "contextId": world["executionContextId"]},
+async def _isolated_world(frame: FrameInfo) -> int:
+    """Our isolated world in the frame (created once per document: page scripts cannot see it)."""
+    if frame.world is not None and frame.world[0] == frame.loader_id:
+        return frame.world[1]
+    world = await frame.session.send(
+        "Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": "mcp-snapshot"}
     )
+    frame.world = (frame.loader_id, int(world["executionContextId"]))
+    return frame.world[1]
+
+
+async def _selector_backend(frame: FrameInfo, selector: str) -> int:
+    """backendNodeId of the first element matching ``selector`` in the frame."""
+    params = {"expression": f"document.querySelector({json.dumps(selector)})"}
+    try:
+        result = await frame.session.send("Runtime.evaluate", {**params, "contextId": await _isolated_world(frame)})
+    except CDPError:
+        frame.world = None  # the context went away (document replaced): try once with a new world
+        result = await frame.session.send("Runtime.evaluate", {**params, "contextId": await _isolated_world(frame)})
     if result.get("exceptionDetails"):
         raise SelectorNotFound(f"invalid selector {selector!r}")
     obj = result.get("result", {})
     if obj.get("subtype") == "null" or "objectId" not in obj:
         raise SelectorNotFound(f"no element matches {selector!r}")
     try:
-        node = (await session.send("DOM.describeNode", {"objectId": obj["objectId"]}))["node"]
+        node = (await frame.session.send("DOM.describeNode", {"objectId": obj["objectId"]}))["node"]
     finally:
-        await session.send("Runtime.releaseObject", {"objectId": obj["objectId"]})
+        await frame.session.send("Runtime.releaseObject", {"objectId": obj["objectId"]})
     return int(node["backendNodeId"])
 
 
@@ -725,7 +736,7 @@ async def take_snapshot(
         raise FrameNotFound("the frame's accessibility tree is empty")
     start_ids: list[str] = target.nodes[target.root].get("childIds") or []
     if opts.selector:
-        backend = await _selector_backend(target.node.session, target.node.frame_id, opts.selector)
+        backend = await _selector_backend(target.info, opts.selector)
         match = next((nid for nid, n in target.nodes.items() if n.get("backendDOMNodeId") == backend), None)
         if match is None:
             raise SelectorNotFound(f"{opts.selector!r} matches an element outside the accessibility tree (hidden?)")

@@ -57,6 +57,8 @@ class FrameInfo:
     name: str
     session: CDPSession
     parent_id: str | None = None
+    #: (loader id, execution context id) of our isolated world in this frame, reused per document.
+    world: tuple[str, int] | None = None
 
 
 @dataclass(frozen=True)
