@@ -13,7 +13,7 @@ import logging
 from typing import Any
 
 import mcp_types as types
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_core import to_jsonable_python
 
 from cdp_core.errors import CDPError, CDPTimeout, ConnectionClosed, DiscoveryError, SessionClosed
@@ -77,8 +77,15 @@ def _short(candidate: Any) -> str:
     return str(candidate)
 
 
-def validation_failure(exc: ValidationError, *, tool: str, action: str | None) -> ToolFailure:
-    """A pydantic error as INVALID_ARGUMENT, listing each bad field and why."""
+def _fields_of(model: type[BaseModel]) -> str:
+    parts = [f"{name}{'' if info.is_required() else '?'}" for name, info in model.model_fields.items()]
+    return ", ".join(parts) if parts else "none"
+
+
+def validation_failure(
+    exc: ValidationError, *, tool: str, action: str | None, model: type[BaseModel] | None = None
+) -> ToolFailure:
+    """A pydantic error as INVALID_ARGUMENT, listing each bad field and why (and the fields there are)."""
     problems = []
     for err in exc.errors():
         field = ".".join(str(part) for part in err["loc"]) or "(arguments)"
@@ -95,7 +102,11 @@ def validation_failure(exc: ValidationError, *, tool: str, action: str | None) -
     return ToolFailure(
         ErrorCode.INVALID_ARGUMENT,
         f"bad arguments for {where}: {summary}",
-        hint="fix the listed fields (the tool's inputSchema lists every field) and call again",
+        hint=(
+            f"fields of {action or tool} (? = optional): {_fields_of(model)}"
+            if model is not None
+            else "fix the listed fields (the tool's inputSchema lists every field) and call again"
+        ),
         errors=problems,
     )
 

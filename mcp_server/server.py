@@ -8,6 +8,10 @@ Routing: ``browser_session`` / ``browser_interact`` pick the action from ``actio
 legacy tool (``browser_navigate``, ...) is bound to one action. Both paths run the same handler
 under the manager's lock, so a legacy tool and its condensed twin give the same answer (the
 condensed one adds ``adapter``).
+
+Legacy tools keep their text answers, and also carry ``structuredContent``: every tool declares
+an outputSchema, and the SDK's clients refuse a successful answer without structured content
+from a tool that declares one. Clients that only read ``content`` see exactly the legacy text.
 """
 
 from __future__ import annotations
@@ -184,7 +188,7 @@ class BrowserMCP:
             try:
                 parsed = spec.args.model_validate(args)
             except ValidationError as exc:
-                raise validation_failure(exc, tool=name, action=action_name) from None
+                raise validation_failure(exc, tool=name, action=action_name, model=spec.args) from None
             ctx = ToolContext(
                 manager=self.manager,
                 settings=self.settings,

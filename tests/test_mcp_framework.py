@@ -197,3 +197,11 @@ async def test_legacy_mode_framing(tmp_path):
     async with Client(server, mode="legacy") as client:
         result = await client.call_tool("browser_interact", {"action": "poke", "text": "z"})
     assert result.structured_content["adapter"]["legacyTool"] == "browser_poke"
+
+
+async def test_invalid_argument_hint_lists_the_fields(tmp_path):
+    server, _ = make(tmp_path=tmp_path)
+    async with Client(server) as client:
+        result = await client.call_tool("browser_session", {"action": "echo", "txt": "x"})
+    assert result.structured_content["hint"] == "fields of echo (? = optional): text, times?, mode?"
+    assert {e["field"] for e in result.structured_content["errors"]} == {"txt", "text"}
