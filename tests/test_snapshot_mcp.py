@@ -226,3 +226,32 @@ async def test_wait_for_predicate_honours_evaluate_disabled(artifacts_dir: Path,
             assert not result.is_error, sc
     finally:
         await manager.close()
+
+
+async def test_uid_actions_on_the_users_chrome(client, chromium, save_api):
+    """The cdp target: the tab was opened by the user; attach never navigates, uids still work."""
+    import cdp_core
+
+    url = save_api.url("/snapshot/form.html") + "?cdp=1"
+    browser = await cdp_core.connect(chromium.http_url)
+    tab = await browser.new_page(url)
+    try:
+        result, sc = await session(client, "attach_cdp", cdp_url=chromium.http_url)
+        assert not result.is_error, sc
+        result, sc = await session(client, "select_page_by_url", url_contains="?cdp=1")
+        assert not result.is_error, sc
+        text, _ = await snap(client)
+        provincia = uid_of(text, r'combobox "Provincia" value=""')
+        result, sc = await interact(client, "fill_uid", uid=provincia, value="RM")
+        assert not result.is_error, sc
+        text, _ = await snap(client)
+        assert uid_of(text, r'combobox "Provincia" value="RM"') == provincia
+        result, sc = await interact(client, "click_uid", uid=uid_of(text, r'button "Salva"'))
+        assert not result.is_error, sc
+        assert any(r["url"].endswith("/snapshot/api/save") for r in sc["followed"].get("requests", [])), sc
+        value = await tab.send("Runtime.evaluate", {"expression": "document.getElementById('prov').value"})
+        assert value["result"]["value"] == "RM"  # the user's tab itself changed, nothing else
+    finally:
+        await session(client, "detach_cdp")
+        await browser.close_target(tab.target_info.get("targetId", ""))
+        await browser.close()
