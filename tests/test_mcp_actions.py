@@ -426,3 +426,38 @@ async def test_selector_click_that_opens_a_dialog_never_hangs(mcp: Session, http
     await mcp.err("browser_click", "DIALOG_OPEN", selector="#plain")
     await mcp.s("handle_dialog", dialog_action="accept")
     assert await mcp.js("document.getElementById('log').textContent") == "after alert"
+
+
+def _minimal_args(schema: dict[str, Any]) -> dict[str, Any]:
+    """The smallest call an agent could make: only the required fields, with plain values."""
+    samples = {"string": "x", "integer": 1, "number": 1, "boolean": False, "array": [], "object": {}}
+    args: dict[str, Any] = {}
+    for name in schema.get("required", []):
+        prop = schema["properties"][name]
+        args[name] = prop["enum"][0] if "enum" in prop else samples[prop.get("type", "string")]
+    return args
+
+
+async def test_every_action_answers_in_the_envelope(mcp: Session, http_server):
+    # Each registered action (all modules present), called with minimal arguments on a real page:
+    # an ok or error answer that validates against the outputSchema, and never INTERNAL_ERROR.
+    from mcp_server.registry import ACTIONS
+    from mcp_server.schema import args_schema
+
+    skip = {"attach_cdp", "detach_cdp", "use_launch_browser", "close_browser_target"}  # tested above
+    await open_app(mcp, http_server, "?sweep")
+    outcomes: dict[str, str] = {}
+    for (tool, name), spec in ACTIONS.items():
+        if name in skip:
+            continue
+        result = await mcp.call(tool, action=name, **_minimal_args(args_schema(spec.args)))
+        sc = result.structured_content
+        assert sc["status"] == ("error" if result.is_error else "ok")
+        assert sc["adapter"] == {"entryTool": tool, "action": name, "legacyTool": spec.legacy}
+        outcomes[name] = sc.get("code", "ok")
+        if sc.get("code") == "DIALOG_OPEN":
+            await mcp.s("handle_dialog", dialog_action="dismiss")
+    assert "INTERNAL_ERROR" not in outcomes.values(), outcomes
+    assert sum(code == "ok" for code in outcomes.values()) > len(outcomes) / 2, outcomes
+    trace = await mcp.call("browser_session", action="performance_stop_trace")  # in case the sweep started one
+    assert trace.structured_content["status"] in ("ok", "error")
