@@ -217,6 +217,62 @@ def test_requests_counted_and_slowest_first_by_network_finish():
     assert any("had not finished" in n for n in s["notes"])
 
 
+def test_hot_functions_from_cpu_samples_overall_and_per_long_task():
+    def frame(name, url="", line=-1, col=-1):
+        return {"functionName": name, "url": url, "lineNumber": line, "columnNumber": col, "scriptId": 1}
+
+    nodes = [
+        {"id": 1, "callFrame": frame("(root)")},
+        {"id": 2, "callFrame": frame("(program)"), "parent": 1},
+        {"id": 3, "callFrame": frame("render", "http://127.0.0.1/a.js", 9, 4), "parent": 1},
+        {"id": 4, "callFrame": frame("", "http://127.0.0.1/b.js", 0, 0), "parent": 1},
+    ]
+    profile = {
+        "name": "Profile",
+        "ph": "P",
+        "id": "0x1",
+        "pid": PID,
+        "tid": TID,
+        "ts": 0,
+        "args": {"data": {"startTime": 100 * MS}},
+    }
+    # Chunks come from the profiler thread (another tid) and carry deltas in µs.
+    chunk1 = {
+        "name": "ProfileChunk",
+        "ph": "P",
+        "id": "0x1",
+        "pid": PID,
+        "tid": 99,
+        "ts": 0,
+        "args": {
+            "data": {"cpuProfile": {"nodes": nodes, "samples": [3, 3, 3]}, "timeDeltas": [1 * MS, 10 * MS, 10 * MS]}
+        },
+    }
+    chunk2 = {
+        "name": "ProfileChunk",
+        "ph": "P",
+        "id": "0x1",
+        "pid": PID,
+        "tid": 99,
+        "ts": 0,
+        "args": {"data": {"cpuProfile": {"samples": [2, 4, 4]}, "timeDeltas": [10 * MS, 200 * MS, 5 * MS]}},
+    }
+    events = [meta(PID, TID, "CrRendererMain"), x("RunTask", 100, 25), x("RunTask", 300, 80), profile, chunk1, chunk2]
+    s = summarize_events(events)
+    hot = s["hotFunctions"]
+    assert [h["functionName"] for h in hot] == ["(anonymous)", "render"]  # (program)/(root) left out
+    assert hot[0]["selfMs"] == 205.0 and hot[0]["url"].endswith("b.js") and hot[0]["lineNumber"] == 1
+    assert hot[1] == {
+        "functionName": "render",
+        "selfMs": 21.0,
+        "url": "http://127.0.0.1/a.js",
+        "lineNumber": 10,
+        "columnNumber": 5,
+    }
+    (task,) = s["longestTasks"]  # 300..380 ms holds the b.js samples at 331 and 336 ms
+    assert [h["functionName"] for h in task["hotFunctions"]] == ["(anonymous)"]
+
+
 def test_begin_end_pairs_count_like_complete_events():
     events = [
         meta(PID, TID, "CrRendererMain"),
@@ -334,6 +390,8 @@ async def test_trace_of_the_slow_report_page(chromium, http_server, tmp_path: Pa
     busy = s["longestTasks"][0]
     assert busy["durationMs"] >= trace_pages.BUSY_MS - 50
     assert busy["script"]["functionName"] == "busyLoop" and busy["script"]["url"].endswith("/trace/app.js")
+    assert busy["hotFunctions"][0]["functionName"] == "busyLoop"  # from the CPU samples
+    assert s["hotFunctions"][0]["functionName"] == "busyLoop"
     assert s["mainThreadTimeMs"]["scripting"] >= busy["durationMs"] * 0.9
     assert s["fcpMs"] is not None and s["loadMs"] is not None and s["dclMs"] <= s["loadMs"]
 

@@ -322,6 +322,21 @@ class _Request:
     encoded: int | None = None
 
 
+_SKIP_FRAMES = frozenset(("(root)", "(program)", "(idle)"))
+
+
+@dataclass
+class _Profile:
+    """One V8 CPU profile (``Profile`` + its ``ProfileChunk`` events): sample times and functions."""
+
+    thread: tuple[Any, Any] | None = None
+    clock: float | None = None  # time of the last sample, µs, same clock as ts
+    node_fn: dict[int, int] = field(default_factory=dict)  # profile node id -> function index (-1: skip)
+    ts: array = field(default_factory=lambda: array("d"))
+    fn: array = field(default_factory=lambda: array("i"))
+    weight: array = field(default_factory=lambda: array("d"))  # µs credited to the sample
+
+
 def _is_main_frame(frame: dict[str, Any]) -> bool:
     return bool(frame.get("isOutermostMainFrame", frame.get("isInPrimaryMainFrame")))
 
@@ -358,6 +373,9 @@ class _Analyzer:
             "load": [],
         }
         self.shifts: list[tuple[float, float, Any]] = []  # (ts, score, frame)
+        self.profiles: dict[tuple[Any, Any], _Profile] = {}  # (pid, profile id) -> samples
+        self.functions: list[tuple[str, str, int | None, int | None]] = []
+        self._function_ids: dict[tuple[str, str, int | None, int | None], int] = {}
 
     # -- feeding --------------------------------------------------------------------------
 
@@ -481,6 +499,86 @@ class _Analyzer:
             frame = (ev.get("args") or {}).get("frame")
             self.shifts.append((ts, float(score), frame))
 
+    def _profile_of(self, ev: dict[str, Any]) -> _Profile:
+        key = (ev.get("pid"), ev.get("id"))
+        prof = self.profiles.get(key)
+        if prof is None:
+            prof = self.profiles[key] = _Profile()
+        return prof
+
+    def _profile(self, ev: dict[str, Any], ts: float) -> None:
+        prof = self._profile_of(ev)
+        prof.thread = (ev.get("pid"), ev.get("tid"))  # chunks come from the profiler's thread
+        start = _data(ev).get("startTime")
+        if prof.clock is None:
+            prof.clock = float(start) if isinstance(start, int | float) else ts
+
+    def _function(self, frame: dict[str, Any]) -> int:
+        name = str(frame.get("functionName") or "")
+        if name in _SKIP_FRAMES:
+            return -1
+        line, col = frame.get("lineNumber"), frame.get("columnNumber")
+        # CPU profile positions are 0-based; FunctionCall's (and editors') are 1-based.
+        key = (
+            name,
+            str(frame.get("url") or ""),
+            line + 1 if isinstance(line, int) and line >= 0 else None,
+            col + 1 if isinstance(col, int) and col >= 0 else None,
+        )
+        i = self._function_ids.get(key)
+        if i is None:
+            i = self._function_ids[key] = len(self.functions)
+            self.functions.append(key)
+        return i
+
+    def _chunk(self, ev: dict[str, Any], ts: float) -> None:
+        d = _data(ev)
+        cpu = d.get("cpuProfile")
+        if not isinstance(cpu, dict):
+            return
+        prof = self._profile_of(ev)
+        for node in cpu.get("nodes") or ():
+            if isinstance(node, dict) and isinstance(node.get("id"), int):
+                frame = node.get("callFrame")
+                prof.node_fn[node["id"]] = self._function(frame) if isinstance(frame, dict) else -1
+        samples = cpu.get("samples") or ()
+        deltas = d.get("timeDeltas") or ()
+        if prof.clock is None:
+            prof.clock = ts
+        clock = prof.clock
+        for node_id, delta in zip(samples, deltas, strict=False):
+            if not isinstance(delta, int | float):
+                continue
+            clock += delta
+            fn = prof.node_fn.get(node_id, -1) if isinstance(node_id, int) else -1
+            if fn >= 0:
+                prof.ts.append(clock)
+                prof.fn.append(fn)
+                prof.weight.append(max(float(delta), 0.0))
+        prof.clock = clock
+
+    def _hot(self, thread: tuple[Any, Any], start: float | None = None, end: float | None = None) -> list[dict]:
+        """Functions by self time (CPU samples) on ``thread``, optionally within [start, end]."""
+        totals: dict[int, float] = {}
+        for prof in self.profiles.values():
+            if prof.thread != thread:
+                continue
+            for t, fn, w in zip(prof.ts, prof.fn, prof.weight, strict=True):
+                if (start is None or t >= start) and (end is None or t <= end):
+                    totals[fn] = totals.get(fn, 0.0) + w
+        out = []
+        for fn, us in sorted(totals.items(), key=lambda kv: kv[1], reverse=True)[:TOP_N]:
+            name, url, line, col = self.functions[fn]
+            entry: dict[str, Any] = {"functionName": name or "(anonymous)", "selfMs": _ms(us)}
+            if url:
+                entry["url"] = _short(url)
+            if line is not None:
+                entry["lineNumber"] = line
+            if col is not None:
+                entry["columnNumber"] = col
+            out.append(entry)
+        return out
+
     # -- results --------------------------------------------------------------------------
 
     def _main_thread(self, nav: dict[str, Any] | None) -> tuple[Any, Any] | None:
@@ -522,9 +620,13 @@ class _Analyzer:
         long_tasks: list[dict[str, Any]] = []
         long_count = 0
         by_cat = {n: 0.0 for n in (*CATEGORY_NAMES, "other")}
+        hot: list[dict[str, Any]] = []
         if main is not None:
             thread = self.threads[main]
             by_cat, long_tasks, long_count = _breakdown(thread, origin)
+            for task in long_tasks:
+                task["hotFunctions"] = self._hot(main, *task.pop("_span"))[:3]
+            hot = self._hot(main)
             main_info = {
                 "pid": main[0],
                 "tid": main[1],
@@ -558,6 +660,7 @@ class _Analyzer:
             "requestCount": len(requests),
             "longTaskCount": long_count,
             "longestTasks": long_tasks,
+            "hotFunctions": hot,
             **timings,
             "cls": cls,
             "layoutShiftCount": shift_count,
@@ -621,6 +724,8 @@ _MARKS: dict[str, Callable[[_Analyzer, dict[str, Any], float], None]] = {
     "MarkDOMContent": _mark("dcl"),
     "MarkLoad": _mark("load"),
     "LayoutShift": _Analyzer._shift,
+    "Profile": _Analyzer._profile,
+    "ProfileChunk": _Analyzer._chunk,
 }
 
 
@@ -678,6 +783,7 @@ def _breakdown(thread: _Thread, origin: float) -> tuple[dict[str, float], list[d
         acc = per_task[t]
         tasks.append(
             {
+                "_span": (ts[t], ts[t] + dur[t]),
                 "startMs": _ms(ts[t] - origin),
                 "durationMs": _ms(dur[t]),
                 "activity": _activity(thread, activity) if activity is not None else None,

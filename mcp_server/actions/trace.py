@@ -170,6 +170,12 @@ def summary_text(s: dict[str, Any]) -> str:
     )
     if s.get("cls") is not None:
         marks += f"{', ' if marks else ''}CLS {s['cls']}"
+    hot = s.get("hotFunctions") or []
+    if hot:
+        h = hot[0]
+        where = str(h.get("url", "")).rsplit("/", 1)[-1]
+        where = f" {where}:{h.get('lineNumber', '?')}" if where else ""
+        parts.append(f"hottest function {h['functionName']}{where} ({_fmt_ms(h.get('selfMs'))} self)")
     cats = s.get("mainThreadTimeMs") or {}
     lines = [f"{head}: " + "; ".join(parts) + "."]
     if marks:
