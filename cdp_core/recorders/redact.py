@@ -7,6 +7,7 @@ so every writer goes through these few functions instead of re-implementing them
 
 from __future__ import annotations
 
+import functools
 import re
 import urllib.parse
 from collections.abc import Iterable, Mapping
@@ -35,8 +36,9 @@ _JSON_PAIR = re.compile(r"""(["'])([^"'\\]{1,64})\1(\s*:\s*)(["'])((?:\\.|(?!\4)
 _FORM_PAIR = re.compile(r"(^|[?&\s;,])([A-Za-z0-9_.\-\[\]]{1,64})=([^&\s;,]*)")
 
 
+@functools.lru_cache(maxsize=4096)
 def is_secret_field(name: str) -> bool:
-    """True for names like ``password``, ``pwd``, ``api_key``, ``csrf_token``."""
+    """True for names like ``password``, ``pwd``, ``api_key``, ``csrf_token`` (cached: names repeat)."""
     return bool(_SECRET_NAME.search(name))
 
 
@@ -101,6 +103,8 @@ def redact_secrets_in_text(text: str) -> str:
             return f"{m.group(1)}{m.group(2)}={REDACTED}"
         return m.group(0)
 
+    if not _SECRET_NAME.search(text):
+        return text  # the common case, one scan instead of two substitutions
     text = _JSON_PAIR.sub(_json, text)
     return _FORM_PAIR.sub(_form, text)
 
