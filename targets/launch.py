@@ -79,7 +79,9 @@ class LaunchTarget(BrowserTarget):
         args = ["--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1", *_QUIET_FLAGS]
         if os.geteuid() == 0:
             args.append("--no-sandbox")
-        pw = await async_playwright().start()
+        # One Playwright driver per manager: a relaunch after a crash then costs only the browser start.
+        pw = self._pw or await async_playwright().start()
+        self._pw = pw
         try:
             context = await pw.chromium.launch_persistent_context(
                 str(profile),
@@ -92,10 +94,9 @@ class LaunchTarget(BrowserTarget):
             port = await _wait_for_port(profile)
             browser = await cdp_core.connect(f"http://127.0.0.1:{port}")
         except BaseException:
-            await _stop_quietly(pw)
             shutil.rmtree(profile, ignore_errors=True)
             raise
-        self._pw, self.context, self.profile_dir, self.browser = pw, context, profile, browser
+        self.context, self.profile_dir, self.browser = context, profile, browser
         self.cdp_url = f"http://127.0.0.1:{port}"
         self.lost = None
         self.attached_at = utc_now()
@@ -117,10 +118,13 @@ class LaunchTarget(BrowserTarget):
             if self.hub is not None:
                 self.hub.close_all()
 
-    async def close(self) -> None:
-        """Close the internal browser and everything we started for it."""
-        context, pw, profile = self.context, self._pw, self.profile_dir
-        self.context, self._pw, self.profile_dir, self.interceptor = None, None, None, None
+    async def close(self, *, stop_driver: bool = False) -> None:
+        """Close the internal browser; with ``stop_driver`` also Playwright's driver process (shutdown)."""
+        context, profile = self.context, self.profile_dir
+        pw = self._pw if stop_driver else None
+        if stop_driver:
+            self._pw = None
+        self.context, self.profile_dir, self.interceptor = None, None, None
         await self._drop_connection()
         if context is not None:
             try:

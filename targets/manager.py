@@ -44,6 +44,11 @@ class BrowserManager:
         #: Set when the last launch-mode call had to restart a crashed internal browser.
         self.last_relaunch: dict[str, Any] | None = None
 
+    @property
+    def downloads(self) -> list[dict[str, Any]]:
+        """Files the internal browser downloaded: url, suggestedFilename, path, size, savedAt (or error)."""
+        return self.launch.downloads
+
     def _new_stable_id(self) -> str:
         return f"p{next(self._ids)}"
 
@@ -400,7 +405,7 @@ class BrowserManager:
     async def close(self) -> None:
         """Server shutdown: close the internal browser, detach from the user's Chrome (never close it)."""
         try:
-            await self.launch.close()
+            await self.launch.close(stop_driver=True)
         finally:
             await self.cdp.detach()
             self.active_target = None

@@ -282,10 +282,10 @@ async def test_tab_closed_between_list_and_select(manager, http_server, fresh_ch
 
 async def test_new_user_tab_appears_in_next_listing(manager, http_server, fresh_chromium):
     await _user_tabs(fresh_chromium, [http_server.url("/targets/a.html")])
-    kinds: list[tuple[str, str]] = []
+    calls: list[tuple[str, str]] = []
 
     async def listener(page, session, kind):
-        kinds.append((page.url, kind))
+        calls.append((page.stable_page_id, kind))
 
     manager.add_session_listener(listener)
     first = await manager.attach_cdp(fresh_chromium.http_url)
@@ -295,10 +295,9 @@ async def test_new_user_tab_appears_in_next_listing(manager, http_server, fresh_
 
     assert len(pages) == 2
     assert pages[0]["stable_page_id"] == first["pages"][0]["stable_page_id"]
-    assert [p["selected"] for p in pages] == [True, False]
-    new_page = manager.cdp.registry.by_target_id(pages[1]["targetId"])
-    assert new_page is not None and "page" in [k for _u, k in kinds if _u == new_page.url or True]
-    assert len([k for k in kinds if k[1] == "page"]) == 2
+    assert [p["selected"] for p in pages] == [True, False]  # a new tab never steals the selection
+    assert pages[1]["url"] == http_server.url("/targets/b.html")
+    assert calls == [(pages[0]["stable_page_id"], "page"), (pages[1]["stable_page_id"], "page")]
 
 
 async def test_late_listener_is_called_for_existing_sessions(manager, http_server, fresh_chromium):
