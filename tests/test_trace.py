@@ -379,7 +379,10 @@ async def test_trace_of_the_slow_report_page(chromium, http_server, tmp_path: Pa
     assert result.data_loss_occurred is False
     trace = json.loads(result.path.read_text())  # the file is plain Trace Event JSON
     assert isinstance(trace["traceEvents"], list) and len(trace["traceEvents"]) > 100
+    names = {e.get("name") for e in trace["traceEvents"]}
     assert any(e.get("name") == "thread_name" and e["args"]["name"] == "CrRendererMain" for e in trace["traceEvents"])
+    # DevTools' Performance panel finds the page by TracingStartedInBrowser; JS samples need ProfileChunk.
+    assert {"TracingStartedInBrowser", "RunTask", "ProfileChunk"} <= names
 
     s = summarize(result.path)
     assert s["navigationUrl"] == url

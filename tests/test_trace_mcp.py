@@ -113,3 +113,36 @@ async def test_save_path_inside_artifacts_is_used(app, http_server, artifacts_di
     assert sc["tracePath"] == "traces/report/slow-page.json" and saved.is_file()
     # No navigation inside this trace: page-load marks are absent, and the summary says why.
     assert sc["summary"]["fcpMs"] is None and any("reload=true" in n for n in sc["summary"]["notes"])
+
+
+async def test_stop_finds_the_trace_after_another_tab_was_selected_and_a_closed_tab_loses_it(app, http_server):
+    manager, server = app
+    url = trace_pages.install(http_server)
+    async with Client(server) as client:
+        await call(client, "navigate", url=url)
+        _, started = await call(client, "performance_start_trace")
+        traced_id = started["page"]["stable_page_id"]
+        second = await manager.new_page(http_server.url("/a.html"))
+        _, current = await call(client, "get_current_page")
+        assert current["page"]["stable_page_id"] == second.stable_page_id != traced_id
+        result, stop = await call(client, "performance_stop_trace")
+        assert not result.is_error, stop
+        assert stop["page"]["stable_page_id"] == traced_id
+
+        result, sc = await call(client, "performance_start_trace")
+        assert not result.is_error and sc["page"]["stable_page_id"] == second.stable_page_id
+        await second.session.connection.root.send("Target.closeTarget", {"targetId": second.target_id})
+        for _ in range(100):
+            if second.closed or second.session.closed:
+                break
+            await asyncio.sleep(0.05)
+        result, sc = await call(client, "performance_stop_trace")
+        assert result.is_error and sc["code"] == "PAGE_CLOSED" and "lost" in sc["message"]
+        result, sc = await call(client, "performance_stop_trace")
+        assert result.is_error and sc["code"] == "NO_TRACE_RUNNING"
+        # The browser is not left tracing: the first tab can be traced again.
+        await call(client, "select_page", stable_page_id=traced_id)
+        result, sc = await call(client, "performance_start_trace")
+        assert not result.is_error, sc
+        result, sc = await call(client, "performance_stop_trace")
+        assert not result.is_error, sc
