@@ -45,6 +45,13 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--starts", type=int, default=2, help="start-ups per server and round (median reported)")
     p.add_argument("--peers-dir", type=Path, default=HERE / "peers", help="where npm installs the peers")
     p.add_argument("--results-dir", type=Path, default=HERE / "results")
+    p.add_argument(
+        "--ours-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="environment for our server, e.g. CONSOLE_MAX_ENTRIES=5000 (repeatable; default: its defaults)",
+    )
     p.add_argument("--no-install", action="store_true", help="never run npm; missing peers get a failed row")
     p.add_argument("--update-peers", action="store_true", help="npm install the latest peers even if present")
     return p.parse_args(argv)
@@ -57,6 +64,11 @@ async def _run(ns: argparse.Namespace) -> int:
         print(f"unknown server(s) {unknown}; choose from {list(ADAPTERS)}", file=sys.stderr)
         return 2
     notes: list[str] = []
+    try:
+        ours_env = dict(item.split("=", 1) for item in ns.ours_env)
+    except ValueError:
+        print("--ours-env takes NAME=VALUE", file=sys.stderr)
+        return 2
     if not ns.no_install:
         try:
             installed = ensure_peers(ns.peers_dir, update=ns.update_peers)
@@ -89,9 +101,12 @@ async def _run(ns: argparse.Namespace) -> int:
             for key in keys:
                 print(f"== round {round_no}: {key}", file=sys.stderr, flush=True)
                 cfg.log_dir = log_dir / f"round{round_no}"
-                res = await run_server(ADAPTERS[key](), cfg, pages, chrome.http_url, chrome.proc.pid)
+                adapter = ADAPTERS[key](ours_env if key == "ours" else None)
+                res = await run_server(adapter, cfg, pages, chrome.http_url, chrome.proc.pid)
                 per_server[key].append(res)
-                state = "ok" if res.get("ok") else "FAILED: " + str(res.get("error"))
+                failed = sum(len(raw["errors"]) for raw in (res.get("raw_ops") or {}).values())
+                state = "FAILED: " + str(res.get("error")) if not res.get("ok") else "ok"
+                state += f", {failed} failed call(s)" if failed else ""
                 print(f"   {state}", file=sys.stderr, flush=True)
                 if not chrome.alive or not _reachable(chrome.http_url):
                     res["notes"].append("the shared Chromium was gone after this server; restarted it")
@@ -101,7 +116,7 @@ async def _run(ns: argparse.Namespace) -> int:
         for res in results:
             if res["key"] == "ours":
                 cfg.log_dir = log_dir
-                res["condensed"] = await tools_list_only(ADAPTERS["ours"](), cfg, ["--toolset", "condensed"])
+                res["condensed"] = await tools_list_only(ADAPTERS["ours"](ours_env), cfg, ["--toolset", "condensed"])
     finally:
         chrome.stop()
         pages.stop()
@@ -121,6 +136,8 @@ async def _run(ns: argparse.Namespace) -> int:
         "load average (1 min) before / after": f"{load_before[0]:.2f} / {os.getloadavg()[0]:.2f}",
         "command": "python -m bench.peer_benchmark " + " ".join(sys.argv[1:]),
     }
+    if ours_env:
+        meta["ours env"] = " ".join(f"{k}={v}" for k, v in ours_env.items())
     if notes:
         meta["notes"] = "; ".join(notes)
     for r in results:
@@ -142,7 +159,7 @@ async def _run(ns: argparse.Namespace) -> int:
         if r.get("error"):
             print(f"FAILED [{r['key']}]: {r['error']}")
     print(f"\nwrote {js} and {md}")
-    return 0 if all(r.get("ok") for r in results) else 1
+    return 0 if all(r.get("ok") and not r.get("failed_calls") for r in results) else 1
 
 
 def _reachable(http_url: str) -> bool:

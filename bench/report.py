@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Row", "build_rows", "render_markdown", "render_text", "write_results"]
+__all__ = ["Row", "behind_rows", "build_rows", "render_markdown", "render_text", "write_results"]
 
 OPS = (
     ("list_pages", "list pages"),
@@ -164,6 +164,21 @@ def _table(rows: list[Row], keys: list[str], ours: str | None) -> tuple[list[str
     return head, body
 
 
+def behind_rows(rows: list[Row], keys: list[str], ours: str | None) -> list[str]:
+    """One line per (row, peer) where ours is worse, with both numbers."""
+    if not ours:
+        return []
+    out = []
+    for r in rows:
+        for p in keys:
+            if p != ours and r.verdict(ours, p) == "BEHIND":
+                out.append(
+                    f"{r.label}: ours {_fmt(r.values.get(ours))} vs {p} {_fmt(r.values.get(p))} {r.unit}"
+                    f" (ratio {r.ratio(ours, p):.2f}, {r.better} is better)"
+                )
+    return out
+
+
 def render_text(rows: list[Row], keys: list[str], ours: str | None) -> str:
     head, body = _table(rows, keys, ours)
     widths = [max(len(x) for x in col) for col in zip(head, *body, strict=True)]
@@ -181,6 +196,10 @@ def render_markdown(rows: list[Row], keys: list[str], ours: str | None, meta: di
     lines += [f"- {k}: {v}" for k, v in meta.items() if k != "date"]
     lines += ["", "| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     lines += ["| " + " | ".join(b) + " |" for b in body]
+    behind = behind_rows(rows, keys, ours)
+    if behind:
+        lines += ["", "## Where ours is behind", ""]
+        lines += [f"- {b}" for b in behind]
     lines += ["", "## Per server", ""]
     for r in results:
         lines.append(

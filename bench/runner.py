@@ -188,7 +188,8 @@ async def run_server(adapter: Adapter, cfg: RunConfig, pages: BenchPages, cdp_ur
     cwd = base / "cwd"
     cwd.mkdir(parents=True, exist_ok=True)
     cmd, args = adapter.command(cfg.peers_dir, cdp_url)
-    params = StdioServerParameters(command=cmd, args=args, env=_server_env(base / "home", base / "artifacts"), cwd=cwd)
+    env = {**_server_env(base / "home", base / "artifacts"), **adapter.extra_env}
+    params = StdioServerParameters(command=cmd, args=args, env=env, cwd=cwd)
     out["command"] = " ".join([cmd, *args])
     cfg.log_dir.mkdir(parents=True, exist_ok=True)
     startups: list[float] = []
@@ -250,7 +251,7 @@ async def tools_list_only(adapter: Adapter, cfg: RunConfig, extra_args: list[str
     cmd, args = adapter.command(cfg.peers_dir, "http://127.0.0.1:1")
     base = cfg.work_dir / f"{adapter.key}-tools"
     (base / "cwd").mkdir(parents=True, exist_ok=True)
-    env = _server_env(base / "home", base / "artifacts")
+    env = {**_server_env(base / "home", base / "artifacts"), **adapter.extra_env}
     params = StdioServerParameters(command=cmd, args=[*args, *extra_args], env=env, cwd=base / "cwd")
     cfg.log_dir.mkdir(parents=True, exist_ok=True)
     try:
@@ -429,4 +430,5 @@ def merge_rounds(rounds: list[dict]) -> dict:
                 getattr(st, attr).extend(raw[attr])
     merged.pop("raw_ops", None)
     merged["ops"] = {op: st.summary() for op, st in pooled.items()}
+    merged["failed_calls"] = sum(len(st.errors) for st in pooled.values())
     return merged

@@ -64,8 +64,10 @@ class Adapter:
     #: The ratio columns compare ``ours`` with each peer.
     is_ours = False
 
-    def __init__(self) -> None:
+    def __init__(self, extra_env: dict[str, str] | None = None) -> None:
         self.tools: dict[str, dict[str, Any]] = {}
+        #: Environment for this server on top of the harness's throwaway home (e.g. buffer sizes).
+        self.extra_env = dict(extra_env or {})
 
     def command(self, peers_dir: Path, cdp_url: str) -> tuple[str, list[str]]:
         raise NotImplementedError
