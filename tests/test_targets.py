@@ -342,6 +342,12 @@ async def test_cross_origin_iframe_gets_a_child_session_before_it_runs(manager, 
     assert where["result"]["value"] == f"http://localhost:{http_server.port}/targets/frame_child.html"
     pages = await manager.list_pages()
     assert [p["title"] for p in pages] == ["Targets A", "Frame parent"]
+    # Actions in that frame go through Playwright: the frame chosen by its (target) id resolves.
+    await manager.select_page(title_contains="Frame parent")
+    page = await manager.current_page()
+    page.active_frame = iframe_sessions[0].target_info["targetId"]
+    frame = await page.playwright_frame()
+    assert await frame.text_content("#who") == "child on localhost"
 
 
 async def test_launch_iframe_child_session_and_playwright_frame(manager, http_server):
@@ -569,3 +575,39 @@ async def test_users_chrome_restarted_on_the_same_port(manager, http_server):
         await manager.detach_cdp()
         await port_holder.close()
         chrome.stop()
+
+
+async def test_attach_to_a_chrome_without_tabs_is_refused(manager, fresh_chromium):
+    async with cdp_core.connect(fresh_chromium.http_url) as user:
+        for tab in await user.pages():
+            await user.close_target(tab["targetId"])
+    for _ in range(100):
+        if not await cdp_core.list_targets(fresh_chromium.http_url):
+            break
+        await asyncio.sleep(0.02)
+    assert fresh_chromium.alive
+
+    failure = await _failure(manager.attach_cdp(fresh_chromium.http_url))
+
+    assert failure.code == "NO_ACTIVE_PAGE" and "Open a tab" in failure.hint
+    assert manager.active_target is None and manager.capabilities()["cdp"]["attached"] is False
+    assert await cdp_core.list_targets(fresh_chromium.http_url) == []  # we did not open one
+
+
+async def test_status_reports_the_current_page_without_side_effects(manager, http_server, fresh_chromium):
+    idle = await manager.status()
+    assert idle["currentPage"] is None and idle["activeTarget"] is None
+    assert manager.launch.context is None  # status never starts a browser
+
+    await _user_tabs(fresh_chromium, [http_server.url(p) for p in USER_TABS])
+    await manager.attach_cdp(fresh_chromium.http_url)
+    chosen = await manager.select_page(url_contains="b.html", bring_to_front=True)
+    again = await manager.attach_cdp(fresh_chromium.http_url)  # idempotent: same attachment, same selection
+    status = await manager.status()
+
+    assert again["alreadyAttached"] is True
+    assert status["currentPage"]["stable_page_id"] == chosen["selected"]["stable_page_id"]
+    assert status["currentPage"]["title"] == "Targets B" and status["pageCount"] == 3
+    assert status["cdp"]["attachedAt"] <= status["currentPage"]["attachedAt"]
+    page = await manager.current_page()
+    assert await _eval(page, "document.visibilityState") == "visible"
