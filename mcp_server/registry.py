@@ -67,6 +67,9 @@ class ActionSpec:
     read_only: bool = False
     destructive: bool = False
     experimental: bool = False
+    #: optional model of the action's ``data`` (its answer without the envelope): the flat legacy
+    #: tool then declares it in its outputSchema. The condensed tools keep the plain envelope.
+    result: type[BaseModel] | None = None
 
 
 #: (tool, action) -> spec, filled by the action modules at import time.
@@ -83,6 +86,7 @@ def action(
     read_only: bool = False,
     destructive: bool = False,
     experimental: bool = False,
+    result: type[BaseModel] | None = None,
 ) -> Callable[[Handler], Handler]:
     """Register ``handler`` as ``tool``'s ``action`` (and as the flat tool ``legacy``)."""
     if tool not in CONDENSED_TOOLS:
@@ -93,7 +97,7 @@ def action(
         if key in ACTIONS:
             raise ValueError(f"action {tool}.{name} registered twice")
         doc = description or (handler.__doc__ or "").strip().split("\n")[0]
-        ACTIONS[key] = ActionSpec(tool, name, args, handler, doc, legacy, read_only, destructive, experimental)
+        ACTIONS[key] = ActionSpec(tool, name, args, handler, doc, legacy, read_only, destructive, experimental, result)
         return handler
 
     return register

@@ -8,7 +8,9 @@ model of the chosen action, so the schema can stay a terse description.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from .registry import ActionArgs, ActionSpec
 
@@ -19,27 +21,33 @@ SCHEMA_VERSION = "1"
 ENVELOPE_KEYS = ("schemaVersion", "status", "message", "adapter", "code", "hint")
 
 
-def _inline(node: Any, defs: dict[str, Any]) -> Any:
-    """Resolve ``$ref`` into ``defs`` and drop noise, recursively."""
+def _inline(node: Any, defs: dict[str, Any], *, keep_null: bool = False) -> Any:
+    """Resolve ``$ref`` into ``defs`` and drop noise, recursively.
+
+    Input schemas collapse ``anyOf [X, null]`` (omitting a field means null); output schemas
+    (``keep_null``) keep null allowed, since answers do carry nulls.
+    """
     if isinstance(node, list):
-        return [_inline(item, defs) for item in node]
+        return [_inline(item, defs, keep_null=keep_null) for item in node]
     if not isinstance(node, dict):
         return node
     if "$ref" in node:
         target = defs[node["$ref"].rsplit("/", 1)[-1]]
         merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
-        return _inline(merged, defs)
+        return _inline(merged, defs, keep_null=keep_null)
     out: dict[str, Any] = {}
     for key, value in node.items():
-        if key in ("title", "$defs") or (key == "default" and value is None):
+        if key in ("title", "$defs", "description") and keep_null:
+            continue
+        if key in ("title", "$defs") or (key == "default" and (value is None or keep_null)):
             continue
         if key == "properties" and isinstance(value, dict):
             # property names are data, not schema keywords: a field named "title" must survive
-            out[key] = {name: _inline(sub, defs) for name, sub in value.items()}
+            out[key] = {name: _inline(sub, defs, keep_null=keep_null) for name, sub in value.items()}
             continue
-        out[key] = _inline(value, defs)
+        out[key] = _inline(value, defs, keep_null=keep_null)
     any_of = out.get("anyOf")
-    if isinstance(any_of, list):
+    if isinstance(any_of, list) and not keep_null:
         rest = [s for s in any_of if s != {"type": "null"}]
         if len(rest) < len(any_of):
             if len(rest) == 1:
@@ -109,28 +117,50 @@ def condensed_schema(specs: list[ActionSpec]) -> dict[str, Any]:
     }
 
 
-def output_schema() -> dict[str, Any]:
-    """The envelope every structured answer carries; the action's own keys sit beside it."""
-    return {
-        "type": "object",
-        "properties": {
-            "schemaVersion": {"type": "string"},
-            "status": {"enum": ["ok", "error"]},
-            "message": {"type": "string"},
-            "code": {"type": "string"},
-            "hint": {"type": "string"},
-            "adapter": {
-                "type": "object",
-                "properties": {
-                    "entryTool": {"type": "string"},
-                    "action": {"type": "string"},
-                    "legacyTool": {"type": ["string", "null"]},
-                },
-                "required": ["entryTool", "action", "legacyTool"],
-            },
-        },
-        "required": ["schemaVersion", "status", "message"],
-        "if": {"properties": {"status": {"const": "error"}}},
-        "then": {"required": ["code"]},
-        "additionalProperties": True,
-    }
+class Adapter(BaseModel):
+    """How a condensed call was routed (the legacy tool it stands for, if any)."""
+
+    entryTool: str
+    action: str
+    legacyTool: str | None
+
+
+class Envelope(BaseModel):
+    """The keys the server adds to every structured answer; the action's own keys sit beside them."""
+
+    model_config = ConfigDict(extra="allow")
+
+    schemaVersion: str
+    status: Literal["ok", "error"]
+    message: str
+    code: str | None = None
+    hint: str | None = None
+    adapter: Adapter | None = None
+
+
+def _output(model: type[BaseModel]) -> dict[str, Any]:
+    raw = model.model_json_schema()
+    schema = _inline(raw, raw.get("$defs", {}), keep_null=True)
+    for name, prop in schema.get("properties", {}).items():
+        # A key that is absent is not null on the wire: optional envelope keys are plain types.
+        if name in ("code", "hint", "adapter") and "anyOf" in prop:
+            schema["properties"][name] = next(s for s in prop["anyOf"] if s != {"type": "null"})
+    return schema
+
+
+def output_schema(result: type[BaseModel] | None = None) -> dict[str, Any]:
+    """The envelope (from :class:`Envelope`), plus the action's own keys when it declares a result model.
+
+    An error answer carries ``code`` instead of the result keys, so the result's required keys
+    apply only when ``status`` is ``ok``.
+    """
+    schema = _output(Envelope)
+    schema["additionalProperties"] = True
+    schema["if"] = {"properties": {"status": {"const": "error"}}}
+    schema["then"] = {"required": ["code"]}
+    if result is not None:
+        extra = _output(result)
+        schema["properties"] = {**extra.get("properties", {}), **schema["properties"]}
+        if extra.get("required"):
+            schema["else"] = {"required": extra["required"]}
+    return schema

@@ -144,7 +144,7 @@ class BrowserMCP:
                         name=spec.legacy,
                         description=spec.description or spec.name,
                         input_schema=args_schema(spec.args),
-                        output_schema=envelope,
+                        output_schema=output_schema(spec.result) if spec.result else envelope,
                         annotations=types.ToolAnnotations(
                             read_only_hint=spec.read_only,
                             destructive_hint=spec.destructive,

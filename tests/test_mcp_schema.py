@@ -74,3 +74,27 @@ def test_toolsets():
     assert set(_app("legacy").routes) == legacy
     assert set(_app("condensed").routes) == set(CONDENSED_TOOLS)
     assert set(_app("all").routes) == legacy | set(CONDENSED_TOOLS)
+
+
+def test_legacy_tools_declare_their_answer_models():
+    app = _app("legacy")
+    with_results = [r for r in app.routes.values() if r.spec is not None and r.spec.result is not None]
+    assert len(with_results) >= 19
+    navigate = app.routes["browser_navigate"].tool.output_schema
+    ok = {"schemaVersion": "1", "status": "ok", "message": "m", "url": "http://127.0.0.1/", "target": "launch"}
+    ok["stable_page_id"] = "p1"
+    jsonschema.validate(ok, navigate)
+    missing_url = {k: v for k, v in ok.items() if k != "url"}
+    error = {"schemaVersion": "1", "status": "error", "message": "m", "code": "TIMEOUT"}
+    jsonschema.validate(error, navigate)  # errors carry code, not the result keys
+    for bad in (
+        missing_url,
+        {**ok, "httpStatus": "200"},
+        {**error, "code": None},
+        {k: error[k] for k in error if k != "code"},
+    ):
+        try:
+            jsonschema.validate(bad, navigate)
+        except jsonschema.ValidationError:
+            continue
+        raise AssertionError(f"accepted {bad}")

@@ -14,7 +14,7 @@ import json
 import mimetypes
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from targets.errors import ErrorCode, ToolFailure
 
@@ -23,6 +23,74 @@ from ..registry import ActionArgs, ActionResult, action
 from .pagejs import exception_text, frames_of, no_dialog, playwright_call, run_js, truncate
 
 S = "browser_session"
+
+
+class NavigateResult(BaseModel):
+    url: str
+    title: str | None = None
+    httpStatus: int | None = None
+    target: str
+    stable_page_id: str
+
+
+class DomResult(BaseModel):
+    html: str
+    length: int
+    truncated: bool
+    url: str
+
+
+class ScreenshotResult(BaseModel):
+    path: str
+    bytes: int
+    fullPage: bool
+
+
+class EvaluateResult(BaseModel):
+    type: str
+    truncated: bool
+    result: Any = None
+    preview: str | None = None
+    path: str | None = None
+    length: int | None = None
+
+
+class EntriesResult(BaseModel):
+    entries: list[dict[str, Any]]
+    capturedSince: str | None
+
+
+class SelectedResult(BaseModel):
+    selected: dict[str, Any]
+
+
+class FrameInfo(BaseModel):
+    frame_id: str
+    parent_id: str | None
+    name: str
+    url: str | None
+    frame_index: int
+    selected: bool
+
+
+class FramesResult(BaseModel):
+    frames: list[FrameInfo]
+
+
+class FrameResult(BaseModel):
+    frame: FrameInfo
+
+
+class DownloadResult(BaseModel):
+    files: list[dict[str, Any]] | None = None
+    path: str | None = None
+    bytes: int | None = None
+    mimeType: str | None = None
+    sha256: str | None = None
+    binary: bool | None = None
+    content: str | None = None
+    truncated: bool | None = None
+    length: int | None = None
 
 
 # -- navigate -------------------------------------------------------------------------------
@@ -36,7 +104,7 @@ class NavigateArgs(ActionArgs):
     timeout_ms: int = Field(30000, ge=0, le=300000, description="Timeout in ms")
 
 
-@action(S, "navigate", NavigateArgs, legacy="browser_navigate")
+@action(S, "navigate", NavigateArgs, legacy="browser_navigate", result=NavigateResult)
 async def navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
     """Open a URL in the selected page (starts the internal browser when no target is active)."""
     info = dict(await ctx.manager.navigate(args.url, wait_until=args.wait_until, timeout_ms=args.timeout_ms))
@@ -82,7 +150,7 @@ class GetDomArgs(ActionArgs):
     max_chars: int = Field(20000, ge=100, le=500000, description="Cap on returned text")
 
 
-@action(S, "get_dom", GetDomArgs, legacy="browser_get_dom", read_only=True)
+@action(S, "get_dom", GetDomArgs, legacy="browser_get_dom", read_only=True, result=DomResult)
 async def get_dom(ctx: ToolContext, args: GetDomArgs) -> ActionResult:
     """Cleaned HTML of the page or a subtree (no scripts/styles, trimmed, size-capped)."""
     page = await ctx.page()
@@ -110,7 +178,7 @@ class ScreenshotArgs(ActionArgs):
     inline: bool = Field(False, description="Also return the image inline (large)")
 
 
-@action(S, "screenshot", ScreenshotArgs, legacy="browser_screenshot", read_only=True)
+@action(S, "screenshot", ScreenshotArgs, legacy="browser_screenshot", read_only=True, result=ScreenshotResult)
 async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> ActionResult:
     """Save a PNG of the selected page under artifacts/screenshots and return its path."""
     page = await ctx.page()
@@ -142,7 +210,7 @@ class EvaluateArgs(ActionArgs):
     max_chars: int = Field(20000, ge=100, le=500000, description="Cap on returned text")
 
 
-@action(S, "evaluate_js", EvaluateArgs, legacy="browser_evaluate_js")
+@action(S, "evaluate_js", EvaluateArgs, legacy="browser_evaluate_js", result=EvaluateResult)
 async def evaluate_js(ctx: ToolContext, args: EvaluateArgs) -> ActionResult:
     """Evaluate JavaScript in the selected page/frame and return its JSON value."""
     if not ctx.settings.evaluate_enabled:
@@ -203,7 +271,14 @@ class NetworkErrorsArgs(ActionArgs):
     limit: int = Field(50, ge=1, le=1000, description="Newest entries to return")
 
 
-@action(S, "get_network_errors", NetworkErrorsArgs, legacy="browser_get_network_errors", read_only=True)
+@action(
+    S,
+    "get_network_errors",
+    NetworkErrorsArgs,
+    legacy="browser_get_network_errors",
+    read_only=True,
+    result=EntriesResult,
+)
 async def get_network_errors(ctx: ToolContext, args: NetworkErrorsArgs) -> ActionResult:
     """Failed requests and HTTP >= 400 responses captured on the selected page."""
     from ..capture import network_of
@@ -227,7 +302,7 @@ class ConsoleLogsArgs(ActionArgs):
     limit: int = Field(50, ge=1, le=1000, description="Newest entries to return")
 
 
-@action(S, "get_console_logs", ConsoleLogsArgs, legacy="browser_get_console_logs", read_only=True)
+@action(S, "get_console_logs", ConsoleLogsArgs, legacy="browser_get_console_logs", read_only=True, result=EntriesResult)
 async def get_console_logs(ctx: ToolContext, args: ConsoleLogsArgs) -> ActionResult:
     """Console messages, uncaught errors and browser log entries of the selected page."""
     from ..capture import console_of
@@ -250,7 +325,7 @@ class SwitchTabArgs(ActionArgs):
     stable_page_id: str | None = Field(None, description="Stable id from list_pages (p1, p2...)")
 
 
-@action(S, "switch_tab", SwitchTabArgs, legacy="browser_switch_tab")
+@action(S, "switch_tab", SwitchTabArgs, legacy="browser_switch_tab", result=SelectedResult)
 async def switch_tab(ctx: ToolContext, args: SwitchTabArgs) -> ActionResult:
     """Select another tab by page_id or stable_page_id (never navigates)."""
     selector = {k: v for k, v in args.model_dump().items() if v is not None}
@@ -259,7 +334,7 @@ async def switch_tab(ctx: ToolContext, args: SwitchTabArgs) -> ActionResult:
     return ActionResult(text=f"switched to {page.get('stable_page_id')} <{page.get('url')}>", data=info)
 
 
-@action(S, "list_frames", ActionArgs, legacy="browser_list_frames", read_only=True)
+@action(S, "list_frames", ActionArgs, legacy="browser_list_frames", read_only=True, result=FramesResult)
 async def list_frames(ctx: ToolContext, args: ActionArgs) -> ActionResult:
     """Frames of the selected page (index 0 is the main frame), with the selected one."""
     page = await ctx.page()
@@ -278,7 +353,7 @@ class SelectFrameArgs(ActionArgs):
     url_contains: str | None = Field(None, description="Substring of the page/frame URL")
 
 
-@action(S, "select_frame", SelectFrameArgs, legacy="browser_select_frame")
+@action(S, "select_frame", SelectFrameArgs, legacy="browser_select_frame", result=FrameResult)
 async def select_frame(ctx: ToolContext, args: SelectFrameArgs) -> ActionResult:
     """Pick the frame later actions run in (frame_index 0 or no argument: the main frame)."""
     page = await ctx.page()
@@ -324,7 +399,14 @@ class ReadDownloadArgs(ActionArgs):
     max_chars: int = Field(20000, ge=100, le=500000, description="Cap on returned text")
 
 
-@action(S, "read_downloaded_file", ReadDownloadArgs, legacy="browser_read_downloaded_file", read_only=True)
+@action(
+    S,
+    "read_downloaded_file",
+    ReadDownloadArgs,
+    legacy="browser_read_downloaded_file",
+    read_only=True,
+    result=DownloadResult,
+)
 async def read_downloaded_file(ctx: ToolContext, args: ReadDownloadArgs) -> ActionResult:
     """Read a file the browser downloaded (under artifacts/downloads); without path, list them."""
     folder = ctx.artifacts.dir("downloads")

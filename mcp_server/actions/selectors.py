@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from targets.errors import ErrorCode, ToolFailure
 
@@ -19,6 +19,58 @@ from .pagejs import act, no_dialog, playwright_call, run_js, with_dialog
 
 S = "browser_session"
 I = "browser_interact"  # noqa: E741 - the tool's short name, used as a tag
+
+
+class Dialog(BaseModel):
+    """A JavaScript dialog the action opened and that waits for handle_dialog."""
+
+    type: str
+    message: str
+    url: str | None = None
+
+
+class Labelled(BaseModel):
+    id: int
+    tag: str
+    text: str
+    type: str | None = None
+    role: str | None = None
+    href: str | None = None
+    inViewport: bool
+
+
+class AnnotateResult(BaseModel):
+    elements: list[Labelled]
+
+
+class ClickByIdResult(BaseModel):
+    element_id: int
+    element: dict[str, Any] | None
+    dialog: Dialog | None = None
+
+
+class SelectorResult(BaseModel):
+    selector: str
+    matches: int
+    chars: int | None = None
+    dialog: Dialog | None = None
+
+
+class ScrollPosition(BaseModel):
+    x: int
+    y: int
+    maxY: int
+
+
+class ScrollResult(BaseModel):
+    selector: str | None = None
+    scroll: ScrollPosition | None = None
+
+
+class KeyResult(BaseModel):
+    key: str
+    selector: str | None
+    dialog: Dialog | None = None
 
 
 # -- annotate / click_by_id -----------------------------------------------------------------
@@ -72,7 +124,7 @@ class AnnotateArgs(ActionArgs):
     max_elements: int = Field(300, ge=1, le=2000, description="Cap on labelled elements")
 
 
-@action(S, "annotate", AnnotateArgs, legacy="browser_annotate")
+@action(S, "annotate", AnnotateArgs, legacy="browser_annotate", result=AnnotateResult)
 async def annotate(ctx: ToolContext, args: AnnotateArgs) -> ActionResult:
     """Overlay numbered labels on interactive elements; click one with click_by_id."""
     page = await ctx.page()
@@ -92,7 +144,7 @@ class ClickByIdArgs(ActionArgs):
     timeout_ms: int = Field(5000, ge=0, le=120000, description="Timeout in ms")
 
 
-@action(S, "click_by_id", ClickByIdArgs, legacy="browser_click_by_id")
+@action(S, "click_by_id", ClickByIdArgs, legacy="browser_click_by_id", result=ClickByIdResult)
 async def click_by_id(ctx: ToolContext, args: ClickByIdArgs) -> ActionResult:
     """Click the element annotate labelled with element_id."""
     page = await ctx.page()
@@ -166,7 +218,7 @@ async def _locate(ctx: ToolContext, page: Any, selector: str, what: str) -> tupl
     return locator.first, count
 
 
-@action(I, "click", ClickArgs, legacy="browser_click")
+@action(I, "click", ClickArgs, legacy="browser_click", result=SelectorResult)
 async def click(ctx: ToolContext, args: ClickArgs) -> ActionResult:
     """Click the element matching a CSS selector."""
     page = await ctx.page()
@@ -178,7 +230,7 @@ async def click(ctx: ToolContext, args: ClickArgs) -> ActionResult:
     return with_dialog(result, dialog)
 
 
-@action(I, "fill", FillArgs, legacy="browser_fill")
+@action(I, "fill", FillArgs, legacy="browser_fill", result=SelectorResult)
 async def fill(ctx: ToolContext, args: FillArgs) -> ActionResult:
     """Fill an input/textarea matching a CSS selector (the value is not echoed back)."""
     page = await ctx.page()
@@ -191,7 +243,7 @@ async def fill(ctx: ToolContext, args: FillArgs) -> ActionResult:
     return with_dialog(result, dialog)
 
 
-@action(I, "hover", HoverArgs, legacy="browser_hover")
+@action(I, "hover", HoverArgs, legacy="browser_hover", result=SelectorResult)
 async def hover(ctx: ToolContext, args: HoverArgs) -> ActionResult:
     """Move the mouse over the element matching a CSS selector."""
     page = await ctx.page()
@@ -207,7 +259,7 @@ _SCROLL_JS = """
 """
 
 
-@action(I, "scroll", ScrollArgs, legacy="browser_scroll")
+@action(I, "scroll", ScrollArgs, legacy="browser_scroll", result=ScrollResult)
 async def scroll(ctx: ToolContext, args: ScrollArgs) -> ActionResult:
     """Scroll an element into view, or the page by amount pixels in direction."""
     page = await ctx.page()
@@ -222,7 +274,7 @@ async def scroll(ctx: ToolContext, args: ScrollArgs) -> ActionResult:
     return ActionResult(text=f"scrolled {args.direction} to y={position.get('y')}", data={"scroll": position})
 
 
-@action(I, "press_key", PressKeyArgs, legacy="browser_press_key")
+@action(I, "press_key", PressKeyArgs, legacy="browser_press_key", result=KeyResult)
 async def press_key(ctx: ToolContext, args: PressKeyArgs) -> ActionResult:
     """Press a key, in the element matching selector or in the focused element."""
     page = await ctx.page()

@@ -10,7 +10,7 @@ import json
 import os
 import time
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from targets.errors import ErrorCode, ToolFailure
 
@@ -19,6 +19,21 @@ from ..registry import ActionArgs, ActionResult, action
 from .pagejs import frame_urls, no_dialog, run_js
 
 S = "browser_session"
+
+
+class ExportResult(BaseModel):
+    path: str
+    cookies: int
+    cookieNames: list[str]
+    localStorageKeys: int
+    origin: str | None
+
+
+class LoadResult(BaseModel):
+    path: str
+    cookies: int
+    localStorageKeys: int
+    skippedOrigins: list[str]
 
 
 # -- export_state / load_state --------------------------------------------------------------
@@ -37,7 +52,7 @@ class StateFileArgs(ActionArgs):
     path: str | None = Field(None, description="File under the artifacts dir (state: state/, read: downloads/)")
 
 
-@action(S, "export_state", StateFileArgs, legacy="browser_export_state")
+@action(S, "export_state", StateFileArgs, legacy="browser_export_state", result=ExportResult)
 async def export_state(ctx: ToolContext, args: StateFileArgs) -> ActionResult:
     """Save the page's cookies and localStorage to a file under artifacts/state (values never inline)."""
     page = await ctx.page()
@@ -79,7 +94,7 @@ class LoadStateArgs(ActionArgs):
     path: str = Field(description="File under the artifacts dir (state: state/, read: downloads/)")
 
 
-@action(S, "load_state", LoadStateArgs, legacy="browser_load_state")
+@action(S, "load_state", LoadStateArgs, legacy="browser_load_state", result=LoadResult)
 async def load_state(ctx: ToolContext, args: LoadStateArgs) -> ActionResult:
     """Restore cookies and localStorage saved by export_state (localStorage only on the same origin)."""
     page = await ctx.page()
