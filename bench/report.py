@@ -96,7 +96,9 @@ def build_rows(results: list[dict]) -> list[Row]:
         row("console messages reported (of 2000)", "msgs", "higher", lambda r: _get(r, *_CONSOLE)),
         row("network requests reported (of 500)", "reqs", "higher", lambda r: _get(r, *_NETWORK)),
         row("console list answer: text", "chars", None, lambda r: _get(r, "ops", "console_list", "text_chars")),
+        row("console list answer: structuredContent", "chars", None, lambda r: _structured(r, "console_list")),
         row("network list answer: text", "chars", None, lambda r: _get(r, "ops", "network_list", "text_chars")),
+        row("network list answer: structuredContent", "chars", None, lambda r: _structured(r, "network_list")),
         row("peak RSS of the server process tree", "MB", "lower", lambda r: _get(r, "peak_rss_mb") or None),
     ]
     return rows
@@ -107,6 +109,10 @@ def _condensed(result: dict) -> Any:
     if "condensed" in result:
         return _get(result, "condensed", "tools_chars")
     return None if result.get("key") == "ours" else _get(result, "tools_chars")
+
+
+def _structured(result: dict, op: str) -> Any:
+    return _get(result, "ops", op, "json_chars") or None
 
 
 _CONSOLE = ("completeness", "console_found")
