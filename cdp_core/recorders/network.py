@@ -158,6 +158,7 @@ class _Entry:
     redirected_from: int | None = None
     redirected_to: int | None = None
     frame_kind: str = "page"
+    resp_extra_expected: bool = True  # False when Chrome said hasExtraInfo=false (cache, some workers)
     body_state: str = "none"  # none | pending | held | too_large | failed | dropped
     request_body_file: str | None = None
     response_body_file: str | None = None
@@ -319,6 +320,8 @@ class NetworkRecorder:
         redirect = p.get("redirectResponse")
         if previous is not None and redirect is not None and not previous.finished:
             self._apply_response(previous, redirect, p.get("timestamp"), p.get("type"))
+            if p.get("redirectHasExtraInfo") is False:
+                previous.resp_extra_expected = False
             previous.end_ts = p.get("timestamp", previous.start_ts)
             previous.finished = True
             previous.encoded_bytes = int(redirect.get("encodedDataLength") or 0)
@@ -357,10 +360,12 @@ class NetworkRecorder:
         key = self._key(session, p)
         if key is None:
             return
-        current = self._current(key)
-        if current is not None and current.request_extra_headers is None and current.frames is None:
-            current.request_extra_headers = p.get("headers") or {}
-            return
+        # Hops of one requestId get their request ExtraInfo in order (FIFO): the first hop still
+        # without one takes it; if every hop has one, it belongs to a hop not created yet.
+        for entry in self._chains.get(key, ()):
+            if entry.request_extra_headers is None and entry.frames is None:
+                entry.request_extra_headers = p.get("headers") or {}
+                return
         pending = self._early_req_extra.setdefault(key, deque(maxlen=16))
         pending.append(p)
 
@@ -373,6 +378,8 @@ class NetworkRecorder:
             return
         resp = p.get("response") or {}
         self._apply_response(entry, resp, p.get("timestamp"), p.get("type"))
+        if p.get("hasExtraInfo") is False:
+            entry.resp_extra_expected = False
         if (
             entry.resource_type == "document"
             and entry.frame_kind == "page"
@@ -408,7 +415,12 @@ class NetworkRecorder:
             return
         for entry in self._chains.get(key, ()):
             # The first hop that has a response but no ExtraInfo yet is this one's.
-            if entry.response_extra_headers is None and entry.status is not None and not entry.from_cache:
+            if (
+                entry.response_extra_headers is None
+                and entry.status is not None
+                and not entry.from_cache
+                and entry.resp_extra_expected
+            ):
                 entry.response_extra_headers = p.get("headers") or {}
                 if not entry.status and p.get("statusCode"):
                     entry.status = int(p["statusCode"])
