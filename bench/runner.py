@@ -214,7 +214,8 @@ async def run_server(adapter: Adapter, cfg: RunConfig, pages: BenchPages, cdp_ur
                 stage = "tools/list"
                 with anyio.fail_after(cfg.start_timeout):
                     listed = await client.list_tools()
-                startups.append((time.perf_counter() - started) * 1000)
+                ready = time.perf_counter()
+                startups.append((ready - started) * 1000)
                 out["startup_ms"] = round(statistics.median(startups), 1)
                 out["startup_all_ms"] = [round(x, 1) for x in startups]
                 info = client.server_info
@@ -225,7 +226,7 @@ async def run_server(adapter: Adapter, cfg: RunConfig, pages: BenchPages, cdp_ur
                 stage = "jobs"
                 session = _Session(client, adapter, cfg)
                 urls = (form_url, big_url, blank_url, traffic_url)
-                await _measure(session, adapter, cfg, pages, out, started, cdp_url, urls)
+                await _measure(session, adapter, cfg, pages, out, ready, cdp_url, urls)
                 stage = "stop"
         out["ok"] = True
     except Exception as exc:
@@ -287,12 +288,12 @@ async def _measure(
     cfg: RunConfig,
     pages: BenchPages,
     out: dict,
-    started: float,
+    ready: float,
     cdp_url: str,
     urls: tuple[str, str, str, str],
 ) -> None:
     try:
-        await _jobs(s, a, cfg, pages, out, started, cdp_url, urls)
+        await _jobs(s, a, cfg, pages, out, ready, cdp_url, urls)
     finally:
         out["raw_ops"] = {name: asdict(st) for name, st in s.ops.items()}
         _save_answers(cfg.log_dir, a.key, s.last)
@@ -310,7 +311,7 @@ async def _jobs(
     cfg: RunConfig,
     pages: BenchPages,
     out: dict,
-    started: float,
+    ready: float,
     cdp_url: str,
     urls: tuple[str, str, str, str],
 ) -> None:
@@ -320,10 +321,10 @@ async def _jobs(
         result, text, _ = await s.call("connect", prep)
         if result is None:
             out["notes"].append(f"connect failed: {(s.ops['connect'].errors or [text])[0][:200]}")
-    # First page list: start-up, connecting to the browser, first answer an agent can act on.
+    # Connecting to the browser and the first page list: from tools/list to the first answer an agent can act on.
     result, text, _ = await s.call("first_list_pages", a.list_pages())
     if result is not None:
-        out["first_pages_ms"] = round((time.perf_counter() - started) * 1000, 1)
+        out["connect_first_ms"] = round((time.perf_counter() - ready) * 1000, 1)
     for _ in range(cfg.repeat):
         result, text, _ = await s.call("list_pages", a.list_pages())
     ids: dict[str, Any] = {}
@@ -415,10 +416,10 @@ def merge_rounds(rounds: list[dict]) -> dict:
     if startups:
         merged["startup_all_ms"] = startups
         merged["startup_ms"] = round(statistics.median(startups), 1)
-    firsts = [r["first_pages_ms"] for r in rounds if "first_pages_ms" in r]
+    firsts = [r["connect_first_ms"] for r in rounds if "connect_first_ms" in r]
     if firsts:
-        merged["first_pages_all_ms"] = firsts
-        merged["first_pages_ms"] = round(statistics.median(firsts), 1)
+        merged["connect_first_all_ms"] = firsts
+        merged["connect_first_ms"] = round(statistics.median(firsts), 1)
     peaks = [r["peak_rss_mb"] for r in rounds if r.get("peak_rss_mb")]
     if peaks:
         merged["peak_rss_mb"] = max(peaks)
