@@ -182,7 +182,11 @@ async def run_server(adapter: Adapter, cfg: RunConfig, pages: BenchPages, cdp_ur
 
     form_url, big_url = pages.url("/bench/form.html"), pages.url("/bench/big.html")
     blank_url, traffic_url = pages.url("/bench/blank.html"), pages.url("/bench/traffic.html")
-    await anyio.to_thread.run_sync(reset_tabs, cdp_url, [form_url, big_url, blank_url])
+    try:
+        await anyio.to_thread.run_sync(reset_tabs, cdp_url, [form_url, big_url, blank_url])
+    except Exception as exc:  # the browser is gone or stuck: this server's row fails, the run goes on
+        out["error"] = f"tabs: {_describe(exc)}"[:500]
+        return out
 
     base = cfg.work_dir / adapter.key
     cwd = base / "cwd"
