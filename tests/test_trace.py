@@ -368,7 +368,7 @@ async def test_trace_of_the_slow_report_page(chromium, http_server, tmp_path: Pa
         await tracer.start()
         assert tracer.running
         await load(page, url)
-        await asyncio.sleep(trace_pages.BUSY_MS / 1000 + 0.4)  # the busy loop runs 20 ms after load
+        await trace_pages.wait_busy_done(page)  # the busy loop runs 20 ms after load
         progress: list[int] = []
         result = await tracer.stop(tmp_path / "traces" / "report.json", progress_cb=lambda n, _m: progress.append(n))
         assert not tracer.running

@@ -44,6 +44,9 @@ async def test_errors_without_a_trace_and_no_browser_launched(app, artifacts_dir
         assert result.is_error and sc["code"] == "PATH_OUTSIDE_ARTIFACTS"
         result, sc = await call(client, "performance_summary", trace_path="traces/missing.json")
         assert result.is_error and sc["code"] == "FILE_NOT_FOUND"
+        (artifacts_dir / "notes.json").write_text('{"hello": "world"}')
+        result, sc = await call(client, "performance_summary", trace_path="notes.json")
+        assert result.is_error and sc["code"] == "INVALID_ARGUMENT" and "not a readable trace" in sc["message"]
         _, caps = await call(client, "get_capabilities")
     experimental = {a["action"] for a in caps["actions"] if a["experimental"]}
     assert {"performance_start_trace", "performance_stop_trace", "performance_summary"} <= experimental
@@ -70,7 +73,7 @@ async def test_trace_the_slow_report_page_end_to_end(app, http_server, artifacts
         assert result.is_error and sc["code"] == "TRACE_ALREADY_RUNNING"
         result, sc = await call(client, "performance_summary")
         assert result.is_error and sc["code"] == "NO_TRACE" and "stop" in sc["hint"]
-        await asyncio.sleep(trace_pages.BUSY_MS / 1000 + 0.4)
+        await trace_pages.wait_busy_done((await manager.current_page()).session)
         result = await client.call_tool(
             "browser_session", {"action": "performance_stop_trace"}, progress_callback=on_progress
         )

@@ -5,6 +5,9 @@ Shared by the cdp_core-level and the MCP-level trace tests (and the trace benchm
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 from httpserver import Reply, TestServer
 
 BUSY_MS = 300
@@ -24,9 +27,20 @@ for (let i = 0; i < {FETCHES}; i++) {{
 APP = f"""function busyLoop() {{
   const t0 = performance.now();
   while (performance.now() - t0 < {BUSY_MS}) {{}}
+  window.busyDone = true;
 }}
 window.addEventListener('load', () => setTimeout(busyLoop, 20));
 """
+
+
+async def wait_busy_done(session: Any, timeout: float = 20.0) -> None:
+    """Wait until the busy loop has run (polling; no fixed sleep, so a slow CI cannot race it)."""
+    async with asyncio.timeout(timeout):
+        while True:
+            reply = await session.send("Runtime.evaluate", {"expression": "!!window.busyDone", "returnByValue": True})
+            if reply["result"].get("value"):
+                return
+            await asyncio.sleep(0.05)
 
 
 def install(server: TestServer) -> str:

@@ -126,7 +126,7 @@ async def _summary_of(ctx: ToolContext, path: Path) -> dict[str, Any]:
     if key not in cache:
         try:
             summary = await asyncio.to_thread(summarize, path)
-        except TraceSummaryError as exc:
+        except (TraceSummaryError, OSError) as exc:  # not JSON, not a trace, a directory...
             raise ToolFailure(
                 ErrorCode.INVALID_ARGUMENT,
                 f"{ctx.artifacts.relative(path)} is not a readable trace: {exc}",
