@@ -195,3 +195,62 @@ async def test_console_actions_and_body_unavailable(app, http_server, legacy_for
         assert cleared["cleared"] >= 3
         result, empty = await call(client, "console_list")
         assert empty["entries"] == []
+
+
+async def test_users_chrome_oopif_error_and_request_captured_after_attach(http_server, artifacts_dir: Path):
+    """The user's Chrome with a cross-site iframe (its own process): errors and requests of both."""
+    import cdp_core
+    from targets.process import ChromiumProcess
+
+    # other.test resolves to 127.0.0.1 inside this browser only: a second site on loopback.
+    chrome = ChromiumProcess.start(extra_args=["--host-resolver-rules=MAP other.test 127.0.0.1", "--site-per-process"])
+    inner = f"http://other.test:{http_server.port}/mcp-cap/inner.html"
+    http_server.route(
+        "/mcp-cap/inner.html",
+        Reply(
+            200,
+            "<title>inner</title><script>function handleMessage(m) {"
+            " fetch('/mcp-cap/from-frame?x=' + m.data).then(r => r.text());"
+            " throw new Error('errore nel frame ' + m.data) }"
+            " window.onmessage = handleMessage;</script>",
+        ),
+    )
+    http_server.route("/mcp-cap/outer.html", Reply(200, f'<title>outer</title><iframe src="{inner}"></iframe>'))
+    http_server.route("/mcp-cap/from-frame", Reply(200, "ok", "text/plain"))
+    try:
+        await cdp_core.new_tab(chrome.http_url, http_server.url("/mcp-cap/outer.html"))
+        manager, server = build_app(Settings(artifact_dir=str(artifacts_dir)))
+        try:
+            async with Client(server) as client:
+                result, sc = await call(client, "attach_cdp", cdp_url=chrome.http_url)
+                assert not result.is_error, sc
+                result, sc = await call(client, "select_page", url_contains="outer.html")
+                assert not result.is_error, sc
+                # Wait until the iframe is attached (its listeners ran) before poking it.
+                for _ in range(500):
+                    page = await manager.current_page()
+                    if any(r.kind == "iframe" for r in page.sessions):
+                        break
+                    await asyncio.sleep(0.02)
+                await call(client, "evaluate_js", expression="frames[0].postMessage('42', '*'); true")
+                errors = await wait_for(client, "console_list", lambda sc: sc["entries"], types=["pageerror"])
+                error = errors["entries"][0]
+                assert "errore nel frame 42" in error["text"]
+                assert error["frameUrl"] == inner
+                assert error["pageUrl"] == http_server.url("/mcp-cap/outer.html")
+                net = await wait_for(
+                    client, "network_list", lambda sc: sc["entries"] and sc["entries"][0]["status"], url_contains="x=42"
+                )
+                entry = net["entries"][0]
+                result, got = await call(client, "network_get", id=entry["id"])
+                assert got["entry"]["frameKind"] == "iframe" and got["entry"]["status"] == 200
+                await wait_for(client, "network_get", lambda sc: sc["entry"]["bodyHeld"], id=entry["id"])
+                result, body = await call(client, "network_save_body", id=entry["id"])
+                assert not result.is_error, body
+                assert (artifacts_dir / body["relativePath"]).read_text() == "ok"
+        finally:
+            await manager.close()
+        urls = [t.url for t in await cdp_core.list_targets(chrome.http_url)]
+        assert http_server.url("/mcp-cap/outer.html") in urls  # the user's tab is still open
+    finally:
+        chrome.stop()
