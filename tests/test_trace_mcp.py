@@ -28,6 +28,11 @@ async def app(artifacts_dir: Path) -> AsyncIterator[tuple[object, object]]:
         await manager.close()
 
 
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
 async def call(client: Client, action: str, **args):
     result = await client.call_tool("browser_session", {"action": action, **args})
     return result, result.structured_content or {}
@@ -44,7 +49,7 @@ async def test_errors_without_a_trace_and_no_browser_launched(app, artifacts_dir
         assert result.is_error and sc["code"] == "PATH_OUTSIDE_ARTIFACTS"
         result, sc = await call(client, "performance_summary", trace_path="traces/missing.json")
         assert result.is_error and sc["code"] == "FILE_NOT_FOUND"
-        (artifacts_dir / "notes.json").write_text('{"hello": "world"}')
+        write(artifacts_dir / "notes.json", '{"hello": "world"}')  # JSON, but not a trace
         result, sc = await call(client, "performance_summary", trace_path="notes.json")
         assert result.is_error and sc["code"] == "INVALID_ARGUMENT" and "not a readable trace" in sc["message"]
         _, caps = await call(client, "get_capabilities")
