@@ -38,13 +38,26 @@ def ok_result(result: ActionResult, adapter: dict[str, Any] | None) -> types.Cal
     for key in clashes:
         # Envelope keys win; keep the action's value under a prefixed key rather than lose it.
         data[f"data_{key}"] = data.pop(key)
-    structured: dict[str, Any] = {"schemaVersion": SCHEMA_VERSION, "status": "ok", "message": result.text, **data}
+    message = summary(result.text)
+    structured: dict[str, Any] = {"schemaVersion": SCHEMA_VERSION, "status": "ok", "message": message, **data}
     if adapter is not None:
         structured["adapter"] = adapter
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.text)]
     for b64, mime in result.images:
         content.append(types.ImageContent(type="image", data=b64, mime_type=mime))
     return types.CallToolResult(content=content, structured_content=structured, is_error=False)
+
+
+MESSAGE_CHARS = 300
+
+
+def summary(text: str) -> str:
+    """The envelope's ``message``: the answer's first line, capped (the data holds the rest).
+
+    Without the cap a get_dom answer would carry its HTML twice in structuredContent.
+    """
+    first = text.strip().split("\n", 1)[0]
+    return first if len(first) <= MESSAGE_CHARS else first[: MESSAGE_CHARS - 3] + "..."
 
 
 def error_result(failure: ToolFailure, adapter: dict[str, Any] | None) -> types.CallToolResult:

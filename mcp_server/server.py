@@ -142,7 +142,7 @@ class BrowserMCP:
                 routes[spec.legacy] = _Route(
                     tool=types.Tool(
                         name=spec.legacy,
-                        description=spec.description or spec.name,
+                        description=f"{spec.description or spec.name} (= {spec.tool} action={spec.name})",
                         input_schema=args_schema(spec.args),
                         output_schema=output_schema(spec.result) if spec.result else envelope,
                         annotations=types.ToolAnnotations(

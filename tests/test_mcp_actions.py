@@ -110,6 +110,7 @@ async def test_legacy_table_matches_issue(mcp: Session):
         assert tool.annotations is not None and tool.annotations.read_only_hint is not None
     assert mcp.tools["browser_get_dom"].annotations.read_only_hint is True
     assert mcp.tools["browser_click"].annotations.read_only_hint is False
+    assert mcp.tools["browser_navigate"].description.endswith("(= browser_session action=navigate)")
 
 
 async def test_capabilities_and_status(mcp: Session, http_server):
@@ -187,6 +188,7 @@ async def test_get_dom_is_cleaned_and_capped(mcp: Session, http_server):
     assert "<h1>Orders</h1>" in html
     for gone in ("<script", "<style", "a comment", "onclick=", "hunter2-secret", "style="):
         assert gone not in html
+    assert len(dom["message"]) <= 300 and dom["message"] != html  # the HTML is in the data, not twice
     small = await mcp.s("get_dom", max_chars=200)
     assert small["truncated"] is True and len(small["html"]) == 200 and small["length"] > 200
     missing = await mcp.err("browser_session", ErrorCode.INVALID_ARGUMENT, action="get_dom", selector="#nope")
