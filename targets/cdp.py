@@ -17,7 +17,6 @@ import urllib.parse
 from typing import TYPE_CHECKING, Any, Literal
 
 import cdp_core
-from cdp_core import CDPException
 
 from .base import BrowserTarget
 from .errors import ErrorCode, ToolFailure
@@ -94,7 +93,7 @@ class CdpTarget(BrowserTarget):
         """Connect and attach to every tab; raises CDP_UNREACHABLE / NO_ACTIVE_PAGE without state change."""
         try:
             browser = await cdp_core.connect(url)
-        except (CDPException, OSError) as exc:
+        except Exception as exc:  # discovery, refused socket, failed websocket handshake
             raise ToolFailure(
                 ErrorCode.CDP_UNREACHABLE,
                 f"No Chrome debugging endpoint answers at {url} ({exc}).",

@@ -47,6 +47,7 @@ class ErrorCode:
     CDP_ERROR = "CDP_ERROR"
     INTERNAL_ERROR = "INTERNAL_ERROR"
     NAVIGATION_FAILED = "NAVIGATION_FAILED"
+    LAUNCH_FAILED = "LAUNCH_FAILED"
 
 
 class ToolFailure(Exception):

@@ -91,9 +91,18 @@ class LaunchTarget(BrowserTarget):
                 accept_downloads=True,
                 viewport={"width": 1280, "height": 800},
             )
+        except Exception as exc:
+            shutil.rmtree(profile, ignore_errors=True)
+            raise ToolFailure(
+                ErrorCode.LAUNCH_FAILED,
+                f"The internal browser ({executable}) did not start: {_first_line(str(exc))}",
+                hint="Check CHROME_PATH; a headed browser (BROWSER_HEADLESS=false) needs a display.",
+            ) from exc
+        try:
             port = await _wait_for_port(profile)
             browser = await cdp_core.connect(f"http://127.0.0.1:{port}")
         except BaseException:
+            await _close_quietly(context)
             shutil.rmtree(profile, ignore_errors=True)
             raise
         self.context, self.profile_dir, self.browser = context, profile, browser
@@ -106,11 +115,15 @@ class LaunchTarget(BrowserTarget):
         context.on("page", self._watch_downloads)
         for pw_page in context.pages:
             self._watch_downloads(pw_page)
-        if self.policy.active:
-            self.interceptor = PolicyInterceptor(browser, self.policy)
-            await self.interceptor.install()
-        self.hub = SessionHub(browser, "launch", self.registry, self.listeners, self._new_stable_id, self)
-        await self.hub.start()
+        try:
+            if self.policy.active:
+                self.interceptor = PolicyInterceptor(browser, self.policy)
+                await self.interceptor.install()
+            self.hub = SessionHub(browser, "launch", self.registry, self.listeners, self._new_stable_id, self)
+            await self.hub.start()
+        except BaseException:
+            await self.close()
+            raise
 
     def _on_context_closed(self, context: BrowserContext) -> None:
         if self.context is context and self.lost is None:
@@ -127,10 +140,7 @@ class LaunchTarget(BrowserTarget):
         self.context, self.profile_dir, self.interceptor = None, None, None
         await self._drop_connection()
         if context is not None:
-            try:
-                await asyncio.wait_for(context.close(), 10)
-            except Exception as exc:  # already dead (crash): nothing to close
-                log.debug("closing the launch context: %r", exc)
+            await _close_quietly(context)
         if pw is not None:
             await _stop_quietly(pw)
         if profile is not None:
@@ -228,6 +238,18 @@ async def _target_id(pw_page: Page) -> str:
         return (await cdp.send("Target.getTargetInfo"))["targetInfo"]["targetId"]
     finally:
         await cdp.detach()
+
+
+async def _close_quietly(context: BrowserContext) -> None:
+    try:
+        await asyncio.wait_for(context.close(), 10)
+    except Exception as exc:  # already dead (crash): nothing to close
+        log.debug("closing the launch context: %r", exc)
+
+
+def _first_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[0] if lines else text
 
 
 async def _stop_quietly(pw: Playwright) -> None:

@@ -288,8 +288,6 @@ class BrowserManager:
         """Make the internal browser active (starting it if needed); the cdp attachment stays."""
         launch = await self._ensure_launch()
         self.active_target = "launch"
-        if launch.registry.selected is None and not launch.registry.pages:
-            await launch.hub.sync() if launch.hub else None
         return {"target": "launch", "startedAt": launch.attached_at, "pages": await self.list_pages()}
 
     async def close_browser_target(self, target: str, *, close_chrome: bool = False) -> dict[str, Any]:

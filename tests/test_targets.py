@@ -327,14 +327,19 @@ async def test_cross_origin_iframe_gets_a_child_session_before_it_runs(manager, 
     manager.add_session_listener(listener)
     await _user_tabs(fresh_chromium, [http_server.url("/targets/a.html")])
     await manager.attach_cdp(fresh_chromium.http_url)
-    # The user opens the page with the cross-origin frame after we attached.
-    await cdp_core.new_tab(fresh_chromium.http_url, http_server.url("/targets/frame_parent.html"))
+    # After we attached, the user opens a tab and goes to the page with the cross-origin frame.
+    # (A tab created *with* a URL runs before any client can pause it: its capture starts at
+    # its attachedAt, a few ms late; here the page is already attached when the frame appears.)
+    tab = await cdp_core.new_tab(fresh_chromium.http_url, "about:blank")
+    assert len(await manager.list_pages()) == 2
+    async with cdp_core.connect(fresh_chromium.http_url) as user:
+        user_session = await user.attach(tab.id)
+        await user_session.send("Page.navigate", {"url": http_server.url("/targets/frame_parent.html")})
     for _ in range(250):
         if any("/targets/ping" in u for u in child_requests):
             break
         await asyncio.sleep(0.02)
 
-    print("REQS", child_requests, iframe_sessions, [(r.path, r.query) for r in http_server.requests][-6:])
     # The frame's first fetch ran after our listener enabled Network on its session.
     assert any(u.endswith("/targets/ping?from=child") for u in child_requests)
     assert len(iframe_sessions) == 1
@@ -611,3 +616,13 @@ async def test_status_reports_the_current_page_without_side_effects(manager, htt
     assert status["cdp"]["attachedAt"] <= status["currentPage"]["attachedAt"]
     page = await manager.current_page()
     assert await _eval(page, "document.visibilityState") == "visible"
+
+
+async def test_a_browser_that_does_not_start_is_a_clear_failure(http_server):
+    manager = BrowserManager(TargetSettings(chrome_path="/bin/false"))
+    try:
+        failure = await _failure(manager.navigate(http_server.url("/targets/a.html")))
+        assert failure.code == "LAUNCH_FAILED" and "/bin/false" in failure.message
+        assert manager.active_target is None and manager.capabilities()["launch"]["running"] is False
+    finally:
+        await manager.close()
