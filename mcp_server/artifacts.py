@@ -2,7 +2,10 @@
 
 Large or sensitive output goes to files here instead of into tool answers. Every path an
 agent passes in is resolved with :meth:`Artifacts.resolve_inside`, so no call can read or
-write outside the root (``..``, absolute paths elsewhere, symlinks pointing out).
+write outside the root (``..``, absolute paths elsewhere, symlinks pointing out), outside the
+action's own subdirectory when it names one (``read_downloaded_file`` cannot read an exported
+state file with cookie values), or at the audit log and its rotated files (the user's record
+of what the agent did must not be readable, overwritable or deletable through a tool).
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ from pathlib import Path
 
 from targets.errors import ErrorCode, ToolFailure
 
-__all__ = ["Artifacts"]
+__all__ = ["Artifacts", "AUDIT_FILE_NAME"]
+
+#: The audit log's default name under the root (``MCP_AUDIT_LOG`` may put it elsewhere).
+AUDIT_FILE_NAME = "audit.jsonl"
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _counter = itertools.count(1)
@@ -23,8 +29,26 @@ _counter = itertools.count(1)
 class Artifacts:
     """Paths under the artifacts root (created lazily, with a ``.gitignore`` that ignores everything)."""
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, *, protected: tuple[str | Path, ...] = ()) -> None:
         self.root = Path(root).expanduser().resolve()
+        #: Files no agent path may resolve to (the audit log, default and configured; rotations too).
+        self.protected: list[Path] = []
+        for path in (self.root / AUDIT_FILE_NAME, *protected):
+            self.protect(path)
+
+    def protect(self, path: str | Path) -> None:
+        """Refuse ``path`` and its rotated/temporary siblings (``<name>.1``, ``<name>.part``) in resolve_inside."""
+        resolved = Path(path).expanduser().resolve()
+        if resolved not in self.protected:
+            self.protected.append(resolved)
+
+    def is_protected(self, resolved: Path) -> bool:
+        for path in self.protected:
+            if resolved.parent == path.parent and (
+                resolved.name == path.name or resolved.name.startswith(path.name + ".")
+            ):
+                return True
+        return False
 
     def ensure_root(self) -> Path:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -55,17 +79,41 @@ class Artifacts:
     def resolve_inside(self, path: str | Path, *, kind: str | None = None) -> Path:
         """Resolve an agent-supplied path (relative to the root, or to ``<root>/<kind>`` when given).
 
-        Refuses anything that ends up outside the root once ``..`` and symlinks are resolved.
+        Refuses anything that ends up, once ``..`` and symlinks are resolved, outside the root,
+        outside ``<root>/<kind>`` when ``kind`` is given (each action stays in its own folder),
+        or on a protected file (the audit log and its rotations).
         """
-        raw = Path(path).expanduser()
         base = self.root / kind if kind else self.root
-        candidate = raw if raw.is_absolute() else base / raw
-        resolved = candidate.resolve()
-        if resolved != self.root and self.root not in resolved.parents:
+        try:
+            raw = Path(path).expanduser()
+            candidate = raw if raw.is_absolute() else base / raw
+            resolved = candidate.resolve()
+        except (ValueError, OSError, RuntimeError) as exc:  # NUL bytes, symlink loops, unknown ~user
+            raise ToolFailure(
+                ErrorCode.INVALID_ARGUMENT,
+                f"{str(path)[:200]!r} is not a usable file path: {exc}",
+                hint="pass a plain relative file name such as report.json",
+                path=str(path)[:200],
+            ) from None
+        fence = base.resolve()
+        inside = all(resolved == d or d in resolved.parents for d in (self.root, fence))
+        if not inside:
+            where = (
+                f"the {kind}/ folder of the artifacts directory {self.root}"
+                if kind
+                else f"the artifacts directory {self.root}"
+            )
             raise ToolFailure(
                 ErrorCode.PATH_OUTSIDE_ARTIFACTS,
-                f"{str(path)!r} is outside the artifacts directory {self.root}",
-                hint="pass a path relative to the artifacts directory, without '..'",
+                f"{str(path)!r} is outside {where}",
+                hint=f"pass a path relative to {kind + '/' if kind else 'the artifacts directory'}, without '..'",
+                path=str(path),
+            )
+        if self.is_protected(resolved):
+            raise ToolFailure(
+                ErrorCode.PATH_OUTSIDE_ARTIFACTS,
+                f"{str(path)!r} is the audit log, which no tool may read or write",
+                hint="pick another file name; the audit log is for the user to review",
                 path=str(path),
             )
         return resolved
