@@ -91,6 +91,7 @@ def build_app(settings: Settings) -> tuple[Any, Any]:
 
         audit = AuditLog(settings.audit_log or app.artifacts.root / "audit.jsonl")
         app.artifacts.ensure_root()
+        app.artifacts.protect(audit.path)  # no agent path may read, overwrite or delete the log
 
         def record(call: Any) -> None:
             audit.record(

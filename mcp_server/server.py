@@ -205,6 +205,10 @@ class BrowserMCP:
         except Exception as exc:  # noqa: BLE001 - the server answers every call, whatever broke
             failure = failure_from_exception(exc, tool=name, action=action_name)
             answer = error_result(failure, adapter)
+        except BaseException:
+            # Cancelled (client cancel, shutdown): it may have acted in the browser, so it is recorded too.
+            self._notify(name, action_name, args, None, started)
+            raise
         self._notify(name, action_name, args, answer, started)
         return answer
 
@@ -227,16 +231,23 @@ class BrowserMCP:
             )
         return route.actions[action], action
 
-    def _notify(self, tool: str, action: str | None, args: dict[str, Any], answer: types.CallToolResult, t0: float):
+    def _notify(
+        self, tool: str, action: str | None, args: dict[str, Any], answer: types.CallToolResult | None, t0: float
+    ) -> None:
+        """Tell the observers (audit log) how a call ended; ``answer`` None means it was cancelled."""
         if not self.observers:
             return
-        structured = answer.structured_content or {}
+        structured = (answer.structured_content if answer is not None else None) or {}
+        if answer is None:
+            status, code = "cancelled", "CANCELLED"
+        else:
+            status, code = ("error", structured.get("code")) if answer.is_error else ("ok", None)
         record = CallRecord(
             tool=tool,
             action=action,
             arguments=args,
-            status="error" if answer.is_error else "ok",
-            code=structured.get("code") if answer.is_error else None,
+            status=status,
+            code=code,
             duration_ms=round((time.time() - t0) * 1000, 1),
             started_at=t0,
         )
