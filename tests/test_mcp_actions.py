@@ -110,6 +110,10 @@ async def test_legacy_table_matches_issue(mcp: Session):
         assert tool.annotations is not None and tool.annotations.read_only_hint is not None
     assert mcp.tools["browser_get_dom"].annotations.read_only_hint is True
     assert mcp.tools["browser_click"].annotations.read_only_hint is False
+    # navigating or loading state throws away what the user's tab held
+    assert mcp.tools["browser_navigate"].annotations.destructive_hint is True
+    assert mcp.tools["browser_load_state"].annotations.destructive_hint is True
+    assert mcp.tools["browser_session"].annotations.destructive_hint is True
     assert mcp.tools["browser_navigate"].description.endswith("(= browser_session action=navigate)")
 
 

@@ -104,7 +104,7 @@ class NavigateArgs(ActionArgs):
     timeout_ms: int = Field(30000, ge=0, le=300000, description="Timeout in ms")
 
 
-@action(S, "navigate", NavigateArgs, legacy="browser_navigate", result=NavigateResult)
+@action(S, "navigate", NavigateArgs, legacy="browser_navigate", destructive=True, result=NavigateResult)
 async def navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
     """Open a URL in the selected page (starts the internal browser when no target is active)."""
     info = dict(await ctx.manager.navigate(args.url, wait_until=args.wait_until, timeout_ms=args.timeout_ms))

@@ -94,7 +94,7 @@ class LoadStateArgs(ActionArgs):
     path: str = Field(description="File under the artifacts dir (state: state/, read: downloads/)")
 
 
-@action(S, "load_state", LoadStateArgs, legacy="browser_load_state", result=LoadResult)
+@action(S, "load_state", LoadStateArgs, legacy="browser_load_state", destructive=True, result=LoadResult)
 async def load_state(ctx: ToolContext, args: LoadStateArgs) -> ActionResult:
     """Restore cookies and localStorage saved by export_state (localStorage only on the same origin)."""
     page = await ctx.page()
