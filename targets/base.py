@@ -48,11 +48,14 @@ class BrowserTarget:
         return self.browser is not None and not self.browser.closed and self.lost is None
 
     def state(self) -> dict[str, Any]:
+        """A snapshot of this target's state (for status and debugging; no I/O)."""
+        selected = self.registry.selected
         return {
             "connected": self.connected,
             "cdpUrl": self.cdp_url,
             "attachedAt": self.attached_at,
-            "pages": len(self.registry.pages),
+            "pages": [p.stable_page_id for p in self.registry.pages],
+            "selected": selected.stable_page_id if selected is not None and not selected.closed else None,
             "lost": self.lost,
         }
 
@@ -91,6 +94,8 @@ class BrowserTarget:
     async def playwright_page_for(self, page: PageHandle) -> Page:
         """Find the Playwright Page of ``page`` by asking each Playwright page for its targetId."""
         deadline = asyncio.get_running_loop().time() + 5.0
+        for known in [p for p in self._pw_page_ids if p.is_closed()]:
+            del self._pw_page_ids[known]
         while True:
             for context in await self._playwright_contexts():
                 for pw_page in context.pages:

@@ -115,11 +115,38 @@ class CdpTarget(BrowserTarget):
             self.attached_at = utc_now()
             self._watch(browser)
             await hub.start()
+            await self._select_what_the_user_sees()
         except BaseException:
             self.browser, self.hub = None, None
             self.registry.clear()
             await browser.close()
             raise
+
+    async def _select_what_the_user_sees(self) -> None:
+        """Start on the tab the user is looking at: focused, else visible, else Chrome's first listed.
+
+        Two read-only expressions per tab (no ``Runtime.enable``, nothing the page can notice).
+        """
+        pages = self.registry.pages
+        if len(pages) <= 1 or self.browser is None:
+            return
+
+        async def score(page: Any) -> int:
+            try:
+                reply = await page.session.send(
+                    "Runtime.evaluate",
+                    {"expression": "[document.hasFocus(), document.visibilityState]", "returnByValue": True},
+                    timeout=1.0,
+                )
+                focused, visibility = reply["result"]["value"]
+                return 2 * bool(focused) + (visibility == "visible")
+            except Exception:  # a hung or closing tab simply scores nothing
+                return 0
+
+        scores = await asyncio.gather(*(score(p) for p in pages))
+        order = {t["targetId"]: i for i, t in enumerate(await self.browser.pages())}
+        best = max(range(len(pages)), key=lambda i: (scores[i], -order.get(pages[i].target_id, len(order))))
+        self.registry.select(pages[best])
 
     async def detach(self) -> None:
         """Disconnect our socket and Playwright's; the user's Chrome and its tabs stay as they are."""

@@ -382,6 +382,10 @@ class BrowserManager:
             },
         }
 
+    def state(self) -> dict[str, Any]:
+        """The explicit state: the active target and, per target, connection, pages, URL, attach time."""
+        return {"activeTarget": self.active_target, "launch": self.launch.state(), "cdp": self.cdp.state()}
+
     async def status(self) -> dict[str, Any]:
         """Capabilities plus the current page, without starting anything."""
         data = self.capabilities()

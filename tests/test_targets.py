@@ -626,3 +626,16 @@ async def test_a_browser_that_does_not_start_is_a_clear_failure(http_server):
         assert manager.active_target is None and manager.capabilities()["launch"]["running"] is False
     finally:
         await manager.close()
+
+
+async def test_attach_starts_on_the_tab_the_user_looks_at(manager, http_server, fresh_chromium):
+    ids = await _user_tabs(fresh_chromium, [http_server.url(p) for p in USER_TABS])
+    async with cdp_core.connect(fresh_chromium.http_url) as user:  # the user clicks on the middle tab
+        session = await user.attach(ids[1])
+        await session.send("Page.bringToFront")
+        await session.send("Runtime.evaluate", {"expression": "window.focus()"})
+
+    result = await manager.attach_cdp(fresh_chromium.http_url)
+
+    assert [p["targetId"] for p in result["pages"] if p["selected"]] == [ids[1]]
+    assert manager.state()["cdp"]["selected"] == (await manager.current_page()).stable_page_id
