@@ -165,6 +165,10 @@ async def test_list_filters_get_and_clear(chromium, http_server, console_routes)
         first_id = tab.console.list()[0]["id"]
         assert [e["text"] for e in tab.console.list(since_id=first_id)] == ["b", "c", "d"]
         assert tab.console.get(last["id"])["text"] == "d"
-        assert tab.console.clear() == 4
+        await tab.eval("setTimeout(() => { throw new Error('e') }, 0)")
+        await until(lambda: tab.console.list(types=["pageerror"]))
+        assert [e["type"] for e in tab.console.list(types=["error"])] == ["error", "pageerror"]
+        assert [e["type"] for e in tab.console.list(types=["pageerror"])] == ["pageerror"]
+        assert tab.console.clear() == 5
         with pytest.raises(EntryNotFound):
             tab.console.get(last["id"])

@@ -226,20 +226,25 @@ async def test_users_chrome_oopif_error_and_request_captured_after_attach(http_s
                 assert not result.is_error, sc
                 result, sc = await call(client, "select_page", url_contains="outer.html")
                 assert not result.is_error, sc
-                # Wait until the iframe is attached (its listeners ran) before poking it.
-                for _ in range(500):
-                    page = await manager.current_page()
-                    if any(r.kind == "iframe" for r in page.sessions):
+                # The tab was opened before attach: poke the iframe until its handler is there.
+                error = None
+                for n in range(100):
+                    await call(client, "evaluate_js", expression=f"frames[0].postMessage('{n}', '*'); true")
+                    await asyncio.sleep(0.1)
+                    _, errors = await call(client, "console_list", types=["pageerror"])
+                    if errors["entries"]:
+                        error = errors["entries"][0]
                         break
-                    await asyncio.sleep(0.02)
-                await call(client, "evaluate_js", expression="frames[0].postMessage('42', '*'); true")
-                errors = await wait_for(client, "console_list", lambda sc: sc["entries"], types=["pageerror"])
-                error = errors["entries"][0]
-                assert "errore nel frame 42" in error["text"]
+                assert error is not None, "the iframe never threw"
+                n = error["text"].rsplit(" ", 1)[-1]
+                assert f"errore nel frame {n}" in error["text"]
                 assert error["frameUrl"] == inner
                 assert error["pageUrl"] == http_server.url("/mcp-cap/outer.html")
                 net = await wait_for(
-                    client, "network_list", lambda sc: sc["entries"] and sc["entries"][0]["status"], url_contains="x=42"
+                    client,
+                    "network_list",
+                    lambda sc: sc["entries"] and sc["entries"][0]["status"],
+                    url_contains=f"x={n}",
                 )
                 entry = net["entries"][0]
                 result, got = await call(client, "network_get", id=entry["id"])

@@ -9,6 +9,8 @@ from capture_util import open_tab, until
 from httpserver import Reply
 from websockets.asyncio.server import serve
 
+from cdp_core.recorders.har import build_har
+
 
 @pytest.fixture
 async def echo_server():
@@ -52,3 +54,8 @@ async def test_websocket_frames_listed_and_redacted(chromium, http_server, echo_
         assert all("hunter2" not in f["preview"] for f in frames)
         assert "hunter2" not in json.dumps(tab.network.entries())
         assert tab.network.list(resource_types=["fetch"]) == []
+        har = build_har(tab.network)
+        ws_entry = next(e for e in har["log"]["entries"] if e["_resourceType"] == "websocket")
+        assert ws_entry["response"]["status"] == 101
+        assert [m["type"] for m in ws_entry["_webSocketMessages"]][-1] == "receive"
+        assert "hunter2" not in json.dumps(har)

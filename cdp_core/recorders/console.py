@@ -363,8 +363,14 @@ class ConsoleRecorder:
         include_stack: bool = False,
         since_id: int | None = None,
     ) -> list[dict[str, Any]]:
-        """Entries oldest first; ``types`` like ``["error", "pageerror", "warning"]``; ``limit`` keeps the newest."""
+        """Entries oldest first; ``limit`` keeps the newest.
+
+        ``types`` like ``["error", "warning"]``; ``"error"`` also matches ``pageerror``
+        (uncaught exceptions), ``"pageerror"`` alone selects only those.
+        """
         wanted = {_TYPE_ALIASES.get(t, t) for t in types} if types else None
+        if wanted is not None and "error" in wanted:
+            wanted.add("pageerror")  # "errors" means uncaught exceptions too
         picked = [
             e
             for e in self._entries.values()

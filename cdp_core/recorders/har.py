@@ -150,6 +150,17 @@ def build_har(
             "_resourceType": full.get("resourceType") or "other",
             "_mcpEntryId": full["id"],
         }
+        if full.get("resourceType") == "websocket":
+            # DevTools shows these in its Messages tab (previews only, already redacted).
+            entry["_webSocketMessages"] = [
+                {
+                    "type": {"sent": "send", "received": "receive"}.get(f["direction"], f["direction"]),
+                    "time": f["epoch"],
+                    "opcode": f["opcode"],
+                    "data": f["preview"],
+                }
+                for f in full.get("lastFrames") or []
+            ]
         if full.get("remoteAddress"):
             entry["serverIPAddress"] = str(full["remoteAddress"]).rsplit(":", 1)[0].strip("[]")
         entries.append(entry)

@@ -113,7 +113,7 @@ class SavedBody:
 @dataclass(slots=True)
 class _Frame:
     direction: str  # "sent" | "received" | "error"
-    timestamp: str
+    epoch: float
     opcode: int
     length: int
     preview: str
@@ -214,6 +214,8 @@ class NetworkRecorder:
         self._page_session: CDPSession | None = None
         self.captured_since: str | None = None
         self.evicted = 0
+        #: Requests that reached loadingFinished/loadingFailed since attach (never reset by clear).
+        self.completed = 0
         self._ids = itertools.count(1)
         self._entries: OrderedDict[int, _Entry] = OrderedDict()
         # (sessionId, requestId) -> hops of that request, oldest first; kept for a while after
@@ -435,6 +437,7 @@ class NetworkRecorder:
         if entry is None or entry.finished:
             return
         entry.finished = True
+        self.completed += 1
         entry.end_ts = float(p.get("timestamp") or entry.start_ts)
         entry.encoded_bytes = int(p.get("encodedDataLength") or 0)
         self._retire(key)
@@ -447,6 +450,8 @@ class NetworkRecorder:
         entry = self._current(key)
         if entry is None:
             return
+        if not entry.finished:
+            self.completed += 1
         entry.finished = True
         entry.failed = True
         text = str(p.get("errorText") or "failed")
@@ -532,7 +537,7 @@ class NetworkRecorder:
             entry.frames_received += 1
         # Store only the bounded preview: frames can be megabytes and arrive by thousands.
         cut = payload[: self.preview_bytes]
-        entry.frames.append(_Frame(direction, iso_time(), opcode, len(payload), cut))
+        entry.frames.append(_Frame(direction, time.time(), opcode, len(payload), cut))
 
     def _on_ws_sent(self, session: CDPSession, frame_kind: str, p: dict[str, Any]) -> None:
         self._ws_frame(session, p, "sent")
@@ -636,6 +641,7 @@ class NetworkRecorder:
             "bodiesHeld": len(self._held),
             "bodiesHeldBytes": self.held_bytes,
             "bodiesDropped": self.bodies_dropped,
+            "completed": self.completed,
         }
 
     def list(
@@ -785,6 +791,9 @@ class NetworkRecorder:
             "mimeType": e.mime_type,
             "redirectedFrom": e.redirected_from,
             "bodyHeld": e.body_state == "held",
+            "pageUrl": e.page_url,
+            "requestBodyFile": e.request_body_file,
+            "responseBodyFile": e.response_body_file,
         }
         if e.frames is not None:
             d["framesSent"] = e.frames_sent
@@ -796,7 +805,6 @@ class NetworkRecorder:
         d = self._summary(e)
         d.update(
             {
-                "pageUrl": e.page_url,
                 "documentUrl": e.document_url,
                 "frameKind": e.frame_kind,
                 "requestHeadersPreview": self._preview_headers(self._request_headers(e)),
@@ -812,8 +820,6 @@ class NetworkRecorder:
                 "fromCache": e.from_cache,
                 "finished": e.finished,
                 "bodyState": e.body_state,
-                "requestBodyFile": e.request_body_file,
-                "responseBodyFile": e.response_body_file,
                 "timing": e.timing,
                 "startedDateTime": iso_time(e.wall_time),
                 "responseOffsetMs": round((e.response_ts - e.start_ts) * 1000, 3) if e.response_ts else None,
@@ -823,7 +829,8 @@ class NetworkRecorder:
             d["lastFrames"] = [
                 {
                     "direction": f.direction,
-                    "timestamp": f.timestamp,
+                    "timestamp": iso_time(f.epoch),
+                    "epoch": f.epoch,
                     "opcode": f.opcode,
                     "length": f.length,
                     "preview": redact_secrets_in_text(f.preview) + ("…" if f.length > len(f.preview) else ""),

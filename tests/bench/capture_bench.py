@@ -127,7 +127,7 @@ async def run_ours(browser: cdp_core.Browser, url: str, kind: str, n: int, memor
             expression = network_burst(n)
 
             def count() -> int:
-                return sum(1 for e in rec.list(url_contains="/bench/req") if e["durationMs"] is not None)
+                return rec.completed
 
         await rec.attach(session)
         stamp: list[float] = []
