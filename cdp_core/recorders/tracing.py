@@ -106,6 +106,9 @@ class TraceResult:
     #: and seconds spent reading the stream to disk.
     end_wait_s: float = 0.0
     read_s: float = 0.0
+    #: Highest fill level (0..1) of Chrome's trace buffer reported while recording; near 1
+    #: with ``data_loss_occurred`` means the buffer filled up and the end is missing.
+    buffer_usage: float = 0.0
 
     @property
     def duration_s(self) -> float:
@@ -259,6 +262,7 @@ class Tracer:
                 categories=list(self._categories),
                 end_wait_s=t_read - t_end,
                 read_s=t_done - t_read,
+                buffer_usage=self.buffer_usage,
             )
         except (CDPTimeout, TimeoutError) as exc:
             raise TraceError(f"the trace did not complete in time: {exc}") from exc

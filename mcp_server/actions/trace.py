@@ -322,6 +322,7 @@ async def performance_stop_trace(ctx: ToolContext, args: StopTraceArgs) -> Actio
         "bytes": result.bytes_written,
         "chunks": result.chunks,
         "dataLossOccurred": result.data_loss_occurred,
+        "bufferUsage": round(result.buffer_usage, 3),
         "format": "Trace Event JSON (open in Chrome DevTools > Performance > Load profile, or ui.perfetto.dev)",
         "page": _page_brief(page),
         "reloaded": state.reloaded,
