@@ -171,6 +171,11 @@ class LaunchTarget(BrowserTarget):
             return
         try:
             await self.browser.close_target(page.target_id)
+            # closeTarget only starts closing; wait (briefly) until the tab is really gone.
+            for _ in range(100):
+                if page.session.closed:
+                    break
+                await asyncio.sleep(0.02)
         except cdp_core.CDPException as exc:
             log.debug("closing %s: %s", page.stable_page_id, exc)
         if self.hub is not None:
