@@ -88,6 +88,8 @@ class Artifacts:
             raw = Path(path).expanduser()
             candidate = raw if raw.is_absolute() else base / raw
             resolved = candidate.resolve()
+            if len(str(resolved)) > 4000 or any(len(part.encode()) > 255 for part in resolved.parts):
+                raise ValueError("name too long")  # else the OS refuses it later, at stat/open
         except (ValueError, OSError, RuntimeError) as exc:  # NUL bytes, symlink loops, unknown ~user
             raise ToolFailure(
                 ErrorCode.INVALID_ARGUMENT,
