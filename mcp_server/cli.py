@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import logging
+import os
 import signal
 import sys
 from typing import Any
@@ -118,15 +119,18 @@ async def _close(manager: Any) -> None:
 async def _serve_stdio(server: Any, manager: Any) -> None:
     from mcp.server.stdio import stdio_server
 
+    async def watch_signals() -> None:
+        # The stdin reader sits in a worker thread that cancellation cannot interrupt, so a
+        # signal would wait for the next input line: close the browsers, then leave at once.
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as signals:
+            async for signum in signals:
+                log.info("signal %s: shutting down", signum)
+                await _close(manager)
+                sys.stderr.flush()
+                os._exit(0)
+
     try:
         async with anyio.create_task_group() as tg:
-
-            async def watch_signals() -> None:
-                with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
-                    async for _ in signals:
-                        tg.cancel_scope.cancel()
-                        return
-
             tg.start_soon(watch_signals)
             async with stdio_server() as (read, write):
                 await server.run(read, write, server.create_initialization_options())

@@ -144,3 +144,91 @@ def test_hook_subcommand_dispatches(tmp_path: Path):
     )
     assert proc.returncode == 0
     assert "attach_cdp" in proc.stdout.decode()
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every live process below ``pid`` (read from /proc; Linux only, like the CI)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_sigterm_exits_and_leaves_no_browser_behind(tmp_path: Path, http_server):
+    proc = subprocess.Popen(
+        ENTRY,
+        env=_env(tmp_path / "artifacts"),
+        cwd=str(ROOT),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def rpc(message: dict) -> None:
+        proc.stdin.write((json.dumps(message) + "\n").encode())
+        proc.stdin.flush()
+
+    try:
+        rpc(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+        )
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        rpc({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        rpc(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "browser_navigate", "arguments": {"url": http_server.url("/a.html")}},
+            }
+        )
+        answer = json.loads(proc.stdout.readline())
+        assert answer["id"] == 2 and not answer["result"].get("isError"), answer
+        browser = {
+            p
+            for p in _descendants(proc.pid)
+            if "chrom" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")
+        }
+        assert browser, "the internal browser should be running below the server"
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0
+        deadline = time.monotonic() + 10
+        while any(_alive(p) for p in browser) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(p) for p in browser), "the internal browser outlived the server"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
