@@ -650,6 +650,11 @@ class _Analyzer:
         timings = self._timings(nav)
         if nav is None:
             notes.append("no navigation in the trace: FCP/LCP/DCL/load need a trace started with reload=true")
+        elif timings["fcpMs"] is None:
+            notes.append(
+                "no first contentful paint after the navigation: the trace stopped before the page painted "
+                "(paint is reported after load at times), or the tab was in the background"
+            )
         cls, shift_count = _cls([s for s in self.shifts if nav is None or s[0] >= nav["ts"]])
 
         requests = [r for r in self.requests.values() if r.start is not None]
