@@ -14,11 +14,14 @@ import logging
 import urllib.parse
 from typing import Any, Literal
 
+from cdp_core import CDPException
+
 from .cdp import CdpTarget, check_cdp_url
 from .chrome_path import BrowserNotFound, find_chrome
 from .errors import ErrorCode, ToolFailure
 from .hub import Listeners, PageClosedListener, SessionListener
 from .launch import LaunchTarget
+from .navigation import WAIT_UNTIL, NavigationError, navigate_page
 from .page import PageHandle
 from .settings import DEFAULT_CDP_URL, TargetSettings
 
@@ -27,7 +30,7 @@ __all__ = ["BrowserManager"]
 log = logging.getLogger("targets")
 
 TargetName = Literal["launch", "cdp"]
-_WAIT_UNTIL = ("load", "domcontentloaded", "networkidle", "commit")
+_WAIT_UNTIL = tuple(WAIT_UNTIL)
 
 
 class BrowserManager:
@@ -163,26 +166,12 @@ class BrowserManager:
         page = await self.current_page()
         if page.target == "launch":
             self._check_policy(url)
-        pw_page = await page.playwright_page()
-        from playwright.async_api import Error as PlaywrightError
-        from playwright.async_api import TimeoutError as PlaywrightTimeout
-
         interceptor = self.launch.interceptor if page.target == "launch" else None
         blocked_before = interceptor.blocked_total if interceptor is not None else 0
         try:
-            response = await pw_page.goto(url, wait_until=wait_until, timeout=timeout_ms)  # type: ignore[arg-type]
-        except PlaywrightTimeout as exc:
-            raise ToolFailure(
-                ErrorCode.TIMEOUT,
-                f"Navigation to {url} did not reach {wait_until!r} within {timeout_ms} ms.",
-                hint="Retry with a larger timeout_ms or wait_until='domcontentloaded'.",
-                url=url,
-            ) from exc
-        except PlaywrightError as exc:
-            # Let the error page commit now, or it would interrupt the next navigation.
-            await _settle(pw_page)
-            refused = "ERR_ABORTED" in str(exc) or "ERR_BLOCKED_BY_CLIENT" in str(exc)
-            if refused and interceptor is not None and interceptor.blocked_total > blocked_before:
+            facts = await navigate_page(page, url, wait_until=wait_until, timeout_ms=timeout_ms)
+        except NavigationError as exc:
+            if interceptor is not None and interceptor.blocked_total > blocked_before:
                 raise ToolFailure(
                     ErrorCode.BLOCKED_BY_POLICY,
                     f"Navigation to {url} was blocked: {interceptor.reason_for(url)}.",
@@ -190,18 +179,15 @@ class BrowserManager:
                     url=url,
                 ) from exc
             raise ToolFailure(
-                ErrorCode.NAVIGATION_FAILED, f"Navigation to {url} failed: {_first_line(str(exc))}", url=url
+                ErrorCode.NAVIGATION_FAILED, f"Navigation to {url} failed: {exc.error_text}", url=url
             ) from exc
+        except CDPException as exc:
+            if page.closed:
+                page._check_open()
+            raise ToolFailure(ErrorCode.NAVIGATION_FAILED, f"Navigation to {url} failed: {exc}", url=url) from exc
         page.active_frame = None
-        page.url = pw_page.url
-        try:
-            page.title = await pw_page.title()
-        except PlaywrightError:
-            pass
         result: dict[str, Any] = {
-            "url": pw_page.url,
-            "title": page.title,
-            "status": response.status if response is not None else None,
+            **facts,
             "target": page.target,
             "stable_page_id": page.stable_page_id,
         }
@@ -411,14 +397,3 @@ class BrowserManager:
         finally:
             await self.cdp.detach()
             self.active_target = None
-
-
-async def _settle(pw_page: Any) -> None:
-    try:
-        await pw_page.wait_for_load_state("load", timeout=2000)
-    except Exception:
-        pass
-
-
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else text

@@ -639,3 +639,33 @@ async def test_attach_starts_on_the_tab_the_user_looks_at(manager, http_server, 
 
     assert [p["targetId"] for p in result["pages"] if p["selected"]] == [ids[1]]
     assert manager.state()["cdp"]["selected"] == (await manager.current_page()).stable_page_id
+
+
+async def test_navigation_failures_are_reported_and_the_users_chrome_needs_no_playwright(
+    manager, http_server, fresh_chromium
+):
+    import time as _time
+
+    from httpserver import Reply
+
+    def slow(_req):
+        _time.sleep(1.5)
+        return Reply(200, "<title>Slow</title>")
+
+    http_server.route("/targets/slow", slow)
+    await manager.navigate(http_server.url("/targets/a.html"))
+    timeout = await _failure(manager.navigate(http_server.url("/targets/slow"), timeout_ms=300))
+    assert timeout.code == "TIMEOUT"
+    refused = await _failure(manager.navigate(f"http://127.0.0.1:{_closed_loopback_port()}/"))
+    assert refused.code == "NAVIGATION_FAILED" and "ERR_CONNECTION_REFUSED" in refused.message
+    assert (await _failure(manager.navigate("a.html"))).code == "INVALID_ARGUMENT"
+    assert (await _failure(manager.navigate(http_server.url("/"), wait_until="idle"))).code == "INVALID_ARGUMENT"
+    done = await manager.navigate(http_server.url("/targets/b.html"), wait_until="networkidle")
+    assert done["title"] == "Targets B" and done["status"] == 200
+
+    await _user_tabs(fresh_chromium, [http_server.url("/targets/a.html")])
+    await manager.attach_cdp(fresh_chromium.http_url)
+    moved = await manager.navigate(http_server.url("/targets/clienti/edit.cfm?id=7"), wait_until="domcontentloaded")
+    assert moved["target"] == "cdp" and moved["title"] == "Modifica cliente"
+    assert [t.url for t in await cdp_core.list_targets(fresh_chromium.http_url)] == [moved["url"]]
+    assert manager.cdp.state()["playwrightConnected"] is False  # navigation is ours, not Playwright's
