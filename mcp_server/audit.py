@@ -13,6 +13,7 @@ import os
 import re
 import threading
 import time
+import urllib.parse
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,15 +27,40 @@ _TYPED_VALUE_KEYS = frozenset({"value", "text", "prompt_text", "values"})
 _MAX_STRING = 300
 
 
+def _redact_url(value: str) -> str:
+    """A URL argument without its password (``user:pw@``) and secret-named query values (``?token=``)."""
+    try:
+        parts = urllib.parse.urlsplit(value)
+        if not parts.scheme or not parts.netloc:
+            return value
+        netloc = parts.netloc
+        if "@" in netloc:
+            user, _, host = netloc.rpartition("@")
+            netloc = (user.split(":", 1)[0] + ":[redacted]@" if ":" in user else user + "@") + host
+        query = parts.query
+        if query:
+            pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+            if any(_SECRET_KEY.search(k) for k, _ in pairs):
+                query = urllib.parse.urlencode(
+                    [(k, "[redacted]" if _SECRET_KEY.search(k) else v) for k, v in pairs], safe="[]"
+                )
+        return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    except ValueError:
+        return value
+
+
 def _redact(value: Any, key: str | None = None) -> Any:
     if key is not None and _SECRET_KEY.search(key):
         return "[redacted]"
     if isinstance(value, dict):
-        return {k: _redact(v, str(k)) for k, v in value.items()}
+        return {k: _redact(v, str(k)) for k, v in list(value.items())[:50]}
     if isinstance(value, list | tuple):
         return [_redact(v) for v in value[:50]]
-    if isinstance(value, str) and len(value) > _MAX_STRING:
-        return value[:_MAX_STRING] + f"...[{len(value)} chars]"
+    if isinstance(value, str):
+        if "://" in value[:20]:
+            value = _redact_url(value)
+        if len(value) > _MAX_STRING:
+            return value[:_MAX_STRING] + f"...[{len(value)} chars]"
     return value
 
 
@@ -73,8 +99,8 @@ class AuditLog:
         line = json.dumps(
             {
                 "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds"),
-                "tool": tool,
-                "action": action,
+                "tool": tool[:200],
+                "action": action[:200] if isinstance(action, str) else action,
                 "arguments": redact_arguments(arguments),
                 "status": status,
                 "errorCode": error_code,

@@ -1,0 +1,112 @@
+"""The audit log through the SDK's real client: one JSON line per call, secrets never in it.
+
+The server the CLI builds records every tool call (ok, failed, refused by validation, for an
+unknown tool or action) with tool, action, redacted arguments, status, error code, duration
+and timestamp. A password typed with fill / fill_uid and credentials in a URL never reach the
+file, only the typed value's length does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from httpserver import Reply
+from mcp.client import Client
+
+from mcp_server.cli import build_app
+from mcp_server.settings import Settings
+
+PLANTED = "pw-audit-planted-7f3a9c"
+URL_SECRET = "url-secret-41d2"
+FORM = """<!doctype html><title>Login</title><form onsubmit="return false">
+<label>User <input id="user" name="user"></label>
+<label>Password <input id="pw" name="password" type="password"></label>
+<button>Sign in</button></form>"""
+
+
+@pytest.fixture
+async def served(tmp_path: Path, http_server) -> AsyncIterator[tuple[Client, Path, str]]:
+    http_server.route("/sec-audit/login.html", Reply(200, FORM))
+    root = tmp_path / "artifacts"
+    manager, server = build_app(Settings(artifact_dir=str(root)))
+    try:
+        async with Client(server) as client:
+            yield client, root / "audit.jsonl", http_server.url("/sec-audit/login.html")
+    finally:
+        await manager.close()
+
+
+def _entries(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
+async def test_every_call_is_one_line_with_its_outcome_and_no_secret(served):
+    client, log, url = served
+    calls: list[tuple[str, dict[str, Any], str | None]] = []  # tool, arguments, expected error code
+
+    async def call(tool: str, args: dict[str, Any], expect: str | None = None) -> Any:
+        result = await client.call_tool(tool, args)
+        sc = result.structured_content or {}
+        assert bool(result.is_error) == (expect is not None) and sc.get("code") == expect, sc
+        calls.append((tool, args, expect))
+        return sc
+
+    await call("browser_session", {"action": "list_pages"})
+    await call("browser_navigate", {"url": url})
+    await call("browser_fill", {"selector": "#pw", "value": PLANTED})
+    await call("browser_interact", {"action": "fill", "selector": "#pw", "value": PLANTED})
+    snap = await call("browser_session", {"action": "snapshot", "interactive_only": True})
+    uid = next(line["uid"] for line in snap["lines"] if line["name"] == "Password")
+    await call("browser_interact", {"action": "fill_uid", "uid": uid, "value": PLANTED})
+    await call("browser_session", {"action": "get_dom", "selector": "#missing"}, "INVALID_ARGUMENT")
+    await call("browser_session", {"action": "no_such_action"}, "UNKNOWN_ACTION")
+    await call("browser_session", {"action": "get_dom", "max_chars": "lots"}, "INVALID_ARGUMENT")
+    await call("browser_session", {"action": "attach_cdp", "cdp_url": "http://10.255.255.1:9222"}, "NOT_ALLOWED")
+    creds = url.replace("http://", f"http://admin:{URL_SECRET}@") + f"?token={URL_SECRET}&page=2"
+    await call("browser_session", {"action": "wait_for", "url_matches": creds, "timeout_ms": 100}, "TIMEOUT")
+    typed = await client.call_tool("browser_session", {"action": "evaluate_js", "expression": "pw.value"})
+    assert typed.structured_content["result"] == PLANTED  # the fills really typed it
+    calls.append(("browser_session", {"action": "evaluate_js"}, None))
+
+    entries = _entries(log)
+    assert len(entries) == len(calls)
+    previous = None
+    for entry, (tool, args, expect) in zip(entries, calls, strict=True):
+        assert set(entry) >= {"timestamp", "tool", "action", "arguments", "status", "errorCode", "durationMs"}
+        assert entry["tool"] == tool
+        if tool == "browser_session" or tool == "browser_interact":
+            assert entry["action"] == args["action"]
+        assert entry["status"] == ("error" if expect else "ok") and entry["errorCode"] == expect
+        assert isinstance(entry["durationMs"], int | float) and entry["durationMs"] >= 0
+        stamp = datetime.fromisoformat(entry["timestamp"])
+        assert stamp.tzinfo is not None and (previous is None or stamp >= previous)
+        previous = stamp
+    assert entries[1]["action"] == "navigate" and entries[1]["arguments"] == {"url": url}
+    fills = [e for e in entries if e["action"] in ("fill", "fill_uid")]
+    assert len(fills) == 3 and all(e["arguments"]["value"] == f"[{len(PLANTED)} chars]" for e in fills)
+    assert fills[0]["arguments"]["selector"] == "#pw" and fills[2]["arguments"]["uid"] == uid
+    assert "admin:[redacted]@" in entries[-2]["arguments"]["url_matches"]
+    text = log.read_text(encoding="utf-8")
+    assert PLANTED not in text and URL_SECRET not in text
+
+
+async def test_a_cancelled_call_is_recorded(served):
+    client, log, url = served
+    await client.call_tool("browser_navigate", {"url": url})
+    with anyio.move_on_after(1.0):  # the wait never succeeds: the client gives up and cancels it
+        await client.call_tool("browser_session", {"action": "wait_for", "text": "never there", "timeout_ms": 30000})
+    for _ in range(200):  # the server learns of the cancellation from a notification
+        entries = _entries(log)
+        if len(entries) == 2:
+            break
+        await anyio.sleep(0.02)
+    assert entries[-1]["action"] == "wait_for" and entries[-1]["status"] == "cancelled", entries
+    # the server is still fine afterwards, and goes on logging
+    after = await client.call_tool("browser_session", {"action": "get_current_page"})
+    assert not after.is_error and _entries(log)[-1]["action"] == "get_current_page"
