@@ -38,6 +38,7 @@ from cdp_core.recorders.console import ConsoleRecorder  # noqa: E402
 from cdp_core.recorders.network import NetworkRecorder  # noqa: E402
 from targets.process import ChromiumProcess  # noqa: E402
 
+EAGER_BUDGET = 64 * 1024 * 1024  # the default; --no-eager sets 0 to see what eager bodies cost
 PAGE = "<!doctype html><title>bench</title><p>bench</p>"
 
 
@@ -123,7 +124,7 @@ async def run_ours(browser: cdp_core.Browser, url: str, kind: str, n: int, memor
             def count() -> int:
                 return len(rec) + rec.evicted
         else:
-            rec = NetworkRecorder(max_entries=n + 100)
+            rec = NetworkRecorder(max_entries=n + 100, eager_body_budget=EAGER_BUDGET)
             expression = network_burst(n)
 
             def count() -> int:
@@ -195,7 +196,11 @@ async def main() -> None:
     parser.add_argument("--messages", type=int, default=5000)
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-eager", action="store_true", help="our recorder without eager body fetches")
     opts = parser.parse_args()
+    if opts.no_eager:
+        global EAGER_BUDGET
+        EAGER_BUDGET = 0
 
     server = TestServer().start()
     server.route("/bench/page.html", Reply(200, PAGE))
