@@ -152,16 +152,15 @@ class LaunchTarget(BrowserTarget):
     # -- pages ------------------------------------------------------------------------
 
     async def new_page(self) -> PageHandle:
-        """Open a tab through Playwright, keeping at most ``max_launch_tabs`` (the oldest close)."""
+        """Open a tab (our socket; Playwright sees it too), keeping at most ``max_launch_tabs`` (the oldest close)."""
         assert self.context is not None and self.hub is not None
         await self.hub.settle()
         limit = max(1, self.settings.max_launch_tabs)
         for old in self.registry.pages[: max(0, len(self.registry.pages) - limit + 1)]:
             await self.close_page(old)
-        pw_page = await self.context.new_page()
-        target_id = await _target_id(pw_page)
-        self._pw_page_ids[pw_page] = target_id
-        page = await self.hub.wait_for_page(target_id)
+        assert self.browser is not None
+        created = await self.browser.send("Target.createTarget", {"url": "about:blank"})
+        page = await self.hub.wait_for_page(created["targetId"])
         self.registry.select(page)
         return page
 
@@ -235,14 +234,6 @@ async def _wait_for_port(profile: Path, timeout: float = 15.0) -> int:
                     ErrorCode.INTERNAL_ERROR, "The internal browser did not open its debugging port."
                 ) from None
             await asyncio.sleep(0.02)
-
-
-async def _target_id(pw_page: Page) -> str:
-    cdp = await pw_page.context.new_cdp_session(pw_page)
-    try:
-        return (await cdp.send("Target.getTargetInfo"))["targetInfo"]["targetId"]
-    finally:
-        await cdp.detach()
 
 
 async def _close_quietly(context: BrowserContext) -> None:
