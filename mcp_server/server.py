@@ -223,8 +223,10 @@ class BrowserMCP:
                 actions=names,
             )
         if not isinstance(action, str) or action not in route.actions:
-            others = (t for t, r in self.routes.items() if r.spec is None and t != tool and action in r.actions)
-            other = next(others, None)
+            other = None
+            if isinstance(action, str):  # a list or dict is no action name (and is unhashable)
+                others = (t for t, r in self.routes.items() if r.spec is None and t != tool and action in r.actions)
+                other = next(others, None)
             hint = f"use tool {other} for {action!r}" if other else f"use one of: {', '.join(names)}"
             raise ToolFailure(
                 ErrorCode.UNKNOWN_ACTION, f"{tool} has no action {action!r}", hint=hint, action=action, actions=names
