@@ -17,6 +17,7 @@ import urllib.parse
 from typing import TYPE_CHECKING, Any, Literal
 
 import cdp_core
+from cdp_core import CDPException
 
 from .base import BrowserTarget
 from .errors import ErrorCode, ToolFailure
@@ -84,16 +85,31 @@ class CdpTarget(BrowserTarget):
         self._pw: Playwright | None = None
         self._pw_browser: PWBrowser | None = None
         self._pw_lock = asyncio.Lock()
+        self.ws_url: str | None = None
 
     @property
     def attached(self) -> bool:
         return self.browser is not None
 
-    async def attach(self, url: str) -> None:
-        """Connect and attach to every tab; raises CDP_UNREACHABLE / NO_ACTIVE_PAGE without state change."""
+    async def attach(self, url: str, *, allow_remote: bool = False) -> None:
+        """Connect and attach to every tab; raises CDP_UNREACHABLE / NO_ACTIVE_PAGE without state change.
+
+        The websocket URL that ``/json/version`` advertises is checked like ``url`` itself before
+        anything connects to it: a loopback endpoint must not send us to another host.
+        """
         try:
-            browser = await cdp_core.connect(url)
-        except Exception as exc:  # discovery, refused socket, failed websocket handshake
+            ws_url = await cdp_core.discovery.resolve_browser_ws_url(url)
+        except Exception as exc:  # nothing answers, or not a DevTools endpoint
+            raise ToolFailure(
+                ErrorCode.CDP_UNREACHABLE,
+                f"No Chrome debugging endpoint answers at {url} ({exc}).",
+                hint=chrome_command_hint(url),
+                cdpUrl=url,
+            ) from exc
+        check_cdp_url(ws_url, allow_remote=allow_remote)
+        try:
+            browser = await cdp_core.connect(ws_url)
+        except Exception as exc:  # refused socket, failed websocket handshake
             raise ToolFailure(
                 ErrorCode.CDP_UNREACHABLE,
                 f"No Chrome debugging endpoint answers at {url} ({exc}).",
@@ -110,16 +126,24 @@ class CdpTarget(BrowserTarget):
                     cdpUrl=url,
                 )
             hub = SessionHub(browser, "cdp", self.registry, self.listeners, self._new_stable_id, self)
-            self.browser, self.hub, self.cdp_url = browser, hub, url
+            self.browser, self.hub, self.cdp_url, self.ws_url = browser, hub, url, ws_url
             self.lost = None
             self.attached_at = utc_now()
             self._watch(browser)
             await hub.start()
             await self._select_what_the_user_sees()
-        except BaseException:
+        except BaseException as exc:
             self.browser, self.hub = None, None
             self.registry.clear()
+            self.attached_at, self.cdp_url = None, None
             await browser.close()
+            if isinstance(exc, CDPException):
+                raise ToolFailure(
+                    ErrorCode.CDP_UNREACHABLE,
+                    f"The Chrome at {url} stopped answering while we attached ({exc}).",
+                    hint="Check that Chrome still runs, then call attach_cdp again.",
+                    cdpUrl=url,
+                ) from exc
             raise
 
     async def _select_what_the_user_sees(self) -> None:
@@ -172,7 +196,8 @@ class CdpTarget(BrowserTarget):
                 if self._pw is None:
                     self._pw = await async_playwright().start()
                 try:
-                    self._pw_browser = await self._pw.chromium.connect_over_cdp(self.cdp_url)
+                    # The websocket URL checked at attach, not a second discovery that could answer otherwise.
+                    self._pw_browser = await self._pw.chromium.connect_over_cdp(self.ws_url or self.cdp_url)
                 except Exception as exc:
                     raise ToolFailure(
                         ErrorCode.BROWSER_DISCONNECTED,

@@ -199,7 +199,13 @@ class SessionHub:
         task = asyncio.get_running_loop().create_task(coro)  # type: ignore[arg-type]
         task.target_key = key  # type: ignore[attr-defined]
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            # The tab went away mid-attach, typically; never let it surface as an unretrieved error.
+            log.debug("attach task failed: %r", task.exception())
 
     def _attaching(self, target_id: str) -> bool:
         return any(getattr(t, "target_key", None) == target_id for t in self._tasks if not t.done())

@@ -14,12 +14,12 @@ import logging
 import urllib.parse
 from typing import Any, Literal
 
-from cdp_core import CDPException
+from cdp_core import CDPException, ConnectionClosed, SessionClosed
 
 from .cdp import CdpTarget, check_cdp_url
 from .chrome_path import BrowserNotFound, find_chrome
 from .errors import ErrorCode, ToolFailure
-from .hub import Listeners, PageClosedListener, SessionListener
+from .hub import Listeners, PageClosedListener, SessionListener, utc_now
 from .launch import LaunchTarget
 from .navigation import WAIT_UNTIL, NavigationError, navigate_page
 from .page import PageHandle
@@ -123,7 +123,10 @@ class BrowserManager:
             if target is self.launch and launch_if_needed:
                 return await self.launch.new_page()
             if target.hub is not None:
-                await target.hub.sync()
+                try:
+                    await target.hub.sync()
+                except ConnectionClosed as exc:
+                    raise self._lost_now(target, exc) from exc
                 target.registry.listing()
                 page = target.registry.selected
             if page is None:
@@ -181,9 +184,11 @@ class BrowserManager:
             raise ToolFailure(
                 ErrorCode.NAVIGATION_FAILED, f"Navigation to {url} failed: {exc.error_text}", url=url
             ) from exc
+        except ConnectionClosed as exc:
+            if isinstance(exc, SessionClosed) and page.closed and self._target(page.target).connected:
+                page._check_open()  # only the tab closed: PAGE_CLOSED
+            raise self._lost_now(self._target(page.target), exc) from exc
         except CDPException as exc:
-            if page.closed:
-                page._check_open()
             raise ToolFailure(ErrorCode.NAVIGATION_FAILED, f"Navigation to {url} failed: {exc}", url=url) from exc
         page.active_frame = None
         result: dict[str, Any] = {
@@ -238,11 +243,11 @@ class BrowserManager:
             if cdp.attached:
                 # Probe the new endpoint before letting go of the old attachment.
                 fresh = CdpTarget(self.listeners, self._new_stable_id)
-                await fresh.attach(url)
+                await fresh.attach(url, allow_remote=self.settings.allow_remote_cdp)
                 await cdp.detach()
                 self.cdp = cdp = fresh
             else:
-                await cdp.attach(url)
+                await cdp.attach(url, allow_remote=self.settings.allow_remote_cdp)
         self.active_target = "cdp"
         if close_inactive and self.launch.context is not None:
             await self.launch.close()
@@ -302,8 +307,23 @@ class BrowserManager:
             return []
         target = await self._active(launch_if_needed=False)
         if target.hub is not None:
-            await target.hub.sync()
+            try:
+                await target.hub.sync()
+            except ConnectionClosed as exc:
+                raise self._lost_now(target, exc) from exc
         return target.registry.listing()
+
+    def _lost_now(self, target: LaunchTarget | CdpTarget, exc: BaseException) -> ToolFailure:
+        """The socket died during this very call: say so like the next call would."""
+        if target is self.cdp:
+            if self.cdp.lost is None:
+                self.cdp.lost = {"at": utc_now(), "reason": str(exc)}
+            return self._cdp_lost_failure()
+        return ToolFailure(
+            ErrorCode.BROWSER_DISCONNECTED,
+            f"The internal browser went away during the call ({exc}).",
+            hint="Call again: the internal browser is restarted on the next call.",
+        )
 
     async def select_page(
         self,
