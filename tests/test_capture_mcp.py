@@ -101,7 +101,8 @@ async def test_debug_bundle_on_the_save_cfm_500(app, legacy_form, artifacts_dir:
         assert bundle["storage"]["localStorageKeys"] == ["draft-cliente"]
         assert bundle["storage"]["sessionStorageKeys"] == ["tab-state"]
         assert "CFID" in bundle["storage"]["cookieNames"]
-        assert "Salva" in bundle["snapshotPreview"]["text"]
+        assert bundle["snapshotPreview"]["kind"] == "snapshot"
+        assert 'button "Salva"' in bundle["snapshotPreview"]["text"]
         shot = artifacts_dir / bundle["screenshot"]["relativePath"]
         assert shot.read_bytes().startswith(b"\x89PNG")
         saved = json.loads((artifacts_dir / bundle["files"]["bundleJson"]).read_text())
@@ -259,3 +260,36 @@ async def test_users_chrome_oopif_error_and_request_captured_after_attach(http_s
         assert http_server.url("/mcp-cap/outer.html") in urls  # the user's tab is still open
     finally:
         chrome.stop()
+
+
+async def test_debug_bundle_with_a_dialog_open_does_not_hang(app, http_server, fresh_chromium):
+    """On the user's Chrome nothing dismisses an alert: the bundle reports it instead of hanging."""
+    import cdp_core
+
+    _, server = app
+    http_server.route("/mcp-cap/dialog.html", Reply(200, "<title>dialog</title><p>pagina</p>"))
+    await cdp_core.new_tab(fresh_chromium.http_url, http_server.url("/mcp-cap/dialog.html"))
+    async with Client(server) as client:
+        result, sc = await call(client, "attach_cdp", cdp_url=fresh_chromium.http_url)
+        assert not result.is_error, sc
+        result, sc = await call(client, "select_page", url_contains="dialog.html")
+        assert not result.is_error, sc
+        result, first = await call(client, "debug_bundle")
+        assert not result.is_error and "dialog" not in first, first
+        expression = "setTimeout(() => alert('Sessione scaduta'), 0); true"
+        result, sc = await call(client, "evaluate_js", expression=expression)
+        assert not result.is_error, sc
+        for _ in range(200):
+            result, bundle = await call(client, "debug_bundle", include_screenshot=True)
+            if bundle.get("dialog"):
+                break
+            await asyncio.sleep(0.02)
+        assert not result.is_error, bundle
+        assert bundle["dialog"]["type"] == "alert" and bundle["dialog"]["message"] == "Sessione scaduta"
+        assert "snapshotPreview" not in bundle and "storage" not in bundle and "screenshot" not in bundle
+        assert any("dialog" in note for note in bundle["notes"])
+        assert "Sessione scaduta" in result.content[0].text
+        result, sc = await call(client, "handle_dialog", dialog_action="accept")
+        assert not result.is_error, sc
+        result, after = await call(client, "debug_bundle")
+        assert "dialog" not in after and after["snapshotPreview"]["text"]

@@ -297,7 +297,7 @@ def _network_item(recorder: Any, e: dict[str, Any]) -> dict[str, Any]:
 
 async def _eval(page: PageHandle, expression: str) -> Any:
     reply = await page.session.send(
-        "Runtime.evaluate", {"expression": expression, "returnByValue": True, "silent": True}, timeout=10
+        "Runtime.evaluate", {"expression": expression, "returnByValue": True, "silent": True}, timeout=5
     )
     if reply.get("exceptionDetails"):
         return None
@@ -338,31 +338,42 @@ async def _storage(page: PageHandle) -> dict[str, Any]:
     }
 
 
-async def _snapshot_preview(page: PageHandle) -> dict[str, Any]:
-    """The accessibility snapshot when that module is present, a text preview of the page otherwise."""
+async def _snapshot_preview(ctx: ToolContext, page: PageHandle) -> dict[str, Any]:
+    """The page snapshot (SNAPSHOT's, same uids) when that module is present, else a text preview."""
     try:
-        from cdp_core.recorders.accessibility import SnapshotOptions, take_snapshot
-        from cdp_core.recorders.uids import UidRegistry
+        from cdp_core.recorders.accessibility import SnapshotOptions
+
+        from .snapshot import registry_of, snapshot_page
     except ImportError:
-        take_snapshot = None  # type: ignore[assignment]
-    if take_snapshot is not None:
-        registry = next((v for v in page.data.values() if isinstance(v, UidRegistry)), None)
-        shared = registry is not None
-        if registry is None:
-            registry = UidRegistry()
+        snapshot_page = None  # type: ignore[assignment]
+    if snapshot_page is not None:
+        registry = registry_of(page)
         previous = registry.previous
         try:
-            snap = await take_snapshot(
-                page.session, registry, SnapshotOptions(max_chars=SNAPSHOT_PREVIEW_CHARS, max_lines=120)
-            )
-            return {"kind": "snapshot", "text": snap.text()[: SNAPSHOT_PREVIEW_CHARS + 400], "uidsUsable": shared}
-        except Exception:  # noqa: BLE001 - a failed snapshot must not lose the rest of the bundle
-            pass
+            snap = await snapshot_page(ctx, page, SnapshotOptions(max_chars=SNAPSHOT_PREVIEW_CHARS, max_lines=150))
+            return {"kind": "snapshot", "text": snap.text()}
+        except (CDPException, ToolFailure):
+            pass  # fall back to the text preview
         finally:
-            registry.previous = previous  # the bundle must not move the base of snapshot diffs
+            registry.previous = previous  # the bundle must not move the base of the agent's snapshot diffs
     text = await _eval(page, "document.body ? document.body.innerText : ''") or ""
     cut = len(text) > SNAPSHOT_PREVIEW_CHARS
     return {"kind": "text", "text": text[:SNAPSHOT_PREVIEW_CHARS] + ("…" if cut else ""), "truncated": cut}
+
+
+async def _open_dialog(ctx: ToolContext, page: PageHandle) -> dict[str, Any] | None:
+    """The JavaScript dialog blocking the page, if SNAPSHOT's dialog watch knows one."""
+    try:
+        from .snapshot import dialog_watch
+    except ImportError:
+        return None
+    try:
+        watch = await dialog_watch(ctx, page)
+    except CDPException:
+        return None
+    if watch.open is None:
+        return None
+    return {k: watch.open[k] for k in ("type", "message", "defaultPrompt", "url") if k in watch.open}
 
 
 async def _screenshot(ctx: ToolContext, page: PageHandle, directory: Any | None) -> dict[str, Any]:
@@ -398,6 +409,10 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
     except CDPException as exc:
         notes.append(f"frames unavailable: {exc}")
         bundle["frames"] = []
+    dialog = await _open_dialog(ctx, page)
+    if dialog is not None:
+        bundle["dialog"] = dialog
+        notes.append("a JavaScript dialog is open: storage and snapshot skipped (handle_dialog first)")
     n = args.max_items
     if args.include_console:
         if console is None:
@@ -429,14 +444,14 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
                 "total": len(network),
                 "evicted": network.evicted,
             }
-    if args.include_storage:
+    if args.include_storage and dialog is None:
         try:
             bundle["storage"] = await _storage(page)
         except CDPException as exc:
             notes.append(f"storage unavailable: {exc}")
-    if args.include_snapshot:
+    if args.include_snapshot and dialog is None:
         try:
-            bundle["snapshotPreview"] = await _snapshot_preview(page)
+            bundle["snapshotPreview"] = await _snapshot_preview(ctx, page)
         except CDPException as exc:
             notes.append(f"snapshot unavailable: {exc}")
     if notes:
@@ -483,6 +498,8 @@ def _summary_text(bundle: dict[str, Any]) -> str:
         parts.append(f"network: {net['failedCount']} failed, {net['httpErrorCount']} HTTP error(s)")
         parts += [f"  #{e['id']} {e['method']} {e['status']} {e['url'][:160]}" for e in net["httpErrors"][-5:]]
         parts += [f"  #{e['id']} {e['method']} FAILED {e['failureText']} {e['url'][:160]}" for e in net["failed"][-5:]]
+    if bundle.get("dialog"):
+        parts.append(f"dialog open: {bundle['dialog'].get('type')} {str(bundle['dialog'].get('message'))[:160]!r}")
     if bundle.get("files"):
         parts.append(f"saved: {bundle['files']['bundleJson']}")
     return "\n".join(parts)
@@ -497,7 +514,7 @@ async def debug_bundle(ctx: ToolContext, args: DebugBundleArgs) -> ActionResult:
     if args.save_artifacts:
         directory = ctx.artifacts.new_path(BUNDLE_KIND, "bundle", "")
         directory.mkdir(parents=True)
-    if args.include_screenshot:
+    if args.include_screenshot and bundle.get("dialog") is None:
         try:
             bundle["screenshot"] = await _screenshot(ctx, page, directory)
         except CDPException as exc:
