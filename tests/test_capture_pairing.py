@@ -147,3 +147,11 @@ def test_password_looking_form_fields_are_masked_and_the_rest_kept():
     assert redact_form_fields("j_password=a&api_key=b&note=ok") == "j_password=[redacted]&api_key=[redacted]&note=ok"
     assert redact_form_fields('{"user":"m","password":"s"}') == '{"user":"m","password":"[redacted]"}'
     assert redact_secrets_in_text("nothing secret here") == "nothing secret here"
+
+
+def test_requests_that_never_end_do_not_pile_up():
+    rec = NetworkRecorder(max_entries=10, eager_body_budget=0)
+    feed(rec, [will_send(f"N{i}", f"http://127.0.0.1/stream/{i}", float(i)) for i in range(20_000)])
+    assert len(rec) == 10 and rec.evicted == 19_990
+    assert len(rec._chains) <= rec._chain_limit <= 20_000
+    assert [e["url"] for e in rec.list()][-1] == "http://127.0.0.1/stream/19999"

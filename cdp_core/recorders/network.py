@@ -222,6 +222,7 @@ class NetworkRecorder:
         # the request ended so late ExtraInfo events still find their hop.
         self._chains: dict[tuple[str | None, str], list[_Entry]] = {}
         self._done_keys: deque[tuple[str | None, str]] = deque()
+        self._chain_limit = max(8000, self.max_entries * 8)
         self._early_req_extra: dict[tuple[str | None, str], deque[dict[str, Any]]] = {}
         self._early_resp_extra: dict[tuple[str | None, str], deque[dict[str, Any]]] = {}
         self._held: OrderedDict[int, bytes] = OrderedDict()
@@ -353,10 +354,21 @@ class NetworkRecorder:
             self._chains[key].append(entry)
         else:
             self._chains[key] = [entry]
+            if len(self._chains) > self._chain_limit:
+                self._purge_chains()
         early = self._early_req_extra.get(key)
         if early:
             entry.request_extra_headers = early.popleft().get("headers")
         self._store(entry)
+
+    def _purge_chains(self) -> None:
+        """Requests that never ended (tab closed mid-load, streams) must not pile up: forget evicted ones."""
+        dead = [k for k, chain in self._chains.items() if chain[-1].id not in self._entries]
+        for k in dead:
+            del self._chains[k]
+            self._early_req_extra.pop(k, None)
+            self._early_resp_extra.pop(k, None)
+        self._chain_limit = max(self._chain_limit, 2 * len(self._chains))
 
     def _on_request_extra(self, session: CDPSession, frame_kind: str, p: dict[str, Any]) -> None:
         key = self._key(session, p)
