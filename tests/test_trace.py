@@ -387,8 +387,11 @@ async def test_trace_of_the_slow_report_page(chromium, http_server, tmp_path: Pa
     s = summarize(result.path)
     assert s["navigationUrl"] == url
     assert s["requestCount"] >= trace_pages.FETCHES + 2  # the page, its script and 20 fetches
-    fetched = [r for r in s["slowestRequests"] if "/trace/data" in r["url"]]
-    assert fetched and all(r["statusCode"] == 200 for r in fetched)
+    slowest = s["slowestRequests"]
+    assert len(slowest) == 5 and [r["durationMs"] for r in slowest] == sorted(
+        (r["durationMs"] for r in slowest), reverse=True
+    )
+    assert all(r["statusCode"] == 200 and "/trace/" in r["url"] for r in slowest)
     assert s["longTaskCount"] >= 1
     busy = s["longestTasks"][0]
     assert busy["durationMs"] >= trace_pages.BUSY_MS - 50
