@@ -391,7 +391,9 @@ async def test_trace_of_the_slow_report_page(chromium, http_server, tmp_path: Pa
     assert len(slowest) == 5 and [r["durationMs"] for r in slowest] == sorted(
         (r["durationMs"] for r in slowest), reverse=True
     )
-    assert all(r["statusCode"] == 200 and "/trace/" in r["url"] for r in slowest)
+    # The browser's own favicon.ico request (404 here) may be among them; the page's requests all succeeded.
+    assert all(r["statusCode"] == 200 for r in slowest if "/trace/" in r["url"])
+    assert all(r["statusCode"] == 404 for r in slowest if "/trace/" not in r["url"])
     assert s["longTaskCount"] >= 1
     busy = s["longestTasks"][0]
     assert busy["durationMs"] >= trace_pages.BUSY_MS - 50
