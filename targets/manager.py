@@ -397,7 +397,13 @@ class BrowserManager:
         data = self.capabilities()
         page_info: dict[str, Any] | None = None
         error: dict[str, Any] | None = None
-        if self.active_target is not None:
+        if self.active_target == "launch" and self.launch.context is not None and not self.launch.connected:
+            error = ToolFailure(
+                ErrorCode.BROWSER_DISCONNECTED,
+                f"The internal browser went away ({(self.launch.lost or {}).get('reason', 'closed')}).",
+                hint="The next call that needs a page restarts it.",
+            ).to_dict()
+        elif self.active_target is not None:
             try:
                 page = await self.current_page(launch_if_needed=False)
                 target = self._target(page.target)

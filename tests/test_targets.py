@@ -137,6 +137,9 @@ async def test_internal_browser_crash_relaunches_on_next_call(manager, http_serv
         await asyncio.sleep(0.02)
     assert manager.launch.lost is not None
     assert old.closed
+    status = await manager.status()  # reports the loss without relaunching
+    assert status["currentPage"] is None and status["currentPageError"]["code"] == "BROWSER_DISCONNECTED"
+    assert manager.launch.launches == 1
 
     result = await manager.navigate(http_server.url("/targets/b.html"))
 
