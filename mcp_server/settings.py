@@ -99,7 +99,8 @@ class Settings(BaseModel):
         raw: dict[str, Any] = {}
         for attr, name in ENV_NAMES.items():
             value = env.get(name)
-            if value is None or (value.strip() == "" and attr not in _LIST_FIELDS):
+            if value is None or value.strip() == "":
+                # Blank means unset: an empty NETWORK_REDACT_HEADERS must not switch redaction off.
                 continue
             raw[attr] = _parse(cls, attr, name, value)
         raw.update({k: v for k, v in overrides.items() if v is not None})

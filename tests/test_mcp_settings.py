@@ -51,6 +51,12 @@ def test_env_is_parsed_and_flags_win():
     assert ts.downloads_dir == str(Path("/tmp/arts") / "downloads")
 
 
+def test_blank_values_mean_unset():
+    s = Settings.load(env={"NETWORK_REDACT_HEADERS": "", "BROWSER_HEADLESS": " ", "PLAYWRIGHT_CDP_URL": ""})
+    assert s.network_redact_headers == ["authorization", "cookie", "set-cookie", "x-api-key"]
+    assert s.headless is True and s.cdp_url is None
+
+
 @pytest.mark.parametrize(
     ("env", "names"),
     [
