@@ -47,11 +47,11 @@ class ConsoleListArgs(ActionArgs):
     types: list[str] | None = Field(None, description="Entry types, e.g. error, warning, log, pageerror")
     limit: int = Field(50, ge=1, le=1000, description="Newest entries to return")
     include_stack: bool = Field(False, description="Include stack frames")
-    since_id: int | None = Field(None, description="Only entries after this id")
+    since_id: int | None = Field(None, description="Only ids after this")
 
 
 class ConsoleGetArgs(ActionArgs):
-    id: int = Field(description="Entry id from console_list / network_list")
+    id: int = Field(description="Entry id")
     include_stack: bool = Field(True, description="Include stack frames")
 
 
@@ -106,30 +106,28 @@ async def console_clear(ctx: ToolContext, args: NoArgs) -> ActionResult:
 
 
 class NetworkListArgs(ActionArgs):
-    resource_types: list[str] | None = Field(
-        None, description="document, xhr, fetch, script, stylesheet, image, websocket, other..."
-    )
-    status_min: int | None = Field(None, ge=0, le=999, description="Only responses with status >= this (400 = errors)")
+    resource_types: list[str] | None = Field(None, description="document, xhr, fetch, script, image, websocket...")
+    status_min: int | None = Field(None, ge=0, le=999, description="Min status (400 = errors)")
     url_contains: str | None = Field(None, description="Substring of the request URL")
     method: str | None = Field(None, description="HTTP method, e.g. POST")
-    failed_only: bool = Field(False, description="Only requests that failed without a response (refused, blocked)")
+    failed_only: bool = Field(False, description="Only requests that got no response")
     limit: int = Field(50, ge=1, le=1000, description="Newest entries to return")
-    since_id: int | None = Field(None, description="Only entries after this id")
+    since_id: int | None = Field(None, description="Only ids after this")
 
 
 class NetworkGetArgs(ActionArgs):
-    id: int = Field(description="Entry id from console_list / network_list")
+    id: int = Field(description="Entry id")
 
 
 class SaveBodyArgs(ActionArgs):
-    id: int = Field(description="Entry id from console_list / network_list")
+    id: int = Field(description="Entry id")
     body: Literal["response", "request"] = Field("response", description="Which body to save")
-    allow_binary: bool = Field(False, description="Also save binary bodies (images, archives)")
-    max_bytes: int | None = Field(None, ge=1, description="Cap in bytes (default NETWORK_BODY_MAX_BYTES)")
+    allow_binary: bool = Field(False, description="Allow binary bodies")
+    max_bytes: int | None = Field(None, ge=1, description="Byte cap (default NETWORK_BODY_MAX_BYTES)")
 
 
 class ExportHarArgs(ActionArgs):
-    include_bodies: bool = Field(True, description="Inline the text response bodies held in memory")
+    include_bodies: bool = Field(True, description="Inline held text bodies")
 
 
 def _network_line(e: dict[str, Any]) -> str:
@@ -242,13 +240,13 @@ async def network_export_har(ctx: ToolContext, args: ExportHarArgs) -> ActionRes
 
 
 class DebugBundleArgs(ActionArgs):
-    include_snapshot: bool = Field(True, description="Include a page snapshot preview")
-    include_screenshot: bool = Field(False, description="Also save a PNG screenshot (path only)")
-    include_storage: bool = Field(True, description="localStorage/sessionStorage keys and cookie names (no values)")
-    include_network: bool = Field(True, description="Failed requests, HTTP errors, last XHR/fetch")
-    include_console: bool = Field(True, description="Console errors and warnings")
+    include_snapshot: bool = Field(True, description="Snapshot preview")
+    include_screenshot: bool = Field(False, description="Save a PNG (path only)")
+    include_storage: bool = Field(True, description="Storage keys, cookie names")
+    include_network: bool = Field(True, description="Network errors")
+    include_console: bool = Field(True, description="Console errors")
     max_items: int = Field(30, ge=1, le=500, description="Max items per list")
-    save_artifacts: bool = Field(False, description="Write bundle.json + bundle.md under debug-bundles/")
+    save_artifacts: bool = Field(False, description="Write bundle.json + bundle.md")
 
 
 def _compact_console(e: dict[str, Any]) -> dict[str, Any]:
