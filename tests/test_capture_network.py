@@ -78,6 +78,9 @@ async def test_form_post_500_listed_with_payload_and_redacted_secrets(chromium, 
         assert headers["cookie"] == "[redacted]"  # the cookie as actually sent (ExtraInfo) is hidden too
         assert full["pageUrl"].endswith("/clienti/form.html")
         assert full["initiator"]["type"] == "script"
+        top = full["initiator"]["stackTop"]
+        assert top["function"] == "save" and top["url"] == http_server.url("/clienti/form.html")
+        assert FORM_PAGE.splitlines()[top["lineNumber"] - 1].strip().startswith("const r = await fetch(")
         dumped = json.dumps(tab.network.entries())
         assert SECRET_AUTH not in dumped and SECRET_COOKIE not in dumped
 

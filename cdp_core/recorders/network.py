@@ -754,6 +754,7 @@ class NetworkRecorder:
         return text + ("…" if cut else "")
 
     def _initiator(self, e: _Entry) -> dict[str, Any] | None:
+        """Who started the request; line/column numbers 1-based like the console entries."""
         ini = e.initiator
         if not ini:
             return None
@@ -761,27 +762,21 @@ class NetworkRecorder:
         if ini.get("url"):
             out["url"] = ini["url"]
         if ini.get("lineNumber") is not None:
-            out["lineNumber"] = ini.get("lineNumber")
+            out["lineNumber"] = int(ini["lineNumber"]) + 1
         stack = ini.get("stack")
         while stack:
             frames = stack.get("callFrames") or []
             if frames:
-                top = frames[0]
-                out["stackTop"] = {
-                    "function": top.get("functionName") or "(anonymous)",
-                    "url": top.get("url"),
-                    "lineNumber": top.get("lineNumber"),
-                    "columnNumber": top.get("columnNumber"),
-                }
                 out["stack"] = [
                     {
                         "function": f.get("functionName") or "(anonymous)",
                         "url": f.get("url"),
-                        "lineNumber": f.get("lineNumber"),
-                        "columnNumber": f.get("columnNumber"),
+                        "lineNumber": int(f.get("lineNumber", 0)) + 1,
+                        "columnNumber": int(f.get("columnNumber", 0)) + 1,
                     }
                     for f in frames[:10]
                 ]
+                out["stackTop"] = out["stack"][0]
                 break
             stack = stack.get("parent")
         return out
@@ -916,6 +911,10 @@ class NetworkRecorder:
         binary = not is_text_mime(mime) and not _looks_textual(data)
         if binary and not allow_binary:
             raise BodyIsBinary(f"the {which} body of entry {entry_id} is binary ({mime}, {len(data)} bytes)")
+        if which == "request" and not binary:
+            # What the page sent may carry a typed password or token (login forms, JSON APIs): the
+            # file gets the same field redaction as the preview, since saved files are tool output too.
+            data = redact_form_fields(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
         cap = self.body_max_bytes if max_bytes is None else max(0, int(max_bytes))
         total = len(data)
         truncated = total > cap
