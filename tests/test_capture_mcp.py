@@ -293,3 +293,34 @@ async def test_debug_bundle_with_a_dialog_open_does_not_hang(app, http_server, f
         assert not result.is_error, sc
         result, after = await call(client, "debug_bundle")
         assert "dialog" not in after and after["snapshotPreview"]["text"]
+
+
+async def test_websocket_frames_through_network_list_and_get(app, http_server):
+    from websockets.asyncio.server import serve
+
+    async def echo(ws):
+        async for message in ws:
+            await ws.send(message)
+
+    _, server = app
+    http_server.route("/mcp-cap/ws.html", Reply(200, "<title>ws</title>"))
+    async with serve(echo, "127.0.0.1", 0, compression=None) as ws_server:
+        ws_url = f"ws://127.0.0.1:{ws_server.sockets[0].getsockname()[1]}/live"
+        async with Client(server) as client:
+            await call(client, "navigate", url=http_server.url("/mcp-cap/ws.html"))
+            payload = json.dumps(json.dumps({"token": "tok-secret", "op": "ping"}, separators=(",", ":")))
+            script = (
+                "new Promise(ok => { const ws = new WebSocket(" + json.dumps(ws_url) + ");"
+                " ws.onopen = () => ws.send(" + payload + "); ws.onmessage = m => ok(m.data); })"
+            )
+            result, sc = await call(client, "evaluate_js", expression=script)
+            assert not result.is_error, sc
+            listing = await wait_for(client, "network_list", lambda sc: sc["entries"], resource_types=["websocket"])
+            (entry,) = listing["entries"]
+            assert entry["url"] == ws_url and entry["resourceType"] == "websocket"
+            got = await wait_for(client, "network_get", lambda sc: sc["entry"]["framesReceived"] >= 1, id=entry["id"])
+            frames = got["entry"]["lastFrames"]
+            assert [f["direction"] for f in frames] == ["sent", "received"]
+            assert frames[1]["preview"] == '{"token":"[redacted]","op":"ping"}'
+            result, _ = await call(client, "network_list")
+            assert "tok-secret" not in json.dumps(got) + result.content[0].text
