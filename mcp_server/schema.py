@@ -47,6 +47,12 @@ def _inline(node: Any, defs: dict[str, Any], *, keep_null: bool = False) -> Any:
             continue
         out[key] = _inline(value, defs, keep_null=keep_null)
     any_of = out.get("anyOf")
+    if isinstance(any_of, list) and keep_null and len(any_of) == 2 and {"type": "null"} in any_of:
+        other = next(s for s in any_of if s != {"type": "null"})
+        if set(other) == {"type"} and isinstance(other["type"], str):
+            # {"anyOf": [{"type": "string"}, {"type": "null"}]} says the same as {"type": ["string", "null"]}
+            out.pop("anyOf")
+            out["type"] = [other["type"], "null"]
     if isinstance(any_of, list) and not keep_null:
         rest = [s for s in any_of if s != {"type": "null"}]
         if len(rest) < len(any_of):
@@ -143,18 +149,24 @@ def _output(model: type[BaseModel]) -> dict[str, Any]:
     schema = _inline(raw, raw.get("$defs", {}), keep_null=True)
     for name, prop in schema.get("properties", {}).items():
         # A key that is absent is not null on the wire: optional envelope keys are plain types.
-        if name in ("code", "hint", "adapter") and "anyOf" in prop:
-            schema["properties"][name] = next(s for s in prop["anyOf"] if s != {"type": "null"})
+        if name in ("code", "hint", "adapter"):
+            if "anyOf" in prop:
+                schema["properties"][name] = next(s for s in prop["anyOf"] if s != {"type": "null"})
+            elif isinstance(prop.get("type"), list):
+                schema["properties"][name] = {**prop, "type": prop["type"][0]}
     return schema
 
 
-def output_schema(result: type[BaseModel] | None = None) -> dict[str, Any]:
+def output_schema(result: type[BaseModel] | None = None, *, adapter: bool = True) -> dict[str, Any]:
     """The envelope (from :class:`Envelope`), plus the action's own keys when it declares a result model.
 
     An error answer carries ``code`` instead of the result keys, so the result's required keys
-    apply only when ``status`` is ``ok``.
+    apply only when ``status`` is ``ok``. Legacy tools never answer with ``adapter``
+    (``adapter=False`` leaves it out of their schema).
     """
     schema = _output(Envelope)
+    if not adapter:
+        schema["properties"].pop("adapter")
     schema["additionalProperties"] = True
     schema["if"] = {"properties": {"status": {"const": "error"}}}
     schema["then"] = {"required": ["code"]}

@@ -144,7 +144,7 @@ class BrowserMCP:
                         name=spec.legacy,
                         description=f"{spec.description or spec.name} (= {spec.tool} action={spec.name})",
                         input_schema=args_schema(spec.args),
-                        output_schema=output_schema(spec.result) if spec.result else envelope,
+                        output_schema=output_schema(spec.result, adapter=False),
                         annotations=types.ToolAnnotations(
                             read_only_hint=spec.read_only,
                             destructive_hint=spec.destructive,
