@@ -574,21 +574,29 @@ class NetworkRecorder:
     # -- eager bodies (background) -------------------------------------------------------------
 
     def _maybe_fetch_eagerly(self, entry: _Entry) -> None:
+        """Queue the bodies of a finished document/xhr/fetch for the background workers (sync, cheap)."""
         if entry.resource_type not in EAGER_TYPES or self.eager_body_budget <= 0 or self.eager_body_max_bytes <= 0:
             return
-        if entry.status is None or entry.status in (204, 304) or 300 <= (entry.status or 0) < 400:
-            return
-        declared = _content_length(entry.response_headers)
-        # Never fetch what we would not keep: the encoded size or the declared length over the cap.
-        if (entry.encoded_bytes or 0) > self.eager_body_max_bytes or (declared or 0) > self.eager_body_max_bytes:
-            entry.body_state = "too_large"
-            self.eager_skipped += 1
+        # Chrome leaves multipart-with-file and Blob bodies out of the event: ask for them too.
+        want_request = entry.has_post_data and entry.post_data is None
+        want_response = entry.status is not None and entry.status not in (204, 304) and not 300 <= entry.status < 400
+        if want_response:
+            declared = _content_length(entry.response_headers)
+            # Never fetch what we would not keep: the encoded size or the declared length over the cap.
+            if (entry.encoded_bytes or 0) > self.eager_body_max_bytes or (declared or 0) > self.eager_body_max_bytes:
+                entry.body_state = "too_large"
+                self.eager_skipped += 1
+                want_response = False
+        if not (want_request or want_response):
             return
         if len(self._eager_queue) >= self._eager_queue_max:
             dropped = self._eager_queue.popleft()
-            dropped.body_state = "none"
+            if dropped.body_state == "pending":
+                dropped.body_state = "none"
             self.eager_skipped += 1
-        entry.body_state = "pending"
+        if want_response:
+            entry.body_state = "pending"
+        entry.extras["eager_request"] = want_request
         self._eager_queue.append(entry)
         if len(self._eager_workers) < self._eager_workers_max:
             try:
@@ -602,22 +610,36 @@ class NetworkRecorder:
         while self._eager_queue:
             entry = self._eager_queue.popleft()
             if entry.id not in self._entries or entry.session.closed:
-                entry.body_state = "none"
+                if entry.body_state == "pending":
+                    entry.body_state = "none"
                 continue
-            try:
-                params = {"requestId": entry.request_id}
-                result = await entry.session.send("Network.getResponseBody", params, timeout=10)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                entry.body_state = "failed"
-                continue
-            data = _decode_body(result)
-            if len(data) > self.eager_body_max_bytes:
-                entry.body_state = "too_large"
-                continue
-            if entry.id not in self._entries:
-                continue
+            if entry.extras.pop("eager_request", False):
+                await self._fetch_request_body(entry)
+            if entry.body_state == "pending":
+                await self._fetch_response_body(entry)
+
+    async def _fetch_request_body(self, entry: _Entry) -> None:
+        try:
+            params = {"requestId": entry.request_id}
+            result = await entry.session.send("Network.getRequestPostData", params, timeout=10)
+        except CDPException:
+            return
+        post = result.get("postData")
+        if isinstance(post, str) and len(post) <= self.eager_body_max_bytes:
+            entry.post_data = post
+
+    async def _fetch_response_body(self, entry: _Entry) -> None:
+        try:
+            params = {"requestId": entry.request_id}
+            result = await entry.session.send("Network.getResponseBody", params, timeout=10)
+        except CDPException:
+            entry.body_state = "failed"
+            return
+        data = _decode_body(result)
+        if len(data) > self.eager_body_max_bytes:
+            entry.body_state = "too_large"
+            return
+        if entry.id in self._entries:
             self._hold(entry, data)
 
     def _hold(self, entry: _Entry, data: bytes) -> None:
