@@ -170,12 +170,22 @@ class CDPSession:
     def closed(self) -> bool:
         return self._closed is not None
 
-    def on_close(self, callback: Callable[[CDPSession], None]) -> None:
-        """Run ``callback(session)`` once when the session ends (detach, crash, socket loss)."""
+    def on_close(self, callback: Callable[[CDPSession], None]) -> Callable[[], None]:
+        """Run ``callback(session)`` once when the session ends (detach, crash, socket loss).
+
+        Returns a function that unregisters the callback, so short-lived watchers (one
+        per trace, per action) do not pile up on a long-lived session.
+        """
         if self._closed is not None:
             callback(self)
-        else:
-            self._close_callbacks.append(callback)
+            return lambda: None
+        self._close_callbacks.append(callback)
+
+        def remove() -> None:
+            if callback in self._close_callbacks:
+                self._close_callbacks.remove(callback)
+
+        return remove
 
     def _dispatch(self, event: CDPEvent) -> None:
         self._subscribers.dispatch(event)

@@ -130,6 +130,7 @@ class Tracer:
         self._started_at = 0.0
         self._complete: asyncio.Future[CDPEvent] | None = None
         self._sub: Any = None
+        self._unwatch_close: Any = None
         #: Highest ``Tracing.bufferUsage`` percentFull seen (0..1), when Chrome reports it.
         self.buffer_usage = 0.0
 
@@ -177,7 +178,7 @@ class Tracer:
                 complete.set_exception(ConnectionClosed("the page's session closed during the trace"))
                 complete.exception()  # mark retrieved: nobody may be waiting yet
 
-        self.session.on_close(session_gone)
+        self._unwatch_close = self.session.on_close(session_gone)
         # Subscribe before starting: tracingComplete must not slip past us.
         self._sub = self.session.on(("Tracing.tracingComplete", "Tracing.bufferUsage"), self._on_event)
         try:
@@ -213,6 +214,9 @@ class Tracer:
         if self._sub is not None:
             self._sub.cancel()
             self._sub = None
+        if self._unwatch_close is not None:
+            self._unwatch_close()
+            self._unwatch_close = None
         self._state = "idle"
 
     async def stop(
