@@ -7,6 +7,7 @@ outputSchema. The pages are tests/pages/mcp/*.html on the local test server.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from collections.abc import AsyncIterator
@@ -467,3 +468,20 @@ async def test_every_action_answers_in_the_envelope(mcp: Session, http_server):
     assert sum(code == "ok" for code in outcomes.values()) > len(outcomes) / 2, outcomes
     trace = await mcp.call("browser_session", action="performance_stop_trace")  # in case the sweep started one
     assert trace.structured_content["status"] in ("ok", "error")
+
+
+async def test_fifty_concurrent_calls_are_all_answered_in_order(mcp: Session, http_server):
+    await open_app(mcp, http_server, "?concurrent")
+    await mcp.js("window.__n = 0; 0")
+    calls = []
+    for i in range(50):
+        if i % 3 == 0:
+            calls.append(mcp.call("browser_session", action="evaluate_js", expression="++window.__n"))
+        elif i % 3 == 1:
+            calls.append(mcp.call("browser_get_dom", selector="h1"))
+        else:
+            calls.append(mcp.call("browser_session", action="list_frames"))
+    results = await asyncio.gather(*calls)
+    assert all(not r.is_error for r in results), [r.content[0].text for r in results if r.is_error]
+    counts = sorted(r.structured_content["result"] for r in results if "result" in r.structured_content)
+    assert counts == list(range(1, 18))  # each increment ran once, none lost or doubled
