@@ -155,3 +155,15 @@ def test_requests_that_never_end_do_not_pile_up():
     assert len(rec) == 10 and rec.evicted == 19_990
     assert len(rec._chains) <= rec._chain_limit <= 20_000
     assert [e["url"] for e in rec.list()][-1] == "http://127.0.0.1/stream/19999"
+
+
+def test_multipart_text_fields_masked_file_parts_kept():
+    body = (
+        '--B\r\nContent-Disposition: form-data; name="user"\r\n\r\nmario\r\n'
+        '--B\r\nContent-Disposition: form-data; name="password"\r\n\r\nsegreto\r\n'
+        '--B\r\nContent-Disposition: form-data; name="file"; filename="x.txt"\r\nContent-Type: text/plain\r\n\r\n'
+        "password=visible-in-file-content\r\n--B--"
+    )
+    out = redact_form_fields(body)
+    assert 'name="user"\r\n\r\nmario' in out
+    assert 'name="password"\r\n\r\n[redacted]' in out and "segreto" not in out

@@ -613,10 +613,17 @@ class NetworkRecorder:
                 if entry.body_state == "pending":
                     entry.body_state = "none"
                 continue
-            if entry.extras.pop("eager_request", False):
-                await self._fetch_request_body(entry)
-            if entry.body_state == "pending":
-                await self._fetch_response_body(entry)
+            try:
+                if entry.extras.pop("eager_request", False):
+                    await self._fetch_request_body(entry)
+                if entry.body_state == "pending":
+                    await self._fetch_response_body(entry)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # one odd body must not stop the worker and strand the queue
+                log.exception("eager body fetch failed for %s", entry.url)
+                if entry.body_state == "pending":
+                    entry.body_state = "failed"
 
     async def _fetch_request_body(self, entry: _Entry) -> None:
         try:

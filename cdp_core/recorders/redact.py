@@ -36,6 +36,10 @@ _JSON_PAIR = re.compile(r"""(["'])([^"'\\]{1,64})\1(\s*:\s*)(["'])((?:\\.|(?!\4)
 _FORM_PAIR = re.compile(r"(^|[?&\s;,])([A-Za-z0-9_.\-\[\]]{1,64})=([^&\s;,]*)")
 
 
+# multipart/form-data text field (not a file part): name="password" CRLF CRLF value
+_MULTIPART_FIELD = re.compile(r'(name="([^"]{1,64})"\r?\n(?:[^\r\n]+\r?\n)*\r?\n)([^\r\n]*)')
+
+
 @functools.lru_cache(maxsize=4096)
 def is_secret_field(name: str) -> bool:
     """True for names like ``password``, ``pwd``, ``api_key``, ``csrf_token`` (cached: names repeat)."""
@@ -105,7 +109,12 @@ def redact_secrets_in_text(text: str) -> str:
 
     if not _SECRET_NAME.search(text):
         return text  # the common case, one scan instead of two substitutions
+
+    def _multipart(m: re.Match[str]) -> str:
+        return f"{m.group(1)}{REDACTED}" if is_secret_field(m.group(2)) else m.group(0)
+
     text = _JSON_PAIR.sub(_json, text)
+    text = _MULTIPART_FIELD.sub(_multipart, text)
     return _FORM_PAIR.sub(_form, text)
 
 
