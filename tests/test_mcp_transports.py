@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
 from mcp.client import Client
@@ -232,3 +233,19 @@ def test_sigterm_exits_and_leaves_no_browser_behind(tmp_path: Path, http_server)
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+async def test_http_two_clients_at_once(http_server_process: int):
+    url = f"http://127.0.0.1:{http_server_process}/mcp"
+    answers: list[bool] = []
+
+    async def one_client() -> None:
+        async with Client(url, mode="legacy") as client:
+            for _ in range(10):
+                result = await client.call_tool("browser_session", {"action": "get_browser_status"})
+                answers.append(not result.is_error and result.structured_content["status"] == "ok")
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(one_client)
+        tg.start_soon(one_client)
+    assert answers == [True] * 20
