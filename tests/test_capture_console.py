@@ -113,7 +113,10 @@ async def test_attach_to_open_tab_marks_replayed_messages(chromium, http_server,
     async with cdp_core.connect(chromium.http_url) as browser:
         session = await browser.new_page(http_server.url("/con/blank.html"))
         try:
+            await wait_loaded(session, "/con/blank.html")
             await session.send("Runtime.evaluate", {"expression": "console.warn('logged before attach')"})
+            missing = "fetch('/con/missing-before-attach').then(r => r.text())"
+            await session.send("Runtime.evaluate", {"expression": missing, "awaitPromise": True})
             recorder = ConsoleRecorder()
             await recorder.attach(session)
             await session.send("Runtime.evaluate", {"expression": "console.info('logged after attach')"})
@@ -121,6 +124,8 @@ async def test_attach_to_open_tab_marks_replayed_messages(chromium, http_server,
             assert after[0]["replayed"] is False and after[0]["type"] == "info"
             before = [e for e in recorder.list() if e["text"] == "logged before attach"]
             assert before and before[0]["replayed"] is True and before[0]["type"] == "warning"
+            logs = [e for e in recorder.list() if "missing-before-attach" in e["location"]["url"]]
+            assert logs and logs[0]["source"] == "log" and logs[0]["replayed"] is True
         finally:
             await browser.close_target(session.target_info["targetId"])
 

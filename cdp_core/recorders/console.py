@@ -131,7 +131,7 @@ class ConsoleRecorder:
         self.evicted = 0
         self._ids = itertools.count(1)
         self._entries: OrderedDict[int, dict[str, Any]] = OrderedDict()
-        self._replaying: set[str | None] = set()
+        self._replaying: set[tuple[str, str | None]] = set()
         self._contexts: dict[tuple[str | None, int], str] = {}  # (session, contextId) -> frameId
         self._frame_urls: dict[str, str] = {}
         self._session_kind: dict[str | None, str] = {}
@@ -153,16 +153,21 @@ class ConsoleRecorder:
                 self._learn_frames(tree.get("frameTree") or {})
             except CDPException:
                 pass
-        # Events handled before the enable replies are the browser's replay of older messages.
-        self._replaying.add(session.session_id)
+        # Events handled before an enable's reply are the browser's replay of older messages
+        # (the reader delivers them in order, before the reply): one window per domain.
+        key = session.session_id
+        self._replaying.add(("Runtime", key))
         try:
             await session.send("Runtime.enable")
-            try:
-                await session.send("Log.enable")
-            except CDPException:
-                pass  # workers on some builds have no Log domain
         finally:
-            self._replaying.discard(session.session_id)
+            self._replaying.discard(("Runtime", key))
+        self._replaying.add(("Log", key))
+        try:
+            await session.send("Log.enable")
+        except CDPException:
+            pass  # workers on some builds have no Log domain
+        finally:
+            self._replaying.discard(("Log", key))
 
     def detach(self) -> None:
         for sub in self._subscriptions:
@@ -271,7 +276,7 @@ class ConsoleRecorder:
                 "pageUrl": self.page_url,
                 "frameUrl": self._frame_url(session, frame_kind, p.get("executionContextId"), top.get("url", "")),
                 "source": "console",
-                "replayed": session.session_id in self._replaying,
+                "replayed": ("Runtime", session.session_id) in self._replaying,
             }
         )
 
@@ -305,7 +310,7 @@ class ConsoleRecorder:
                 "pageUrl": self.page_url,
                 "frameUrl": self._frame_url(session, frame_kind, details.get("executionContextId"), url),
                 "source": "exception",
-                "replayed": session.session_id in self._replaying,
+                "replayed": ("Runtime", session.session_id) in self._replaying,
             }
         )
 
@@ -327,7 +332,7 @@ class ConsoleRecorder:
             "frameUrl": self._frame_url(session, frame_kind, None, "") if frame_kind != "page" else self.page_url,
             "source": "log",
             "logSource": e.get("source"),
-            "replayed": session.session_id in self._replaying,
+            "replayed": ("Log", session.session_id) in self._replaying,
         }
         if e.get("networkRequestId"):
             entry["networkRequestId"] = e["networkRequestId"]
