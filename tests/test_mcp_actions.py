@@ -485,3 +485,33 @@ async def test_fifty_concurrent_calls_are_all_answered_in_order(mcp: Session, ht
     assert all(not r.is_error for r in results), [r.content[0].text for r in results if r.is_error]
     counts = sorted(r.structured_content["result"] for r in results if "result" in r.structured_content)
     assert counts == list(range(1, 18))  # each increment ran once, none lost or doubled
+
+
+async def test_no_active_page_and_policy_errors_without_launching(tmp_path: Path, http_server):
+    settings = Settings(artifact_dir=tmp_path, allowed_urls=["http://localhost:1/*"])
+    manager = BrowserManager(settings.target_settings())
+    try:
+        async with Client(BrowserMCP(settings, manager).build()) as client:
+            current = await client.call_tool("browser_session", {"action": "get_current_page"})
+            assert current.is_error and current.structured_content["code"] == ErrorCode.NO_ACTIVE_PAGE
+            listed = await client.call_tool("browser_session", {"action": "list_pages"})
+            assert listed.structured_content["pages"] == []
+            blocked = await client.call_tool("browser_navigate", {"url": http_server.url("/a.html")})
+            assert blocked.is_error and blocked.structured_content["code"] == ErrorCode.BLOCKED_BY_POLICY
+            status = await client.call_tool("browser_session", {"action": "get_browser_status"})
+            assert status.structured_content["browser"]["activeTarget"] is None  # nothing was launched
+    finally:
+        await manager.close()
+
+
+async def test_selected_tab_closed_says_page_closed(mcp: Session, http_server):
+    await open_app(mcp, http_server, "?keep")
+    extra = await mcp.app.manager.new_page(http_server.url("/mcp/app.html?doomed"))
+    await (await extra.playwright_page()).close()
+    closed = await mcp.err("browser_session", ErrorCode.PAGE_CLOSED, action="get_dom")
+    assert "list_pages" in closed["hint"]
+    pages = (await mcp.s("list_pages"))["pages"]
+    assert not any("doomed" in p["url"] for p in pages)
+    keep = next(p for p in pages if p["url"].endswith("?keep"))
+    await mcp.s("select_page", stable_page_id=keep["stable_page_id"])
+    assert "<h1>Orders</h1>" in (await mcp.s("get_dom"))["html"]
