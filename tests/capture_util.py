@@ -49,6 +49,17 @@ async def until(predicate: Callable[[], Any], timeout: float = 20.0, what: str =
         await asyncio.sleep(0.02)
 
 
+async def wait_loaded(session: CDPSession, path: str) -> None:
+    """A tab opened by someone else: wait until it shows ``path`` and finished loading."""
+    expression = "location.pathname + ' ' + document.readyState"
+    for _ in range(500):
+        reply = await session.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        if reply["result"].get("value") == f"{path} complete":
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{path} never loaded")
+
+
 @contextlib.asynccontextmanager
 async def open_tab(chromium: Any, url: str | None = None, **network_options: Any) -> AsyncIterator[Tab]:
     """A new tab with a NetworkRecorder and ConsoleRecorder attached before anything loads."""

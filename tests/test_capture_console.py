@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
-from capture_util import open_tab, until
+from capture_util import open_tab, until, wait_loaded
 from httpserver import Reply
 
 import cdp_core
@@ -96,17 +94,6 @@ async def test_log_entries_for_failed_loads_join_the_timeline(chromium, http_ser
         assert log_entry["type"] == "error"
         assert log_entry["location"]["url"].endswith("/con/missing-file")
         assert before["id"] < log_entry["id"]  # one timeline, in arrival order
-
-
-async def wait_loaded(session, path: str) -> None:
-    """A tab opened by someone else: wait until it shows ``path`` and finished loading."""
-    expression = "location.pathname + ' ' + document.readyState"
-    for _ in range(500):
-        reply = await session.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})
-        if reply["result"].get("value") == f"{path} complete":
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"{path} never loaded")
 
 
 async def test_attach_to_open_tab_marks_replayed_messages(chromium, http_server, console_routes):

@@ -7,7 +7,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from capture_util import open_tab, until
+from capture_util import open_tab, until, wait_loaded
 from httpserver import Reply
 
 from cdp_core.recorders.network import BodyIsBinary, BodyUnavailable, EntryNotFound, NetworkRecorder
@@ -166,8 +166,6 @@ async def test_events_after_attach_to_an_already_open_tab(chromium, http_server,
         target_id = result["targetId"]
         try:
             opener = await browser.attach(target_id)
-            from test_capture_console import wait_loaded
-
             await wait_loaded(opener, "/cap/blank.html")
             await opener.send("Runtime.evaluate", {"expression": "fetch('/cap/burst?i=before')", "awaitPromise": True})
             # Attach later, as to the user's Chrome: earlier traffic is not claimed.
