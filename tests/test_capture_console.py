@@ -152,6 +152,12 @@ async def test_list_filters_get_and_clear(chromium, http_server, console_routes)
         await tab.eval("console.log('a'); console.warn('b'); console.error('c'); console.debug('d')")
         await until(lambda: len(tab.console) >= 4)
         assert [e["text"] for e in tab.console.list(types=["warning", "error"])] == ["b", "c"]
+        await tab.eval("console.info('%cSalvato%c cliente %s in %d ms', 'color: green', '', 'Rossi', 12.7)")
+        formatted = await until(lambda: tab.console.list(types=["info"]))
+        assert formatted[0]["text"] == "Salvato cliente Rossi in 12 ms"
+        tab.console.clear()
+        await tab.eval("console.log('a'); console.warn('b'); console.error('c'); console.debug('d')")
+        await until(lambda: len(tab.console) >= 4)
         last = tab.console.list(limit=1)[0]
         assert last["text"] == "d"
         first_id = tab.console.list()[0]["id"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
@@ -116,6 +117,40 @@ def _frames(stack: dict[str, Any] | None) -> list[dict[str, Any]]:
             )
         stack = stack.get("parent")
     return out
+
+
+_FORMAT_SPEC = re.compile(r"%[sdifoOc%]")
+
+
+def _message_text(args: list[Any], previews: list[str]) -> str:
+    """The message as DevTools prints it: ``%s``/``%d``/``%o``... in a first string filled, ``%c`` dropped."""
+    first = args[0] if args and isinstance(args[0], dict) else None
+    if not previews or first is None or first.get("type") != "string" or "%" not in previews[0]:
+        return " ".join(previews)
+    rest = iter(range(1, len(previews)))
+    consumed = 0
+
+    def fill(m: re.Match[str]) -> str:
+        nonlocal consumed
+        spec = m.group(0)
+        if spec == "%%":
+            return "%"
+        index = next(rest, None)
+        if index is None:
+            return spec
+        consumed = index
+        if spec == "%c":
+            return ""  # CSS for the console's styling, not text
+        value = previews[index]
+        if spec in ("%d", "%i"):
+            try:
+                return str(int(float(value)))
+            except ValueError:
+                return "NaN"
+        return value
+
+    head = _FORMAT_SPEC.sub(fill, previews[0])
+    return " ".join([head, *previews[consumed + 1 :]])
 
 
 class ConsoleRecorder:
@@ -265,7 +300,7 @@ class ConsoleRecorder:
             {
                 "timestamp": iso_time(ts / 1000.0) if ts else iso_time(),
                 "type": _TYPE_ALIASES.get(kind, kind),
-                "text": self._bounded(" ".join(previews)),
+                "text": self._bounded(_message_text(args, previews)),
                 "location": {
                     "url": top.get("url", ""),
                     "lineNumber": top.get("lineNumber"),
