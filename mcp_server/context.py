@@ -35,6 +35,26 @@ class ToolContext:
         """The selected page of the active target (launching the internal browser if allowed)."""
         return await self.manager.current_page(launch_if_needed=launch_if_needed)
 
+    async def captured_page(self) -> PageHandle:
+        """The page whose capture a read-only action shows: the selected page, or its closed handle.
+
+        When the selected tab was closed or its browser went away, what it captured is the most
+        useful thing left to read (the requests and errors before the crash), so reads of the
+        capture stores fall back to that handle (``page.closed`` is then true) instead of failing.
+        """
+        from targets.errors import ErrorCode, ToolFailure
+
+        try:
+            return await self.page()
+        except ToolFailure as exc:
+            if exc.code not in (ErrorCode.PAGE_CLOSED, ErrorCode.BROWSER_DISCONNECTED):
+                raise
+            last = getattr(self.manager, "last_selected_page", None)
+            page = last() if last is not None else None
+            if page is None or "network" not in page.data:
+                raise
+            return page
+
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Progress notification to the caller; a no-op when the call carried no progress token."""
         if self.progress is None:

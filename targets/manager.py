@@ -146,6 +146,12 @@ class BrowserManager:
             )
         return page
 
+    def last_selected_page(self) -> PageHandle | None:
+        """The selected page of the active target as it is, even closed or lost (to read what it captured)."""
+        if self.active_target is None:
+            return None
+        return self._target(self.active_target).registry.selected
+
     # -- navigation and tabs ----------------------------------------------------------
 
     async def navigate(self, url: str, *, wait_until: str = "load", timeout_ms: int = 30000) -> dict[str, Any]:

@@ -59,6 +59,14 @@ class NoArgs(ActionArgs):
     pass
 
 
+def _closed_note(page: PageHandle, data: dict[str, Any]) -> str:
+    """Mark an answer read from a closed tab's capture (the entries stay readable after a close or crash)."""
+    if not page.closed:
+        return ""
+    data["pageClosed"] = True
+    return f"\n(page {page.stable_page_id} is closed: these entries were captured before it went away)"
+
+
 def _console_line(e: dict[str, Any]) -> str:
     loc = e.get("location") or {}
     where = f" ({loc.get('url')}:{loc.get('lineNumber')})" if loc.get("url") else ""
@@ -69,7 +77,8 @@ def _console_line(e: dict[str, Any]) -> str:
 @action(S, "console_list", ConsoleListArgs, read_only=True)
 async def console_list(ctx: ToolContext, args: ConsoleListArgs) -> ActionResult:
     """Console messages, uncaught errors and browser log entries of the selected page, oldest first."""
-    recorder = console_of(await ctx.page())
+    page = await ctx.captured_page()
+    recorder = console_of(page)
     entries = recorder.list(
         types=args.types, limit=args.limit, include_stack=args.include_stack, since_id=args.since_id
     )
@@ -78,13 +87,16 @@ async def console_list(ctx: ToolContext, args: ConsoleListArgs) -> ActionResult:
     text += f", {stats['evicted']} evicted)" if stats["evicted"] else ")"
     if entries:
         text += ":\n" + "\n".join(_console_line(e) for e in entries)
-    return ActionResult(text=text, data={"entries": entries, **stats})
+    data = {"entries": entries, **stats}
+    text += _closed_note(page, data)
+    return ActionResult(text=text, data=data)
 
 
 @action(S, "console_get", ConsoleGetArgs, read_only=True)
 async def console_get(ctx: ToolContext, args: ConsoleGetArgs) -> ActionResult:
     """One console entry in full (stack included by default)."""
-    recorder = console_of(await ctx.page())
+    page = await ctx.captured_page()
+    recorder = console_of(page)
     try:
         entry = recorder.get(args.id, include_stack=args.include_stack)
     except EntryNotFound as exc:
@@ -92,7 +104,8 @@ async def console_get(ctx: ToolContext, args: ConsoleGetArgs) -> ActionResult:
     lines = [_console_line(entry)]
     for frame in (entry.get("stack") or [])[:10]:
         lines.append(f"    at {frame['function']} ({frame['url']}:{frame['lineNumber']}:{frame['columnNumber']})")
-    return ActionResult(text="\n".join(lines), data={"entry": entry, "capturedSince": recorder.captured_since})
+    data = {"entry": entry, "capturedSince": recorder.captured_since}
+    return ActionResult(text="\n".join(lines) + _closed_note(page, data), data=data)
 
 
 @action(S, "console_clear", NoArgs)
@@ -141,7 +154,8 @@ def _network_line(e: dict[str, Any]) -> str:
 @action(S, "network_list", NetworkListArgs, read_only=True)
 async def network_list(ctx: ToolContext, args: NetworkListArgs) -> ActionResult:
     """Requests of the selected page (one entry per redirect hop), oldest first, with filters."""
-    recorder = network_of(await ctx.page())
+    page = await ctx.captured_page()
+    recorder = network_of(page)
     entries = recorder.list(
         resource_types=args.resource_types,
         status_min=args.status_min,
@@ -156,13 +170,16 @@ async def network_list(ctx: ToolContext, args: NetworkListArgs) -> ActionResult:
     text += f", {stats['evicted']} evicted)" if stats["evicted"] else ")"
     if entries:
         text += ":\n" + "\n".join(_network_line(e) for e in entries)
-    return ActionResult(text=text, data={"entries": entries, **stats})
+    data = {"entries": entries, **stats}
+    text += _closed_note(page, data)
+    return ActionResult(text=text, data=data)
 
 
 @action(S, "network_get", NetworkGetArgs, read_only=True)
 async def network_get(ctx: ToolContext, args: NetworkGetArgs) -> ActionResult:
     """One request in full: redacted headers, post data preview, initiator, timing, WebSocket frames."""
-    recorder = network_of(await ctx.page())
+    page = await ctx.captured_page()
+    recorder = network_of(page)
     try:
         entry = recorder.get(args.id)
     except EntryNotFound as exc:
@@ -175,7 +192,8 @@ async def network_get(ctx: ToolContext, args: NetworkGetArgs) -> ActionResult:
         lines.append(f"initiator: {top['function']} ({top['url']}:{top['lineNumber']})")
     if not entry.get("bodyHeld") and entry.get("resourceType") != "websocket":
         lines.append("body: not held in memory (network_save_body asks the browser)")
-    return ActionResult(text="\n".join(lines), data={"entry": entry, "capturedSince": recorder.captured_since})
+    data = {"entry": entry, "capturedSince": recorder.captured_since}
+    return ActionResult(text="\n".join(lines) + _closed_note(page, data), data=data)
 
 
 @action(S, "network_save_body", SaveBodyArgs)
