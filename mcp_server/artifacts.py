@@ -111,6 +111,13 @@ class Artifacts:
                 hint=f"pass a path relative to {kind + '/' if kind else 'the artifacts directory'}, without '..'",
                 path=str(path),
             )
+        if resolved == fence or resolved == self.root:
+            raise ToolFailure(
+                ErrorCode.INVALID_ARGUMENT,
+                f"{str(path)!r} names the folder itself, not a file in it",
+                hint="give a file name such as report.json",
+                path=str(path),
+            )
         if self.is_protected(resolved):
             raise ToolFailure(
                 ErrorCode.PATH_OUTSIDE_ARTIFACTS,

@@ -135,7 +135,10 @@ async def test_paths_out_of_the_root_are_refused_and_touch_nothing(agent):
 
 async def test_malformed_paths_are_invalid_arguments_not_crashes(agent):
     a, _, _ = agent
-    for path in ("a\x00b", "x" * 5000, "../" * 300 + "etc/passwd"):
+    await a.ok("export_state", path="taken.json")
+    is_error, sc, _ = await a.call("export_state", path="taken.json/inner.json")  # a parent that is a file
+    assert is_error and sc["code"] == "INVALID_ARGUMENT", sc
+    for path in ("a\x00b", "x" * 5000, "../" * 300 + "etc/passwd", ".", "./"):
         for action, field in (
             ("read_downloaded_file", "path"),
             ("load_state", "path"),

@@ -59,7 +59,13 @@ async def export_state(ctx: ToolContext, args: StateFileArgs) -> ActionResult:
     await no_dialog(ctx, page, "export_state")
     if args.path:
         target = ctx.artifacts.resolve_inside(args.path, kind="state")
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_dir():
+            raise ToolFailure(
+                ErrorCode.INVALID_ARGUMENT,
+                f"path {args.path!r} is a directory",
+                hint="give a file name such as login.json (saved under state/)",
+                path=args.path,
+            )
     else:
         target = ctx.artifacts.new_path("state", page.stable_page_id, ".json")
     urls = [u for u in {page.url, *(await frame_urls(page))} if u and u.startswith(("http://", "https://"))]
@@ -75,7 +81,16 @@ async def export_state(ctx: ToolContext, args: StateFileArgs) -> ActionResult:
         "cookies": cookies,
         "localStorage": {storage.get("origin") or "": items},
     }
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # holds secrets: owner-only
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # holds secrets: owner-only
+    except OSError as exc:  # a parent that is a file, a name the file system refuses...
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"cannot write the state file {args.path!r}: {exc.strerror}",
+            hint="give a plain file name such as login.json (saved under state/)",
+            path=args.path,
+        ) from None
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         json.dump(doc, fh)
     return ActionResult(
