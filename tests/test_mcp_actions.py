@@ -515,3 +515,15 @@ async def test_selected_tab_closed_says_page_closed(mcp: Session, http_server):
     keep = next(p for p in pages if p["url"].endswith("?keep"))
     await mcp.s("select_page", stable_page_id=keep["stable_page_id"])
     assert "<h1>Orders</h1>" in (await mcp.s("get_dom"))["html"]
+
+
+async def test_selected_frame_removed_says_frame_not_found(mcp: Session, http_server):
+    await open_app(mcp, http_server, "?frame-gone")
+    await mcp.js("new Promise(r => setTimeout(r, 200))")
+    await mcp.s("select_frame", frame_name="child")
+    page = await mcp.app.manager.current_page()
+    await page.session.send("Runtime.evaluate", {"expression": "document.querySelector('iframe').remove()"})
+    gone = await mcp.err("browser_session", ErrorCode.FRAME_NOT_FOUND, action="get_dom")
+    assert "select_frame" in gone["hint"] or "list_frames" in gone["hint"]
+    await mcp.s("select_frame", frame_index=0)
+    assert "<h1>Orders</h1>" in (await mcp.s("get_dom"))["html"]

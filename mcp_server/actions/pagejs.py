@@ -37,8 +37,20 @@ async def run_js(ctx: ToolContext, page: Any, fn: str, arg: Any = None, *, timeo
     Playwright's frame, which already knows each frame's execution context.
     """
     if page.active_frame:
+        from playwright.async_api import Error as PlaywrightError
+
         frame = await page.playwright_frame()
-        return await frame.evaluate(fn, arg)
+        try:
+            return await frame.evaluate(fn, arg)
+        except PlaywrightError as exc:
+            message = str(exc).split("\n")[0]
+            if "detached" in message.lower():
+                raise ToolFailure(
+                    ErrorCode.FRAME_NOT_FOUND,
+                    f"the selected frame is gone: {message}",
+                    hint="call list_frames and select_frame again (frame_index 0 = main frame)",
+                ) from None
+            raise ToolFailure(ErrorCode.EVALUATION_FAILED, message[:500]) from None
     result = await page.session.send(
         "Runtime.evaluate",
         {"expression": f"({fn})({json.dumps(arg)})", "returnByValue": True, "awaitPromise": True},
