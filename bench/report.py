@@ -25,6 +25,10 @@ OPS = (
 )
 
 
+#: Within this relative difference a row is a tie (``~``): run-to-run noise is larger than that.
+TIE = 0.05
+
+
 @dataclass
 class Row:
     label: str
@@ -44,6 +48,8 @@ class Row:
             return ""
         if a == b:
             return "="
+        if abs(a / b - 1) < TIE:
+            return "~"
         ahead = a < b if self.better == "lower" else a > b
         return "ahead" if ahead else "BEHIND"
 
