@@ -48,7 +48,7 @@ class Row:
             return ""
         if a == b:
             return "="
-        if abs(a / b - 1) < TIE:
+        if b and abs(a / b - 1) < TIE:
             return "~"
         ahead = a < b if self.better == "lower" else a > b
         return "ahead" if ahead else "BEHIND"
