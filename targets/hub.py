@@ -120,6 +120,14 @@ class SessionHub:
                 except CDPException as exc:
                     log.debug("could not attach to %s: %s", target_id, exc)
                     continue
+                held = self.registry.by_target_id(target_id)
+                if held is not None:
+                    # Chrome announces an explicit attach with Target.attachedToTarget too, and
+                    # _on_attached has already registered the page on this very session: detaching
+                    # it as a duplicate would close the page again at once. Only a second session is one.
+                    if held.session is not session:
+                        await self._attach_page(session, None, waiting=False)
+                    continue
                 await self._attach_page(session, self._new_page(session, info), waiting=False)
         await self.settle()
 
@@ -216,6 +224,9 @@ class SessionHub:
         session = self.browser.connection.session(params.get("sessionId", ""))
         if session is None or info.get("type") != "page":
             return
+        held = self.registry.by_target_id(info.get("targetId", ""))
+        if held is not None and held.session is session:
+            return  # the event of our own explicit attach (sync), already registered on this session
         page = self._new_page(session, info)
         self._spawn(self._attach_page(session, page, bool(params.get("waitingForDebugger"))), info.get("targetId"))
 
