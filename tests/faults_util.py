@@ -91,8 +91,17 @@ class UserTabs:
         self.http_url = http_url
 
     async def open(self, url: str) -> str:
+        """Open ``url`` in a new tab and wait until it has loaded (its scripts ran, its title is set)."""
         async with cdp_core.connect(self.http_url) as user:
             created = await user.send("Target.createTarget", {"url": url})
+            session = await user.attach(created["targetId"])
+            with anyio.fail_after(15):
+                while True:
+                    reply = await session.send("Runtime.evaluate", {"expression": "document.readyState"})
+                    if reply["result"].get("value") == "complete":
+                        break
+                    await asyncio.sleep(0.02)
+            await session.detach()
             return created["targetId"]
 
     async def close(self, target_id: str) -> None:
