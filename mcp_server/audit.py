@@ -114,7 +114,9 @@ class AuditLog:
             with self._lock:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._rotate_if_needed(len(line) + 1)
-                with self.path.open("a", encoding="utf-8") as fh:
+                # Owner-only: the log lists every URL and selector the agent used in the user's browser.
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                with os.fdopen(fd, "a", encoding="utf-8") as fh:
                     fh.write(line + "\n")
         except OSError:
             pass

@@ -9,6 +9,7 @@ file, only the typed value's length does.
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
@@ -94,6 +95,7 @@ async def test_every_call_is_one_line_with_its_outcome_and_no_secret(served):
     assert "admin:[redacted]@" in entries[-2]["arguments"]["url_matches"]
     text = log.read_text(encoding="utf-8")
     assert PLANTED not in text and URL_SECRET not in text
+    assert stat.S_IMODE(log.stat().st_mode) == 0o600  # the log lists every URL the agent visited
 
 
 async def test_a_cancelled_call_is_recorded(served):
