@@ -25,7 +25,7 @@ from mcp_server.registry import legacy_map
 from mcp_server.server import BrowserMCP
 from mcp_server.settings import Settings
 from targets import BrowserManager
-from targets.errors import ErrorCode
+from targets.errors import ErrorCode, ToolFailure
 
 LEGACY_TOOLS = {
     "browser_navigate": ("browser_session", "navigate"),
@@ -96,6 +96,29 @@ async def mcp(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Session
             yield Session(client, app, tools)
     finally:
         await manager.close()
+
+
+FRAME_LOADED_JS = """new Promise((resolve) => {
+  const f = document.querySelector('iframe');
+  const done = () => f.contentDocument && f.contentDocument.readyState === 'complete'
+    && f.contentWindow.location.href.endsWith('/mcp/frame.html');
+  if (done()) resolve(true); else f.addEventListener('load', () => resolve(true));
+})"""
+
+
+async def _playwright_sees_selected_frame(mcp: Session) -> None:
+    """Playwright learns of a new frame over its own connection, a moment after our CDP session does.
+
+    (A select_frame right after the load can beat it: targets then answers FRAME_NOT_FOUND.)
+    """
+    page = await mcp.app.manager.current_page()
+    for _ in range(50):
+        try:
+            await page.playwright_frame()
+            return
+        except ToolFailure:
+            await anyio.sleep(0.05)
+    await page.playwright_frame()
 
 
 async def open_app(mcp: Session, http_server, query: str = "") -> dict[str, Any]:
@@ -220,6 +243,17 @@ async def test_evaluate_js_errors_and_disabled(mcp: Session, http_server):
     await open_app(mcp, http_server)
     assert await mcp.js("({a: [1, 2], b: 'x'})") == {"a": [1, 2], "b": "x"}
     assert await mcp.js("await new Promise(r => setTimeout(() => r(7), 10))") == 7
+    assert await mcp.js("new Promise(r => setTimeout(() => r(8), 10))") == 8  # a returned promise is awaited
+    assert await mcp.js("fetch('/mcp/frame.html').then(r => r.status)") == 200
+    assert await mcp.js("let y = 2; y * 3") == 6
+    assert await mcp.js("let y = 5; y * 3") == 15  # REPL mode: re-declaring is fine
+    node = await mcp.s("evaluate_js", expression="document.querySelector('h1')")
+    assert node["type"] == "node" and "h1" in str(node["result"])
+    cyclic = await mcp.s("evaluate_js", expression="const o = {}; o.self = o; o")
+    assert cyclic["type"] == "object"
+    reject = "Promise.reject(new Error('refused here'))"
+    rejected = await mcp.err("browser_session", ErrorCode.EVALUATION_FAILED, action="evaluate_js", expression=reject)
+    assert "refused here" in rejected["message"]
     failed = await mcp.err("browser_session", ErrorCode.EVALUATION_FAILED, action="evaluate_js", expression="nope()")
     assert "nope" in failed["message"]
     big = await mcp.s("evaluate_js", expression="'x'.repeat(5000)", max_chars=100)
@@ -274,16 +308,17 @@ async def test_network_errors_and_console_logs(mcp: Session, http_server):
     assert errors["capturedSince"]
     logs = await mcp.s("get_console_logs", types=["error"])
     assert any("boom from app" in str(e.get("text")) for e in logs["entries"])
-    assert all(e["type"] == "error" for e in logs["entries"])
+    assert all(e["type"] in ("error", "pageerror") for e in logs["entries"])  # "error" includes uncaught ones
 
 
 async def test_frames(mcp: Session, http_server):
     await open_app(mcp, http_server)
-    await mcp.js("new Promise(r => setTimeout(r, 200))")
+    assert await mcp.js(FRAME_LOADED_JS) is True
     frames = (await mcp.s("list_frames"))["frames"]
     assert len(frames) == 2 and frames[0]["selected"] and frames[1]["name"] == "child"
     picked = await mcp.s("select_frame", frame_name="child")
     assert picked["frame"]["url"].endswith("/mcp/frame.html")
+    await _playwright_sees_selected_frame(mcp)
     await mcp.ok("browser_click", selector="#fbtn")
     assert "frame clicked" in (await mcp.s("get_dom"))["html"]
     assert (await mcp.s("list_frames"))["frames"][1]["selected"]
@@ -519,7 +554,7 @@ async def test_selected_tab_closed_says_page_closed(mcp: Session, http_server):
 
 async def test_selected_frame_removed_says_frame_not_found(mcp: Session, http_server):
     await open_app(mcp, http_server, "?frame-gone")
-    await mcp.js("new Promise(r => setTimeout(r, 200))")
+    assert await mcp.js(FRAME_LOADED_JS) is True
     await mcp.s("select_frame", frame_name="child")
     page = await mcp.app.manager.current_page()
     await page.session.send("Runtime.evaluate", {"expression": "document.querySelector('iframe').remove()"})

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from cdp_core.errors import CDPError, CDPException
 from targets.errors import ErrorCode, ToolFailure
 
 from ..context import ToolContext
@@ -210,6 +211,69 @@ class EvaluateArgs(ActionArgs):
     max_chars: int = Field(20000, ge=100, le=500000, description="Cap on returned text")
 
 
+_EVAL_GROUP = "mcp-evaluate"
+
+
+def _raise_if_thrown(result: dict[str, Any]) -> None:
+    if "exceptionDetails" in result:
+        raise ToolFailure(
+            ErrorCode.EVALUATION_FAILED,
+            exception_text(result["exceptionDetails"]),
+            hint="fix the expression; page state is as the script left it",
+        )
+
+
+async def _evaluate_main(page: Any, expression: str, timeout_ms: int) -> tuple[Any, str]:
+    """Evaluate in the page's main world (REPL mode: top-level await, re-declarable let) -> (value, type).
+
+    REPL mode hands a returned promise back unresolved (``fetch(u).then(r => r.status)``), so
+    it is awaited here too; objects are then read by value in a second step, so a value that
+    cannot be serialised (a DOM node, a cyclic object) comes back as its description.
+    """
+    timeout = timeout_ms / 1000 + 5 if timeout_ms else None
+    params: dict[str, Any] = {"expression": expression, "awaitPromise": True, "replMode": True}
+    params["objectGroup"] = _EVAL_GROUP
+    if timeout_ms:
+        params["timeout"] = timeout_ms
+    try:
+        result = await page.session.send("Runtime.evaluate", params, timeout=timeout)
+        _raise_if_thrown(result)
+        remote = result.get("result", {})
+        if remote.get("subtype") == "promise" and remote.get("objectId"):
+            awaited = await page.session.send(
+                "Runtime.awaitPromise", {"promiseObjectId": remote["objectId"], "returnByValue": True}, timeout=timeout
+            )
+            _raise_if_thrown(awaited)
+            remote = awaited.get("result", {})
+        elif remote.get("objectId"):
+            try:
+                by_value = await page.session.send(
+                    "Runtime.callFunctionOn",
+                    {
+                        "objectId": remote["objectId"],
+                        "functionDeclaration": "function () { return this; }",
+                        "returnByValue": True,
+                    },
+                    timeout=timeout,
+                )
+            except CDPError:
+                by_value = {}  # not serialisable: keep the description
+            plain = by_value.get("result", {})
+            if "value" in plain and not (plain["value"] == {} and remote.get("className") not in (None, "Object")):
+                remote = {**remote, "value": plain["value"]}
+    finally:
+        try:
+            await page.session.send("Runtime.releaseObjectGroup", {"objectGroup": _EVAL_GROUP}, timeout=5)
+        except CDPException:
+            pass  # the page went away: nothing left to release
+    kind = remote.get("subtype") or remote.get("type", "undefined")
+    if "value" in remote:
+        return remote["value"], kind
+    if "unserializableValue" in remote:
+        return remote["unserializableValue"], kind
+    return remote.get("description"), kind
+
+
 @action(S, "evaluate_js", EvaluateArgs, legacy="browser_evaluate_js", result=EvaluateResult)
 async def evaluate_js(ctx: ToolContext, args: EvaluateArgs) -> ActionResult:
     """Evaluate JavaScript in the selected page/frame and return its JSON value."""
@@ -226,30 +290,7 @@ async def evaluate_js(ctx: ToolContext, args: EvaluateArgs) -> ActionResult:
         value = await playwright_call(frame.evaluate(args.expression), what="evaluate_js")
         kind = type(value).__name__
     else:
-        params: dict[str, Any] = {
-            "expression": args.expression,
-            "returnByValue": True,
-            "awaitPromise": True,
-            "replMode": True,
-        }
-        if args.timeout_ms:
-            params["timeout"] = args.timeout_ms
-        timeout = args.timeout_ms / 1000 + 5 if args.timeout_ms else None
-        result = await page.session.send("Runtime.evaluate", params, timeout=timeout)
-        if "exceptionDetails" in result:
-            raise ToolFailure(
-                ErrorCode.EVALUATION_FAILED,
-                exception_text(result["exceptionDetails"]),
-                hint="fix the expression; page state is as the script left it",
-            )
-        remote = result.get("result", {})
-        kind = remote.get("subtype") or remote.get("type", "undefined")
-        if "value" in remote:
-            value = remote["value"]
-        elif "unserializableValue" in remote:
-            value = remote["unserializableValue"]
-        else:
-            value = remote.get("description")
+        value, kind = await _evaluate_main(page, args.expression, args.timeout_ms)
     rendered = json.dumps(value, ensure_ascii=False, default=str) if value is not None else "undefined"
     preview, truncated = truncate(rendered, args.max_chars)
     data: dict[str, Any] = {"type": kind, "truncated": truncated}
