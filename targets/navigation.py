@@ -63,11 +63,23 @@ async def navigate_page(page: PageHandle, url: str, *, wait_until: str, timeout_
             if wanted is not None and loader["id"] is not None and (loader["id"], wanted) not in seen:
                 await arrived.wait()
     except TimeoutError:
+        stopped = False
+        if loader["id"] is None:
+            # Not even committed (no response yet): while such a navigation is pending Chrome holds
+            # every later command of this tab's session, so each following call would hang too.
+            # Stopping it keeps the page as it was (the previous document) and usable.
+            try:
+                await session.send("Page.stopLoading", timeout=5)
+                stopped = True
+            except CDPException:
+                pass
         raise ToolFailure(
             ErrorCode.TIMEOUT,
-            f"Navigation to {url} did not reach {wait_until!r} within {timeout_ms} ms.",
+            f"Navigation to {url} did not reach {wait_until!r} within {timeout_ms} ms"
+            + (" (no response; the navigation was stopped, the page shows what it showed before)." if stopped else "."),
             hint="Retry with a larger timeout_ms or wait_until='domcontentloaded'.",
             url=url,
+            stopped=stopped,
         ) from None
     finally:
         subscription.cancel()
