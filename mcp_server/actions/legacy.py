@@ -8,6 +8,7 @@ State (cookies/localStorage) lives in :mod:`.state`, element input in :mod:`.sel
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
@@ -16,12 +17,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from cdp_core.errors import CDPError, CDPException
+from cdp_core.errors import CDPError, CDPException, CDPTimeout
 from targets.errors import ErrorCode, ToolFailure
 
 from ..context import ToolContext
 from ..registry import ActionArgs, ActionResult, action
-from .pagejs import exception_text, frames_of, no_dialog, playwright_call, run_js, truncate
+from .pagejs import exception_text, frames_of, no_dialog, playwright_call, run_js, runaway_failure, truncate
 
 S = "browser_session"
 
@@ -290,7 +291,17 @@ async def evaluate_js(ctx: ToolContext, args: EvaluateArgs) -> ActionResult:
         value = await playwright_call(frame.evaluate(args.expression), what="evaluate_js")
         kind = type(value).__name__
     else:
-        value, kind = await _evaluate_main(page, args.expression, args.timeout_ms)
+        started = asyncio.get_running_loop().time()
+        try:
+            value, kind = await _evaluate_main(page, args.expression, args.timeout_ms)
+        except (CDPTimeout, CDPError) as exc:
+            elapsed = asyncio.get_running_loop().time() - started
+            failure = await runaway_failure(
+                page.session, exc, timeout_ms=args.timeout_ms, elapsed_s=elapsed, what="evaluate_js"
+            )
+            if failure is exc:
+                raise
+            raise failure from None
     rendered = json.dumps(value, ensure_ascii=False, default=str) if value is not None else "undefined"
     preview, truncated = truncate(rendered, args.max_chars)
     data: dict[str, Any] = {"type": kind, "truncated": truncated}

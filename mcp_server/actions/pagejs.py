@@ -11,6 +11,7 @@ import asyncio
 import json
 from typing import Any
 
+from cdp_core.errors import CDPError, CDPException, CDPTimeout
 from targets.errors import ErrorCode, ToolFailure
 
 from ..context import ToolContext
@@ -25,6 +26,7 @@ __all__ = [
     "no_dialog",
     "playwright_call",
     "run_js",
+    "runaway_failure",
     "truncate",
     "with_dialog",
 ]
@@ -51,14 +53,53 @@ async def run_js(ctx: ToolContext, page: Any, fn: str, arg: Any = None, *, timeo
                     hint="call list_frames and select_frame again (frame_index 0 = main frame)",
                 ) from None
             raise ToolFailure(ErrorCode.EVALUATION_FAILED, message[:500]) from None
-    result = await page.session.send(
-        "Runtime.evaluate",
-        {"expression": f"({fn})({json.dumps(arg)})", "returnByValue": True, "awaitPromise": True},
-        timeout=timeout,
-    )
+    started = asyncio.get_running_loop().time()
+    try:
+        result = await page.session.send(
+            "Runtime.evaluate",
+            {
+                "expression": f"({fn})({json.dumps(arg)})",
+                "returnByValue": True,
+                "awaitPromise": True,
+                "timeout": int(timeout * 1000),
+            },
+            timeout=timeout + 2,
+        )
+    except (CDPTimeout, CDPError) as exc:
+        elapsed = asyncio.get_running_loop().time() - started
+        raise await runaway_failure(page.session, exc, timeout_ms=int(timeout * 1000), elapsed_s=elapsed) from None
     if "exceptionDetails" in result:
         raise ToolFailure(ErrorCode.EVALUATION_FAILED, exception_text(result["exceptionDetails"]))
     return result.get("result", {}).get("value")
+
+
+async def runaway_failure(
+    session: Any, exc: BaseException, *, timeout_ms: int | None, elapsed_s: float, what: str = "the page script"
+) -> BaseException:
+    """What to raise when a ``Runtime.evaluate`` ran out of time (else ``exc`` itself).
+
+    A page stuck in a loop would make every later call on it hang too. Chrome stops a
+    synchronous loop at the ``timeout`` parameter (and answers with a bare "Internal error");
+    a loop after an ``await`` escapes that, so once our own wait ends we stop the script with
+    ``Runtime.terminateExecution``. Either way the answer is TIMEOUT and the page answers again.
+    """
+    if isinstance(exc, CDPTimeout):
+        try:
+            await session.send("Runtime.terminateExecution", timeout=5)
+        except CDPException:
+            pass
+        return ToolFailure(
+            ErrorCode.TIMEOUT,
+            f"{what}: no result after {elapsed_s:.1f} s; the script was stopped so the page answers again",
+            hint="raise timeout_ms if the script really needs longer, or check it for an endless loop",
+        )
+    if isinstance(exc, CDPError) and timeout_ms and exc.code == -32603 and elapsed_s >= timeout_ms / 1000 * 0.9:
+        return ToolFailure(
+            ErrorCode.TIMEOUT,
+            f"{what}: still running after {timeout_ms} ms; Chrome stopped it",
+            hint="raise timeout_ms if the script really needs longer, or check it for an endless loop",
+        )
+    return exc
 
 
 def exception_text(details: dict[str, Any]) -> str:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field
 
 from cdp_core import CDPError, CDPEvent, CDPException, CDPSession
+from cdp_core.errors import CDPTimeout
 from cdp_core.recorders.accessibility import FrameNotFound, SelectorNotFound, SnapshotOptions, take_snapshot
 from cdp_core.recorders.snapshot_format import Snapshot, diff_snapshots, render_diff
 from cdp_core.recorders.uids import UidRegistry
@@ -353,10 +354,16 @@ _TEXT_JS = """(function(t){
   return has(document); })"""
 
 
-async def _eval(session: CDPSession, expression: str) -> Any:
-    result = await session.send(
-        "Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True}, timeout=5
-    )
+async def _eval(session: CDPSession, expression: str, timeout_ms: int = 5000) -> Any:
+    from .pagejs import runaway_failure
+
+    started = asyncio.get_running_loop().time()
+    params = {"expression": expression, "returnByValue": True, "awaitPromise": True, "timeout": timeout_ms}
+    try:
+        result = await session.send("Runtime.evaluate", params, timeout=timeout_ms / 1000 + 2)
+    except (CDPTimeout, CDPError) as exc:
+        elapsed = asyncio.get_running_loop().time() - started
+        raise await runaway_failure(session, exc, timeout_ms=timeout_ms, elapsed_s=elapsed, what="wait_for") from None
     if result.get("exceptionDetails"):
         details = result["exceptionDetails"]
         text = (details.get("exception") or {}).get("description") or details.get("text") or "script threw"
@@ -408,7 +415,8 @@ async def wait_for(ctx: ToolContext, args: WaitForArgs) -> ActionResult:
             last["textGonePresent"] = present
             ok = not present
         if ok and args.predicate:
-            value = await _eval(page.session, args.predicate)
+            remaining_ms = int(max(0.0, deadline - loop.time()) * 1000)
+            value = await _eval(page.session, args.predicate, timeout_ms=max(100, min(5000, remaining_ms)))
             last["predicate"] = value if isinstance(value, (bool, int, float, str, type(None))) else str(value)
             ok = bool(value)
         if ok and args.network_idle:
