@@ -1,0 +1,113 @@
+"""Faults: hostile pages, through the real MCP client on the internal browser.
+
+A page whose response never ends, a script that never returns, a 50 MB response body: each
+call gets a clear answer (TIMEOUT, a truncated file), bounded in time and memory, and the
+server keeps answering other calls afterwards.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator
+
+import pytest
+from faults_util import Agent, serving
+
+from targets.errors import ErrorCode
+
+MiB = 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+async def agent(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Agent]:
+    async with serving(tmp_path_factory.mktemp("faults-artifacts")) as agent:
+        yield agent
+
+
+@pytest.fixture
+def hold(http_server):
+    """A route whose response never comes (until the test ends): a page that never finishes loading."""
+    from httpserver import Reply
+
+    release = threading.Event()
+
+    def never(_req):
+        release.wait(60)
+        return Reply(200, "<title>late</title>late")
+
+    http_server.route("/faults/never", never)
+    yield http_server.url("/faults/never")
+    release.set()
+
+
+async def _responsive(agent: Agent, http_server) -> None:
+    """The server and a fresh page still work."""
+    assert (await agent.s("get_capabilities"))["server"]["name"]
+    nav = await agent.s("navigate", url=http_server.url("/faults/tab.html?name=after"))
+    assert nav["title"] == "Faults after"
+    assert await agent.js("1 + 1") == 2
+
+
+async def test_a_page_that_never_finishes_loading(agent: Agent, http_server, hold):
+    await agent.s("navigate", url=http_server.url("/faults/tab.html?name=start"))
+    slow = await agent.err("navigate", ErrorCode.TIMEOUT, url=hold, timeout_ms=1500)
+    assert "timeout_ms" in slow["hint"] and slow["stopped"] is True
+    # the navigation that got no response was stopped: the tab shows its old document and answers
+    assert await agent.js("document.title") == "Faults start"
+    aborted = (await agent.s("network_list", url_contains="/faults/never"))["entries"]
+    assert aborted and aborted[-1]["failed"] is True
+    # a request of the page that never ends: waits time out cleanly, other calls answer meanwhile
+    await agent.js("fetch('/faults/never?from=page'); 1")
+    waited = await agent.err("wait_for", ErrorCode.TIMEOUT, text="never there", timeout_ms=500)
+    assert "timeout_ms" in waited["hint"]
+    idle = await agent.err("wait_for", ErrorCode.TIMEOUT, network_idle=True, timeout_ms=800)
+    assert idle["state"]["inFlight"] >= 1
+    in_flight = (await agent.s("network_list", url_contains="from=page"))["entries"]
+    assert in_flight and in_flight[-1]["status"] is None and not in_flight[-1].get("failed")
+    await _responsive(agent, http_server)
+
+
+async def test_a_script_that_never_returns(agent: Agent, http_server):
+    await agent.s("navigate", url=http_server.url("/faults/tab.html?name=loop"))
+    # a synchronous endless loop: Chrome stops it at timeout_ms
+    stuck = await agent.err("evaluate_js", ErrorCode.TIMEOUT, expression="while (true) {}", timeout_ms=1000)
+    assert "timeout_ms" in stuck["hint"]
+    assert await agent.js("document.title") == "Faults loop"  # the same page answers again
+    # an endless loop after an await escapes Chrome's timeout: the server stops the script itself
+    stuck = await agent.err(
+        "evaluate_js", ErrorCode.TIMEOUT, expression="await 0; while (true) {}", timeout_ms=1000, timeout=30
+    )
+    assert await agent.js("document.title") == "Faults loop"
+    # a wait_for predicate that never returns
+    await agent.err("wait_for", ErrorCode.TIMEOUT, predicate="(() => { while (true) {} })()", timeout_ms=1000)
+    assert await agent.js("document.title") == "Faults loop"
+    # and a plain wait that is never satisfied
+    await agent.err("wait_for", ErrorCode.TIMEOUT, predicate="false", timeout_ms=300)
+    await _responsive(agent, http_server)
+
+
+async def test_a_50_mb_response_body(agent: Agent, http_server):
+    from httpserver import Reply
+
+    body = (b"0123456789abcdef" * 64 + b"\n") * (50 * MiB // 1025)
+    http_server.route("/faults/big.txt", Reply(200, body, "text/plain; charset=utf-8"))
+    await agent.s("navigate", url=http_server.url("/faults/tab.html?name=big"))
+    assert await agent.js("(await (await fetch('/faults/big.txt')).text()).length") == len(body)
+
+    entry = (await agent.s("network_list", url_contains="/faults/big.txt"))["entries"][-1]
+    assert entry["status"] == 200 and not entry.get("bodyHeld")  # beyond the eager cap: not kept in memory
+    cap = agent.app.settings.network_body_max_bytes
+    saved = await agent.call("browser_session", action="network_save_body", id=entry["id"])
+    sc = saved.structured_content
+    if saved.is_error:  # Chrome may have let a body this size go: a clear answer, not a crash
+        assert sc["code"] == ErrorCode.BODY_UNAVAILABLE, saved.content[0].text
+    else:
+        assert sc["truncated"] is True and sc["bytes"] == cap and sc["totalBytes"] == len(body)
+        with open(sc["filePath"], "rb") as fh:
+            assert fh.read() == body[:cap]
+    small = await agent.call("browser_session", action="network_save_body", id=entry["id"], max_bytes=1000)
+    if not small.is_error:
+        assert small.structured_content["bytes"] == 1000 and small.structured_content["truncated"] is True
+    stats = await agent.s("network_list", limit=1)
+    assert stats.get("heldBodyBytes", 0) <= agent.app.settings.network_eager_body_budget
+    await _responsive(agent, http_server)
