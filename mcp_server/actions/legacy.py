@@ -22,7 +22,16 @@ from targets.errors import ErrorCode, ToolFailure
 
 from ..context import ToolContext
 from ..registry import ActionArgs, ActionResult, action
-from .pagejs import exception_text, frames_of, no_dialog, playwright_call, run_js, runaway_failure, truncate
+from .pagejs import (
+    exception_text,
+    frames_of,
+    no_dialog,
+    playwright_call,
+    run_js,
+    runaway_failure,
+    truncate,
+    unless_dialog,
+)
 
 S = "browser_session"
 
@@ -285,7 +294,7 @@ async def evaluate_js(ctx: ToolContext, args: EvaluateArgs) -> ActionResult:
             hint="use get_dom, snapshot or the network/console actions instead",
         )
     page = await ctx.page()
-    await no_dialog(ctx, page, "evaluate_js")
+    watch = await no_dialog(ctx, page, "evaluate_js")
     if page.active_frame:
         frame = await page.playwright_frame()
         value = await playwright_call(frame.evaluate(args.expression), what="evaluate_js")
@@ -293,7 +302,9 @@ async def evaluate_js(ctx: ToolContext, args: EvaluateArgs) -> ActionResult:
     else:
         started = asyncio.get_running_loop().time()
         try:
-            value, kind = await _evaluate_main(page, args.expression, args.timeout_ms)
+            value, kind = await unless_dialog(
+                watch, _evaluate_main(page, args.expression, args.timeout_ms), "evaluate_js"
+            )
         except (CDPTimeout, CDPError) as exc:
             elapsed = asyncio.get_running_loop().time() - started
             failure = await runaway_failure(

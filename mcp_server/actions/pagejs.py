@@ -28,6 +28,7 @@ __all__ = [
     "run_js",
     "runaway_failure",
     "truncate",
+    "unless_dialog",
     "with_dialog",
 ]
 
@@ -149,6 +150,30 @@ async def no_dialog(ctx: ToolContext, page: Any, what: str) -> Any | None:
     watch = await dialog_watch(ctx, page)
     require_no_dialog(watch, what)
     return watch
+
+
+async def unless_dialog(watch: Any | None, call: Any, what: str) -> Any:
+    """Await ``call`` (a script on the page), but answer DIALOG_OPEN as soon as a dialog opens meanwhile.
+
+    A script that calls ``alert()`` does not return until someone answers the dialog, so the
+    call would wait for its whole timeout. The evaluation is abandoned; the dialog stays open
+    for handle_dialog.
+    """
+    if watch is None:
+        return await call
+    task = asyncio.ensure_future(call)
+    opened = asyncio.ensure_future(watch.opened.wait())
+    try:
+        await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        opened.cancel()
+    if not task.done() and watch.open is not None:
+        task.cancel()
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        from .snapshot import require_no_dialog
+
+        require_no_dialog(watch, what)
+    return await task
 
 
 async def act(ctx: ToolContext, page: Any, what: str, call: Any) -> dict[str, Any] | None:
