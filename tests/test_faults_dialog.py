@@ -1,0 +1,70 @@
+"""Faults: a JavaScript dialog left open in the user's Chrome, through the real MCP client.
+
+An open ``alert()`` freezes its page: every script, input or screenshot on it would wait
+until someone answers the dialog. Nothing here may hang: calls that need the page answer
+DIALOG_OPEN (hint: handle_dialog) at once, reads of the capture keep working, and once the
+dialog is handled the page answers again. Playwright (which would dismiss dialogs itself)
+is not connected to the user's Chrome until an input action needs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from faults_util import UserTabs, serving
+
+from targets.errors import ErrorCode
+
+
+async def _open_alert(agent, text: str) -> None:
+    """The page opens an alert by itself (a timer), then waits: the agent's next calls find it open."""
+    await agent.js(f"setTimeout(() => alert({text!r}), 50); 1")
+    await asyncio.sleep(0.3)
+
+
+async def test_a_dialog_left_open_never_hangs_a_call(fresh_chromium, http_server, tmp_path):
+    await UserTabs(fresh_chromium.http_url).open(http_server.url("/faults/tab.html?name=dialog"))
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("select_page_by_title", title_contains="Faults dialog")
+        await agent.js("console.error('before the alert'); 1")
+        await _open_alert(agent, "stuck here")
+
+        blocked = [
+            ("evaluate_js", {"expression": "document.title"}),
+            ("get_dom", {}),
+            ("screenshot", {}),
+            ("snapshot", {}),
+            ("wait_for", {"text": "Faults", "timeout_ms": 20000}),
+            ("export_state", {}),
+        ]
+        for action, args in blocked:
+            sc = await agent.err(action, ErrorCode.DIALOG_OPEN, timeout=20, **args)
+            assert "handle_dialog" in sc["hint"] and sc["dialog"]["message"] == "stuck here", action
+        for tool, args in (("browser_click", {"selector": "#h"}), ("browser_evaluate_js", {"expression": "1"})):
+            result = await agent.call(tool, 20, **args)
+            assert result.is_error and result.structured_content["code"] == ErrorCode.DIALOG_OPEN, tool
+
+        # reads that do not need the page's script answer, the bundle reports the dialog
+        assert "before the alert" in [e["text"] for e in (await agent.s("console_list"))["entries"]]
+        assert (await agent.s("network_list"))["entries"] is not None
+        bundle = await agent.s("debug_bundle", include_screenshot=True, timeout=20)
+        assert bundle["dialog"]["message"] == "stuck here"
+        assert any("dialog" in note for note in bundle.get("notes", []))
+        assert (await agent.s("list_pages"))["pages"]
+
+        # handled: the page answers again
+        handled = await agent.s("handle_dialog", dialog_action="accept")
+        assert handled["dialog"]["message"] == "stuck here"
+        assert await agent.js("document.title") == "Faults dialog"
+
+        # an alert opened by the very call that evaluates: the call answers instead of waiting on it
+        result = await agent.call("browser_session", 20, action="evaluate_js", expression="alert('from the call'); 1")
+        sc = result.structured_content
+        if result.is_error:
+            assert sc["code"] == ErrorCode.DIALOG_OPEN and "handle_dialog" in sc["hint"], result.content[0].text
+        else:
+            assert sc["dialog"]["message"] == "from the call"
+        await agent.s("handle_dialog", dialog_action="dismiss")
+        assert await agent.js("document.title") == "Faults dialog"
+    assert fresh_chromium.alive
