@@ -25,6 +25,7 @@ _SECRET_KEY = re.compile(r"pass(word|wd)?|secret|token|auth|cookie|api[-_]?key|s
 #: since a fill into a password field looks like any other fill from here.
 _TYPED_VALUE_KEYS = frozenset({"value", "text", "prompt_text", "values"})
 _MAX_STRING = 300
+_MAX_DEPTH = 6
 
 
 def _redact_url(value: str) -> str:
@@ -49,13 +50,15 @@ def _redact_url(value: str) -> str:
         return value
 
 
-def _redact(value: Any, key: str | None = None) -> Any:
+def _redact(value: Any, key: str | None = None, depth: int = 0) -> Any:
     if key is not None and _SECRET_KEY.search(key):
         return "[redacted]"
+    if isinstance(value, dict | list | tuple) and depth >= _MAX_DEPTH:
+        return "[nested]"  # a hostile, deeply nested argument must not cost the call its log line
     if isinstance(value, dict):
-        return {k: _redact(v, str(k)) for k, v in list(value.items())[:50]}
+        return {str(k)[:100]: _redact(v, str(k), depth + 1) for k, v in list(value.items())[:50]}
     if isinstance(value, list | tuple):
-        return [_redact(v) for v in value[:50]]
+        return [_redact(v, None, depth + 1) for v in value[:50]]
     if isinstance(value, str):
         if "://" in value[:20]:
             value = _redact_url(value)
@@ -67,12 +70,16 @@ def _redact(value: Any, key: str | None = None) -> Any:
 def redact_arguments(arguments: dict[str, Any] | None) -> dict[str, Any]:
     """A copy of a call's arguments fit for the log: secret-looking keys and typed text hidden."""
     out: dict[str, Any] = {}
-    for key, value in (arguments or {}).items():
+    items = list((arguments or {}).items())
+    if len(items) > 50:  # real calls have a handful of fields; a flood must not make a huge line
+        out["[more fields]"] = len(items) - 50
+        items = items[:50]
+    for key, value in items:
         if key in _TYPED_VALUE_KEYS and value is not None:
             length = len(value) if isinstance(value, str | list) else 1
             out[key] = f"[{length} chars]" if isinstance(value, str) else f"[{length} items]"
         else:
-            out[key] = _redact(value, key)
+            out[str(key)[:100]] = _redact(value, key)
     return out
 
 
@@ -96,20 +103,22 @@ class AuditLog:
         duration_ms: float,
     ) -> None:
         """Append one call. Failures to write are swallowed: auditing never breaks a call."""
-        line = json.dumps(
-            {
-                "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds"),
-                "tool": tool[:200],
-                "action": action[:200] if isinstance(action, str) else action,
-                "arguments": redact_arguments(arguments),
-                "status": status,
-                "errorCode": error_code,
-                "durationMs": round(duration_ms, 1),
-                "pid": os.getpid(),
-            },
-            ensure_ascii=False,
-            default=str,
-        )
+        entry: dict[str, Any] = {
+            "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            "tool": str(tool)[:200],
+            "action": action[:200] if isinstance(action, str) else None,
+            "arguments": None,
+            "status": status,
+            "errorCode": error_code,
+            "durationMs": round(duration_ms, 1),
+            "pid": os.getpid(),
+        }
+        try:
+            entry["arguments"] = redact_arguments(arguments)
+            line = json.dumps(entry, ensure_ascii=False, default=str)
+        except Exception:  # noqa: BLE001 - odd arguments still leave a line saying the call happened
+            entry["arguments"] = "[unrecordable]"
+            line = json.dumps(entry, ensure_ascii=False, default=str)
         try:
             with self._lock:
                 self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -112,3 +112,26 @@ async def test_a_cancelled_call_is_recorded(served):
     # the server is still fine afterwards, and goes on logging
     after = await client.call_tool("browser_session", {"action": "get_current_page"})
     assert not after.is_error and _entries(log)[-1]["action"] == "get_current_page"
+
+
+async def test_hostile_arguments_still_leave_one_bounded_line(served):
+    client, log, _ = served
+    deep: dict = {}
+    node = deep
+    for _ in range(60):
+        node["k"] = {}
+        node = node["k"]
+    node["password"] = PLANTED
+    huge = {f"field{i}": "v" * 10000 for i in range(80)}
+    await client.call_tool("browser_session", {"action": "list_pages", "deep": deep})
+    await client.call_tool("browser_session", {"action": "list_pages", **huge})
+    await client.call_tool("x" * 5000, {"token": PLANTED})
+    entries = _entries(log)
+    assert [e["status"] for e in entries] == ["error", "error", "error"]
+    assert "[nested]" in json.dumps(entries[0]["arguments"])
+    args = entries[1]["arguments"]
+    assert args["[more fields]"] == 30 and len(args) == 51
+    assert all(len(v) < 400 for k, v in args.items() if k != "[more fields]")
+    assert len(entries[2]["tool"]) == 200 and entries[2]["errorCode"] == "UNKNOWN_ACTION"
+    assert all(len(line) < 64 * 1024 for line in log.read_text().splitlines())
+    assert PLANTED not in log.read_text()
