@@ -1,0 +1,173 @@
+"""Faults: load. 50 tool calls at once from one client, and two clients on the HTTP transport at once.
+
+Every call must be answered, and no two calls may interleave their effects on the browser:
+each runs under the manager's lock. The :class:`faults_util.InsideProbe` measures that from
+the page's side: a call's script enters, holds the page a moment, leaves; the test server
+counts how many calls were inside at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+from faults_util import Agent, InsideProbe, UserTabs, serving
+from mcp.client import Client
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+async def test_fifty_concurrent_calls_from_one_client(fresh_chromium, http_server, tmp_path):
+    probe = InsideProbe(http_server)
+    user = UserTabs(fresh_chromium.http_url)
+    tabs = {await user.open(http_server.url(f"/faults/tab.html?name={name}")) for name in ("one", "two")}
+    await user.close_all_but(tabs)  # the blank start tab is not part of the story
+    async with serving(tmp_path / "artifacts") as agent:
+        pages = (await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url))["pages"]
+        ids = {p["title"]: p["stable_page_id"] for p in pages}
+        one, two = ids["Faults one"], ids["Faults two"]
+
+        calls: list[tuple[str, dict]] = []
+        for i in range(50):
+            kind = i % 5
+            if kind in (0, 1):
+                calls.append(("evaluate_js", {"expression": InsideProbe.EXPRESSION}))
+            elif kind == 2:
+                calls.append(("select_page", {"stable_page_id": one if i % 2 else two}))
+            elif kind == 3:
+                calls.append(("console_list" if i % 2 else "network_list", {}))
+            else:
+                calls.append(("list_pages" if i % 2 else "get_current_page", {}))
+        with anyio.fail_after(120):
+            answers = await asyncio.gather(*(agent.call("browser_session", action=a, **args) for a, args in calls))
+
+        assert len(answers) == 50
+        for (action, _args), result in zip(calls, answers, strict=True):
+            assert not result.is_error, (action, result.content[0].text)
+            if action == "evaluate_js":
+                assert result.structured_content["result"] in ("Faults one", "Faults two")
+        assert probe.entered == 20 and probe.max_inside == 1  # serialised: never two scripts inside at once
+        # the selection is one of the two tabs, and the page list is still exactly the user's two tabs
+        listing = (await agent.s("list_pages"))["pages"]
+        assert sorted(p["title"] for p in listing) == ["Faults one", "Faults two"]
+        assert sum(p["selected"] for p in listing) == 1
+
+
+async def test_a_selection_change_waits_for_the_call_in_progress(fresh_chromium, http_server, tmp_path):
+    user = UserTabs(fresh_chromium.http_url)
+    for name in ("slow", "other"):
+        await user.open(http_server.url(f"/faults/tab.html?name={name}"))
+    async with serving(tmp_path / "artifacts") as agent:
+        pages = (await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url))["pages"]
+        ids = {p["title"]: p["stable_page_id"] for p in pages}
+        await agent.s("select_page", stable_page_id=ids["Faults slow"])
+        await agent.js("setTimeout(() => { document.body.append('finally here') }, 400); 1")
+        order: list[str] = []
+
+        async def waiting() -> dict:
+            result = await agent.call("browser_session", action="wait_for", text="finally here", timeout_ms=20000)
+            order.append("wait_for")
+            return result
+
+        async def switching() -> dict:
+            result = await agent.call("browser_session", action="select_page", stable_page_id=ids["Faults other"])
+            order.append("select_page")
+            return result
+
+        waiter = asyncio.ensure_future(waiting())
+        while not agent.manager.lock.locked():
+            await asyncio.sleep(0.01)
+        with anyio.fail_after(60):
+            waited, switched = await asyncio.gather(waiter, switching())
+        # the wait ran to its end on the page it started on; the switch came after it
+        assert not waited.is_error and waited.structured_content["state"]["textFound"] is True
+        assert not switched.is_error and order == ["wait_for", "select_page"]
+        assert await agent.js("document.title") == "Faults other"
+
+
+# -- two clients on the HTTP transport ------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def http_mcp(tmp_path: Path) -> Iterator[str]:
+    """``mcp-browser --http`` as users start it, on a free loopback port; yields the MCP URL."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    env.update(MCP_ARTIFACT_DIR=str(tmp_path / "artifacts"), NO_PROXY="127.0.0.1,localhost,::1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_server.cli", "--http", "--port", str(port)],
+        env=env,
+        cwd=str(ROOT),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if proc.poll() is not None:
+                raise AssertionError(proc.stderr.read().decode() if proc.stderr else "server exited")
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert time.monotonic() < deadline, "the HTTP server did not start"
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.slow
+async def test_two_http_clients_at_once(http_mcp: str, http_server):
+    probe = InsideProbe(http_server)
+    with anyio.fail_after(120):
+        async with Client(http_mcp) as first, Client(http_mcp) as second:
+            a, b = Agent(first), Agent(second)
+            await a.s("navigate", url=http_server.url("/faults/tab.html?name=shared"))
+
+            async def burst(agent: Agent, tag: str) -> list:
+                calls = []
+                for i in range(25):
+                    if i % 3 == 0:
+                        calls.append(
+                            agent.call("browser_session", action="evaluate_js", expression=InsideProbe.EXPRESSION)
+                        )
+                    elif i % 3 == 1:
+                        calls.append(
+                            agent.call(
+                                "browser_session", action="evaluate_js", expression=f"console.log('{tag} {i}'); {i}"
+                            )
+                        )
+                    else:
+                        calls.append(agent.call("browser_session", action="get_current_page"))
+                return await asyncio.gather(*calls)
+
+            ones, twos = await asyncio.gather(burst(a, "first"), burst(b, "second"))
+            for result in [*ones, *twos]:
+                assert not result.is_error, result.content[0].text
+            # each client got its own answers: the values it asked for, in its own order
+            for answers in (ones, twos):
+                values = [r.structured_content.get("result") for i, r in enumerate(answers) if i % 3 == 1]
+                assert values == [i for i in range(25) if i % 3 == 1]
+            assert probe.entered == 18 and probe.max_inside == 1
+            logged = [e["text"] for e in (await b.s("console_list", limit=200))["entries"]]
+            for tag in ("first", "second"):
+                assert {f"{tag} {i}" for i in range(25) if i % 3 == 1} <= set(logged)
