@@ -69,9 +69,19 @@ def _closed_note(page: PageHandle, data: dict[str, Any]) -> str:
 
 def _console_line(e: dict[str, Any]) -> str:
     loc = e.get("location") or {}
-    where = f" ({loc.get('url')}:{loc.get('lineNumber')})" if loc.get("url") else ""
+    line = loc.get("lineNumber")
+    # Browser log entries (a failed resource load) have a URL but no line: no ":None" suffix.
+    where = f" ({loc['url']}{'' if line is None else f':{line}'})" if loc.get("url") else ""
     flag = " [replayed]" if e.get("replayed") else ""
     return f"#{e['id']} [{e['type']}]{flag} {str(e.get('text', ''))[:200]}{where}"
+
+
+def _stack_lines(e: dict[str, Any], limit: int) -> list[str]:
+    """Stack frames as text: many clients hand the model only the text content, not structuredContent."""
+    return [
+        f"    at {f.get('function') or '(anonymous)'} ({f.get('url')}:{f.get('lineNumber')}:{f.get('columnNumber')})"
+        for f in (e.get("stack") or [])[:limit]
+    ]
 
 
 @action(S, "console_list", ConsoleListArgs, read_only=True)
@@ -86,7 +96,12 @@ async def console_list(ctx: ToolContext, args: ConsoleListArgs) -> ActionResult:
     text = f"{len(entries)} console entr{'y' if len(entries) == 1 else 'ies'} (captured since {stats['capturedSince']}"
     text += f", {stats['evicted']} evicted)" if stats["evicted"] else ")"
     if entries:
-        text += ":\n" + "\n".join(_console_line(e) for e in entries)
+        lines = []
+        for e in entries:
+            lines.append(_console_line(e))
+            if args.include_stack:
+                lines += _stack_lines(e, 5)
+        text += ":\n" + "\n".join(lines)
     data = {"entries": entries, **stats}
     text += _closed_note(page, data)
     return ActionResult(text=text, data=data)
@@ -101,9 +116,7 @@ async def console_get(ctx: ToolContext, args: ConsoleGetArgs) -> ActionResult:
         entry = recorder.get(args.id, include_stack=args.include_stack)
     except EntryNotFound as exc:
         raise _not_found(exc, "console") from None
-    lines = [_console_line(entry)]
-    for frame in (entry.get("stack") or [])[:10]:
-        lines.append(f"    at {frame['function']} ({frame['url']}:{frame['lineNumber']}:{frame['columnNumber']})")
+    lines = [_console_line(entry), *_stack_lines(entry, 10)]
     data = {"entry": entry, "capturedSince": recorder.captured_since}
     return ActionResult(text="\n".join(lines) + _closed_note(page, data), data=data)
 
@@ -502,13 +515,20 @@ def _bundle_markdown(bundle: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _bundle_console_line(e: dict[str, Any]) -> str:
+    # Replayed entries happened before attach (Chrome re-sends them on enable): say so, as the lists do.
+    flag = " [replayed]" if e.get("replayed") else ""
+    stack = " < ".join(f.get("function") or "(anonymous)" for f in e.get("stackTop") or [])
+    return f"  #{e['id']} [{e['type']}]{flag} {str(e['text'])[:160]}" + (f" (at {stack})" if stack else "")
+
+
 def _summary_text(bundle: dict[str, Any]) -> str:
     page = bundle["page"]
     parts = [f"Debug bundle of {page['stable_page_id']} {page.get('url')} (captured since {bundle['capturedSince']})"]
     con = bundle.get("console")
     if con:
         parts.append(f"console: {con['errorCount']} error(s), {con['warningCount']} warning(s)")
-        parts += [f"  #{e['id']} [{e['type']}] {str(e['text'])[:160]}" for e in con["errors"][-5:]]
+        parts += [_bundle_console_line(e) for e in con["errors"][-5:]]
     net = bundle.get("network")
     if net:
         parts.append(f"network: {net['failedCount']} failed, {net['httpErrorCount']} HTTP error(s)")
