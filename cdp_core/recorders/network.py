@@ -895,6 +895,12 @@ class NetworkRecorder:
         try:
             result = await e.session.send("Network.getResponseBody", {"requestId": e.request_id}, timeout=15)
         except CDPException as exc:
+            if e.encoded_bytes and e.encoded_bytes > self.max_resource_buffer_size:
+                # Chrome keeps no body beyond maxResourceBufferSize: say why, not just "not found".
+                raise BodyUnavailable(
+                    f"the body of entry {e.id} ({e.encoded_bytes} bytes on the wire) is larger than the "
+                    f"{self.max_resource_buffer_size} bytes Chrome keeps per response, so no copy exists"
+                ) from exc
             raise BodyUnavailable(f"the browser no longer has the body of entry {e.id}: {exc}") from exc
         return _decode_body(result), "browser"
 
