@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 __all__ = ["PACKAGES", "ensure_peers", "installed_versions"]
@@ -39,6 +40,7 @@ def ensure_peers(peers_dir: Path, *, update: bool = False) -> list[str]:
     subprocess.run(
         ["npm", "install", "--prefix", str(peers_dir), "--no-audit", "--no-fund", *todo],
         env=env,
+        stdout=sys.stderr,  # stdout is for the table
         check=True,
         timeout=600,
     )
