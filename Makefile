@@ -1,5 +1,5 @@
 # The two commands of the README. Both install what they need first (idempotent).
-.PHONY: setup serve test lint bench
+.PHONY: setup serve test lint bench bench-peers
 
 setup:
 	bash scripts/setup.sh
@@ -8,13 +8,23 @@ setup:
 serve: setup
 	.venv/bin/mcp-browser $(ARGS)
 
-# Run the whole test suite against a real headless Chromium.
+# Run the whole test suite against a real headless Chromium. The outer timeout turns a hung
+# test into a failure with a traceback (faulthandler_timeout in pyproject.toml) instead of a
+# CI run that never ends.
+TEST_TIMEOUT ?= 45m
 test: setup
 	.venv/bin/ruff check .
-	.venv/bin/python -m pytest $(PYTEST_ARGS)
+	timeout --signal=INT --kill-after=60 $(TEST_TIMEOUT) .venv/bin/python -m pytest $(PYTEST_ARGS)
 
 lint: setup
 	.venv/bin/ruff check .
 
+# Micro-benchmarks (not part of the test suite); the peer benchmark is `make bench-peers`.
 bench: setup
-	.venv/bin/python -m tests.bench.cdp_overhead
+	.venv/bin/python tests/bench/cdp_overhead.py
+	.venv/bin/python tests/bench/capture_bench.py
+	.venv/bin/python tests/bench/snapshot_bench.py
+	.venv/bin/python tests/bench/trace_bench.py
+
+bench-peers: setup
+	.venv/bin/python -m bench.peer_benchmark
