@@ -13,6 +13,7 @@ import logging
 import os
 import signal
 import sys
+import textwrap
 from typing import Any
 
 import anyio
@@ -31,8 +32,32 @@ def _bool_flag(parser: argparse.ArgumentParser, name: str, help_text: str) -> No
     parser.add_argument(f"--{name}", dest=name.replace("-", "_"), action=argparse.BooleanOptionalAction, help=help_text)
 
 
+EPILOG = """\
+MCP clients start this command themselves over stdio (JSON-RPC on stdin/stdout, logs on stderr).
+The environment variable in a flag's help sets the same thing (docs/configuration.md). Agents attach
+to the user's Chrome with browser_session action=attach_cdp (README: "Attach to the Chrome you
+already have open").
+
+subcommand:
+  mcp-browser hook user-prompt   prompt hook for Claude Code / Codex (reads the prompt JSON on stdin)
+"""
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Argparse's help, without splitting ``./.mcp-browser-artifacts`` or env names at their hyphens."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="mcp-browser", description="MCP server for debugging web apps in a real Chrome.")
+    p = argparse.ArgumentParser(
+        prog="mcp-browser",
+        description="MCP server for debugging web apps in a real Chrome: its own internal browser, or the "
+        "user's Chrome over CDP.",
+        epilog=EPILOG,
+        formatter_class=_HelpFormatter,
+    )
     p.add_argument("--toolset", choices=["condensed", "legacy", "all"], help="tools to list (BROWSER_TOOLSET)")
     p.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     p.add_argument("--host", default="127.0.0.1", choices=LOOPBACK_HOSTS, help="loopback address for --http")
@@ -49,7 +74,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     _bool_flag(p, "evaluate-enabled", "allow evaluate_js and JS predicates (BROWSER_EVALUATE_ENABLED)")
     p.add_argument("--audit-log", help="audit log file (MCP_AUDIT_LOG, default <artifacts>/audit.jsonl)")
     p.add_argument("--chrome-path", help="Chrome/Chromium binary (CHROME_PATH)")
-    p.add_argument("--log-level", default="WARNING", help="server log level on stderr")
+    p.add_argument(
+        "--log-level",
+        default="WARNING",
+        type=str.upper,
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="server log level on stderr (default WARNING)",
+    )
     return p.parse_args(argv)
 
 
@@ -183,6 +214,15 @@ def main(argv: list[str] | None = None) -> int:
         if ns.http:
             anyio.run(_serve_http, server, manager, ns.host, ns.port)
         else:
+            if sys.stdin.isatty():
+                # Someone ran it in a terminal (make serve): say that the silence is waiting, not hanging.
+                print(
+                    "mcp-browser: MCP server on stdio, waiting for a client's JSON-RPC on stdin "
+                    "(Ctrl-D or Ctrl-C quits).\nMCP clients start this command themselves: point yours at "
+                    f"{os.path.join(os.path.dirname(sys.executable), 'mcp-browser')} (see README).",
+                    file=sys.stderr,
+                    flush=True,
+                )
             anyio.run(_serve_stdio, server, manager)
     except KeyboardInterrupt:
         pass
