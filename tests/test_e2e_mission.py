@@ -460,6 +460,10 @@ def test_help_reads_well():
     assert out.startswith("usage: mcp-browser")
     for flag in ("--http", "--toolset", "--cdp-url", "--artifact-dir"):
         assert flag in out, flag
+    assert "./.mcp-browser-artifacts" in out, "the default artifacts dir is split across lines"
+    assert "mcp-browser hook user-prompt" in out and "attach_cdp" in out
+    bad = subprocess.run([str(SERVER_BIN), "--log-level", "loud"], capture_output=True, timeout=60, text=True, input="")
+    assert bad.returncode == 2 and "--log-level" in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
 
 
 def test_module_entry_point_answers_initialize(tmp_path: Path):
