@@ -433,15 +433,17 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
                 bundle["page"]["page_id"] = info.get("page_id", index)
     except Exception as exc:  # noqa: BLE001
         notes.append(f"page list unavailable: {exc}")
-    try:
-        bundle["frames"] = await _frames(page)
-    except CDPException as exc:
-        notes.append(f"frames unavailable: {exc}")
-        bundle["frames"] = []
     dialog = await _open_dialog(ctx, page)
     if dialog is not None:
         bundle["dialog"] = dialog
-        notes.append("a JavaScript dialog is open: storage and snapshot skipped (handle_dialog first)")
+        notes.append("a JavaScript dialog is open: frames, storage and snapshot skipped (handle_dialog first)")
+        bundle["frames"] = []  # Page.getFrameTree waits for the dialog too
+    else:
+        try:
+            bundle["frames"] = await _frames(page)
+        except CDPException as exc:
+            notes.append(f"frames unavailable: {exc}")
+            bundle["frames"] = []
     n = args.max_items
     if args.include_console:
         if console is None:
