@@ -118,6 +118,12 @@ class NavigateArgs(ActionArgs):
 @action(S, "navigate", NavigateArgs, legacy="browser_navigate", destructive=True, result=NavigateResult)
 async def navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
     """Open a URL in the selected page (starts the internal browser when no target is active)."""
+    try:
+        current = await ctx.page(launch_if_needed=False)
+    except ToolFailure:
+        current = None  # nothing running yet (navigate starts it) or the tab is gone (navigate says so)
+    if current is not None:
+        await no_dialog(ctx, current, "navigate")  # Chrome would hold the navigation until the dialog is answered
     info = dict(await ctx.manager.navigate(args.url, wait_until=args.wait_until, timeout_ms=args.timeout_ms))
     if "status" in info:  # the HTTP status; "status" is the envelope's ok/error
         info["httpStatus"] = info.pop("status")
@@ -233,6 +239,21 @@ def _raise_if_thrown(result: dict[str, Any]) -> None:
         )
 
 
+_releases: set[asyncio.Task[Any]] = set()
+
+
+def _release_later(session: Any) -> None:
+    async def release() -> None:
+        try:
+            await session.send("Runtime.releaseObjectGroup", {"objectGroup": _EVAL_GROUP}, timeout=30)
+        except CDPException:
+            pass  # the page went away: nothing left to release
+
+    task = asyncio.get_running_loop().create_task(release())
+    _releases.add(task)  # keep a reference until it is done
+    task.add_done_callback(_releases.discard)
+
+
 async def _evaluate_main(page: Any, expression: str, timeout_ms: int) -> tuple[Any, str]:
     """Evaluate in the page's main world (REPL mode: top-level await, re-declarable let) -> (value, type).
 
@@ -272,10 +293,9 @@ async def _evaluate_main(page: Any, expression: str, timeout_ms: int) -> tuple[A
             if "value" in plain and not (plain["value"] == {} and remote.get("className") not in (None, "Object")):
                 remote = {**remote, "value": plain["value"]}
     finally:
-        try:
-            await page.session.send("Runtime.releaseObjectGroup", {"objectGroup": _EVAL_GROUP}, timeout=5)
-        except CDPException:
-            pass  # the page went away: nothing left to release
+        # Not awaited: a dialog the script opened (setTimeout(alert)) holds every Runtime command,
+        # and the value is already here; the release happens whenever the page answers again.
+        _release_later(page.session)
     kind = remote.get("subtype") or remote.get("type", "undefined")
     if "value" in remote:
         return remote["value"], kind
@@ -401,6 +421,7 @@ async def switch_tab(ctx: ToolContext, args: SwitchTabArgs) -> ActionResult:
 async def list_frames(ctx: ToolContext, args: ActionArgs) -> ActionResult:
     """Frames of the selected page (index 0 is the main frame), with the selected one."""
     page = await ctx.page()
+    await no_dialog(ctx, page, "list_frames")  # Page.getFrameTree waits for an open dialog too
     frames = await frames_of(page)
     lines = [
         f"{'*' if f['selected'] else ' '} [{f['frame_index']}] {f['name'] or '-'} <{f['url']}> id={f['frame_id']}"
@@ -420,6 +441,7 @@ class SelectFrameArgs(ActionArgs):
 async def select_frame(ctx: ToolContext, args: SelectFrameArgs) -> ActionResult:
     """Pick the frame later actions run in (frame_index 0 or no argument: the main frame)."""
     page = await ctx.page()
+    await no_dialog(ctx, page, "select_frame")
     frames = await frames_of(page)
     given = {k: v for k, v in args.model_dump().items() if v is not None}
     if len(given) > 1:

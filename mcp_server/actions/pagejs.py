@@ -167,6 +167,9 @@ async def unless_dialog(watch: Any | None, call: Any, what: str) -> Any:
         await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         opened.cancel()
+    if not task.done():
+        # The answer may already be on its way (the dialog came from a timer after the script ended).
+        await asyncio.wait({task}, timeout=0.2)
     if not task.done() and watch.open is not None:
         task.cancel()
         task.add_done_callback(lambda t: t.cancelled() or t.exception())
