@@ -37,6 +37,8 @@ async def test_a_dialog_left_open_never_hangs_a_call(fresh_chromium, http_server
             ("snapshot", {}),
             ("wait_for", {"text": "Faults", "timeout_ms": 20000}),
             ("export_state", {}),
+            ("list_frames", {}),
+            ("select_frame", {"frame_index": 0}),
         ]
         for action, args in blocked:
             sc = await agent.err(action, ErrorCode.DIALOG_OPEN, timeout=20, **args)
@@ -51,6 +53,7 @@ async def test_a_dialog_left_open_never_hangs_a_call(fresh_chromium, http_server
         bundle = await agent.s("debug_bundle", include_screenshot=True, timeout=20)
         assert bundle["dialog"]["message"] == "stuck here"
         assert any("dialog" in note for note in bundle.get("notes", []))
+        assert not any("unavailable" in note for note in bundle["notes"]), bundle["notes"]  # nothing waited it out
         assert (await agent.s("list_pages"))["pages"]
 
         # handled: the page answers again
@@ -67,4 +70,12 @@ async def test_a_dialog_left_open_never_hangs_a_call(fresh_chromium, http_server
             assert sc["dialog"]["message"] == "from the call"
         await agent.s("handle_dialog", dialog_action="dismiss")
         assert await agent.js("document.title") == "Faults dialog"
+
+        # navigating away while a dialog is open: Chrome would hold the navigation, so it is refused at once
+        await _open_alert(agent, "leaving")
+        refused = await agent.err("navigate", ErrorCode.DIALOG_OPEN, url=http_server.url("/faults/tab.html?name=next"))
+        assert refused["dialog"]["message"] == "leaving"
+        await agent.s("handle_dialog", dialog_action="dismiss")
+        await agent.s("navigate", url=http_server.url("/faults/tab.html?name=next"))
+        assert await agent.js("document.title") == "Faults next"
     assert fresh_chromium.alive
