@@ -7,6 +7,7 @@ server keeps answering other calls afterwards.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -68,6 +69,7 @@ async def test_a_page_that_never_finishes_loading(agent: Agent, http_server, hol
     await _responsive(agent, http_server)
 
 
+@pytest.mark.slow
 async def test_a_script_that_never_returns(agent: Agent, http_server):
     await agent.s("navigate", url=http_server.url("/faults/tab.html?name=loop"))
     # a synchronous endless loop: Chrome stops it at timeout_ms
@@ -78,6 +80,11 @@ async def test_a_script_that_never_returns(agent: Agent, http_server):
     stuck = await agent.err(
         "evaluate_js", ErrorCode.TIMEOUT, expression="await 0; while (true) {}", timeout_ms=1000, timeout=30
     )
+    assert await agent.js("document.title") == "Faults loop"
+    # the page's own script loops forever (a timer): the call times out, the runaway script is stopped
+    assert await agent.js("setTimeout(() => { while (true) {} }, 50); 1") == 1
+    await asyncio.sleep(0.3)
+    await agent.err("evaluate_js", ErrorCode.TIMEOUT, expression="document.title", timeout_ms=1000, timeout=30)
     assert await agent.js("document.title") == "Faults loop"
     # a wait_for predicate that never returns
     await agent.err("wait_for", ErrorCode.TIMEOUT, predicate="(() => { while (true) {} })()", timeout_ms=1000)
