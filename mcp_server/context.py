@@ -44,6 +44,14 @@ class ToolContext:
         """
         from targets.errors import ErrorCode, ToolFailure
 
+        if self.manager.active_target is None and self.settings.default_target != "cdp":
+            # Launching the internal browser here would answer "0 entries" from a browser the agent
+            # never used (e.g. right after detach_cdp), as if the user's Chrome had been quiet.
+            raise ToolFailure(
+                ErrorCode.NO_ACTIVE_PAGE,
+                "No browser target is active, so nothing has been captured (capture starts at attach or launch).",
+                hint="Call attach_cdp to read the user's Chrome, or navigate to open a page in the internal browser.",
+            )
         try:
             return await self.page()
         except ToolFailure as exc:
