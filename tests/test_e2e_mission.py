@@ -434,6 +434,11 @@ async def _agent_mission(
     assert await _user_eval(chrome, "edit.cfm", "window.__userMark") == "not reloaded"
     assert await _user_eval(chrome, "edit.cfm", "document.getElementById('rs').value") == "ACME SRL"
     assert _page_gets(app, edit_path) == 1
+    # Reading capture now says there is nothing to read, instead of launching a browser to show "0 entries".
+    result, refused, _ = await agent.call("browser_session", "console_list")
+    assert result.is_error and refused["code"] == "NO_ACTIVE_PAGE" and "attach_cdp" in refused["hint"], refused
+    status, _ = await agent.session("get_browser_status")
+    assert status["browser"]["activeTarget"] is None and not status["browser"]["launch"]["running"], status
 
     # The agent's own browser, in the same server process.
     await agent.session("use_launch_browser")
