@@ -20,6 +20,7 @@ PAGE = f"""<!doctype html>
 for (let i = 0; i < {FETCHES}; i++) {{
   fetch('/trace/data?i=' + i).then(r => r.text()).then(t => {{
     document.getElementById('rows').textContent += t;
+    window.fetchesDone = (window.fetchesDone || 0) + 1;
   }});
 }}
 </script></body></html>"""
@@ -34,10 +35,12 @@ window.addEventListener('load', () => setTimeout(busyLoop, 20));
 
 
 async def wait_busy_done(session: Any, timeout: float = 20.0) -> None:
-    """Wait until the busy loop has run (polling; no fixed sleep, so a slow CI cannot race it)."""
+    """Wait until the busy loop has run and every fetch finished (polling; no fixed sleep, so a
+    slow CI cannot race it: under load the fetches may still be in flight after the loop)."""
+    done = f"!!window.busyDone && window.fetchesDone === {FETCHES}"
     async with asyncio.timeout(timeout):
         while True:
-            reply = await session.send("Runtime.evaluate", {"expression": "!!window.busyDone", "returnByValue": True})
+            reply = await session.send("Runtime.evaluate", {"expression": done, "returnByValue": True})
             if reply["result"].get("value"):
                 return
             await asyncio.sleep(0.05)

@@ -475,7 +475,10 @@ class _Analyzer:
         finish = d.get("finishTime")
         # finishTime (seconds, same clock as ts) is when the network finished; ts is when
         # the renderer got to hear of it. DevTools uses the former when it is there.
-        req.end = finish * 1e6 if isinstance(finish, int | float) and finish > 0 else ts
+        # For the main document the renderer may log its send after the browser already
+        # finished the load; a finishTime before the send would give a negative duration.
+        network_end = finish * 1e6 if isinstance(finish, int | float) and finish > 0 else ts
+        req.end = network_end if req.start is None or network_end >= req.start else ts
         req.failed = bool(d.get("didFail"))
         encoded = d.get("encodedDataLength")
         req.encoded = encoded if isinstance(encoded, int) else req.encoded
@@ -867,7 +870,7 @@ def _short(url: str, limit: int = 200) -> str:
 def _request_dict(r: _Request, origin: float) -> dict[str, Any]:
     out: dict[str, Any] = {
         "url": _short(r.url),
-        "durationMs": _ms((r.end or 0) - (r.start or 0)),
+        "durationMs": _ms(max(0.0, (r.end or 0) - (r.start or 0))),
         "startMs": _ms((r.start or 0) - origin),
         "method": r.method,
         "resourceType": r.resource_type,
