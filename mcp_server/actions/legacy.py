@@ -373,7 +373,7 @@ async def get_network_errors(ctx: ToolContext, args: NetworkErrorsArgs) -> Actio
     entries = [by_id[k] for k in sorted(by_id)][-args.limit :]
     since = recorder.stats.get("capturedSince")
     lines = [
-        f"#{e['id']} {e.get('method', '')} {e.get('status') or e.get('errorText') or 'failed'} {e.get('url', '')}"
+        f"#{e['id']} {e.get('method', '')} {e.get('status') or e.get('failureText') or 'failed'} {e.get('url', '')}"
         for e in entries
     ]
     text = f"{len(entries)} network error(s) since {since}" + (":\n" + "\n".join(lines) if lines else "")
