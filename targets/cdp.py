@@ -197,7 +197,12 @@ class CdpTarget(BrowserTarget):
                     self._pw = await async_playwright().start()
                 try:
                     # The websocket URL checked at attach, not a second discovery that could answer otherwise.
-                    self._pw_browser = await self._pw.chromium.connect_over_cdp(self.ws_url or self.cdp_url)
+                    # no_defaults: without it Playwright overrides the user's default context while connected
+                    # (light colour scheme and no reduced motion on their pages, their own downloads diverted
+                    # to a temporary folder under a UUID name, focus emulation).
+                    self._pw_browser = await self._pw.chromium.connect_over_cdp(
+                        self.ws_url or self.cdp_url, no_defaults=True
+                    )
                 except Exception as exc:
                     raise ToolFailure(
                         ErrorCode.BROWSER_DISCONNECTED,
