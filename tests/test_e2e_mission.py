@@ -43,6 +43,7 @@ COOKIE_VALUE = "e2e-cookie-value-83b2c7"
 COOKIE_VALUE_2 = "e2e-cookie-reissued-41aa9e"
 SECRETS = (TOKEN_CORE, COOKIE_VALUE, COOKIE_VALUE_2)
 
+DARK = "matchMedia('(prefers-color-scheme: dark)').matches"
 CALL_TIMEOUT = 60.0  # seconds per tool call
 TEST_TIMEOUT = 300.0  # the whole mission
 
@@ -116,7 +117,8 @@ def user_chrome(app_server: TestServer) -> Iterator[ChromiumProcess]:
     """The user's Chrome: started by hand with its own profile, three tabs open."""
     # Headless Chromium takes one URL on its command line (exit 13 otherwise): the user opens the
     # other two tabs afterwards, through /json/new as a new tab would.
-    chrome = ChromiumProcess.start(urls=[app_server.url("/a.html")])
+    # The user works in dark mode: nothing the agent does may switch their pages to light.
+    chrome = ChromiumProcess.start(urls=[app_server.url("/a.html")], extra_args=["--force-dark-mode"])
     for path in ("/clienti/edit.cfm?id=123", "/b.html"):
         with httpx.Client(trust_env=False, timeout=10) as http:
             http.put(chrome.http_url + "/json/new?" + app_server.url(path)).raise_for_status()
@@ -258,6 +260,7 @@ async def test_the_mission_in_the_users_chrome(tmp_path: Path, app_server: TestS
         )
         await _user_types(user_chrome, "#rs", "ACME SRL")
         assert await _user_eval(user_chrome, "edit.cfm", "document.getElementById('rs').value") == "ACME SRL"
+        assert await _user_eval(user_chrome, "edit.cfm", DARK)
         assert _page_gets(app_server, edit_path) == 1
 
         # --- the agent --------------------------------------------------------------------------
@@ -404,6 +407,8 @@ async def _agent_mission(
     new_entry = (await agent.session("network_get", id=new_post["id"]))[0]["entry"]
     assert new_entry["postDataPreview"] == "id=123&provincia=MI", new_entry
     assert any(r.body == b"id=123&provincia=MI" for r in app.requests if r.path == "/clienti/save.cfm")
+    # Acting through Playwright left the user's browser settings alone (no colour-scheme emulation).
+    assert await _user_eval(chrome, "edit.cfm", DARK) and await _user_eval(chrome, "a.html", DARK)
     await agent.session("wait_for", text="Salvato", timeout_ms=10000)
 
     # A trace of one more save, in the user's tab, without reloading it.
