@@ -204,6 +204,15 @@ class Agent:
         assert sc.get("status") == "ok", sc
         return sc, text
 
+    async def legacy(self, tool: str, **args: Any) -> tuple[dict[str, Any], str]:
+        """A flat legacy tool (older clients): no ``action`` field."""
+        with anyio.fail_after(CALL_TIMEOUT + 5):
+            result = await self.client.call_tool(tool, args, read_timeout_seconds=CALL_TIMEOUT)
+        self.received.append(result.model_dump_json())
+        text = "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+        assert not result.is_error, f"{tool}: {text}"
+        return result.structured_content or {}, text
+
     async def session(self, action: str, **args: Any) -> tuple[dict[str, Any], str]:
         return await self.ok("browser_session", action, **args)
 
@@ -294,6 +303,7 @@ async def test_the_mission_in_the_users_chrome(tmp_path: Path, app_server: TestS
         for secret in SECRETS:
             assert secret.encode() not in data, f"{secret} in {path}"
     log = stderr_path.read_text()
+    assert "Traceback" not in log, log
     for secret in SECRETS:
         assert secret not in log, f"{secret} on the server's stderr"
 
@@ -365,6 +375,11 @@ async def _agent_mission(
     http_500, _ = await agent.session("network_list", status_min=500)
     assert [(e["method"], e["status"]) for e in http_500["entries"]] == [("POST", 500)], http_500
     entry_id = http_500["entries"][0]["id"]
+    # Older clients' flat tools read the same capture in the user's Chrome.
+    legacy_net, legacy_text = await agent.legacy("browser_get_network_errors")
+    assert [e["id"] for e in legacy_net["entries"]] == [entry_id] and "save.cfm" in legacy_text, legacy_net
+    legacy_console, _ = await agent.legacy("browser_get_console_logs", types=["pageerror"])
+    assert [e["type"] for e in legacy_console["entries"]] == ["pageerror"], legacy_console
 
     got, got_text = await agent.session("network_get", id=entry_id)
     entry = got["entry"]
