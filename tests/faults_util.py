@@ -96,9 +96,14 @@ class UserTabs:
             created = await user.send("Target.createTarget", {"url": url})
             session = await user.attach(created["targetId"])
             with anyio.fail_after(15):
-                while True:
-                    reply = await session.send("Runtime.evaluate", {"expression": "document.readyState"})
-                    if reply["result"].get("value") == "complete":
+                while True:  # loaded, and the browser's target info shows the title the script set
+                    reply = await session.send(
+                        "Runtime.evaluate",
+                        {"expression": "[document.readyState, document.title]", "returnByValue": True},
+                    )
+                    state, title = reply["result"]["value"]
+                    info = await user.send("Target.getTargetInfo", {"targetId": created["targetId"]})
+                    if state == "complete" and info["targetInfo"]["title"] == title:
                         break
                     await asyncio.sleep(0.02)
             await session.detach()
