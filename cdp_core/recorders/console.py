@@ -119,6 +119,36 @@ def _frames(stack: dict[str, Any] | None) -> list[dict[str, Any]]:
     return out
 
 
+# One frame of a V8 ``error.stack``: "    at fn (url:line:col)" or "    at url:line:col" (1-based already).
+_STACK_LINE = re.compile(r"^\s*at (?:(?P<fn>.+?) \()?(?P<url>\S+?):(?P<line>\d+):(?P<col>\d+)\)?\s*$")
+
+
+def _frames_from_description(description: str) -> list[dict[str, Any]]:
+    """Frames read from the exception's ``error.stack`` text.
+
+    An uncaught error thrown before anyone attached is replayed by ``Runtime.enable``
+    without ``stackTrace`` (V8 records structured stacks only while an inspector listens),
+    but its description still carries the JS stack: the agent's first look after attach
+    (the two-prompt workflow) then still names the throwing functions.
+    """
+    out: list[dict[str, Any]] = []
+    for line in description.splitlines()[1:]:
+        match = _STACK_LINE.match(line)
+        if match is None:
+            continue
+        out.append(
+            {
+                "function": (match["fn"] or "(anonymous)").removeprefix("async "),
+                "url": match["url"],
+                "lineNumber": int(match["line"]),
+                "columnNumber": int(match["col"]),
+            }
+        )
+        if len(out) >= MAX_STACK_FRAMES:
+            break
+    return out
+
+
 _FORMAT_SPEC = re.compile(r"%[sdifoOc%]")
 
 
@@ -325,7 +355,7 @@ class ConsoleRecorder:
         text = details.get("text") or "Uncaught"
         if message and message not in text:
             text = f"{text} {message}".strip()
-        stack = _frames(details.get("stackTrace"))
+        stack = _frames(details.get("stackTrace")) or _frames_from_description(description)
         url = details.get("url") or (stack[0]["url"] if stack else "")
         ts = p.get("timestamp")
         self._add(
