@@ -536,6 +536,13 @@ def _summary_text(bundle: dict[str, Any]) -> str:
         parts.append(f"network: {net['failedCount']} failed, {net['httpErrorCount']} HTTP error(s)")
         parts += [f"  #{e['id']} {e['method']} {e['status']} {e['url'][:160]}" for e in net["httpErrors"][-5:]]
         parts += [f"  #{e['id']} {e['method']} FAILED {e['failureText']} {e['url'][:160]}" for e in net["failed"][-5:]]
+    replayed = bool(con) and any(e.get("replayed") for e in con["errors"])
+    if replayed or (net and net["total"] == 0):
+        # The two-prompt workflow: what happened before attach has no requests here; say what to do.
+        parts.append(
+            "note: requests are captured only since capturedSince ([replayed] console entries are older). If the"
+            " failure happened before, ask the user to repeat it now, then read network_list / console_list since_id."
+        )
     if bundle.get("dialog"):
         parts.append(f"dialog open: {bundle['dialog'].get('type')} {str(bundle['dialog'].get('message'))[:160]!r}")
     if bundle.get("files"):
