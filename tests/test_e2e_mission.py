@@ -131,6 +131,13 @@ def _tabs(chrome: ChromiumProcess) -> list[dict[str, Any]]:
         return [t for t in http.get(chrome.http_url + "/json/list").json() if t.get("type") == "page"]
 
 
+async def _saves_reach(server: TestServer, count: int) -> None:
+    """Wait (bounded) until the application has answered ``count`` saves (the user's clicks)."""
+    with anyio.fail_after(20):
+        while sum(1 for r in server.requests if r.path == "/clienti/save.cfm") < count:
+            await anyio.sleep(0.05)
+
+
 def _page_gets(server: TestServer, path: str) -> int:
     return sum(1 for r in server.requests if r.method == "GET" and r.path == path)
 
@@ -270,6 +277,9 @@ async def test_the_mission_in_the_users_chrome(tmp_path: Path, app_server: TestS
         await _user_types(user_chrome, "#rs", "ACME SRL")
         assert await _user_eval(user_chrome, "edit.cfm", "document.getElementById('rs').value") == "ACME SRL"
         assert await _user_eval(user_chrome, "edit.cfm", DARK)
+        # ... and presses Salva: the save fails, before any agent exists (the first prompt's story).
+        await _user_clicks(user_chrome, "#salva")
+        await _saves_reach(app_server, 1)
         assert _page_gets(app_server, edit_path) == 1
 
         # --- the agent --------------------------------------------------------------------------
@@ -335,22 +345,28 @@ async def _agent_mission(
     current = (await agent.session("get_current_page"))[0]["page"]
     assert current["url"] == edit_url and current["title"] == "Modifica cliente", current
     assert before_attach <= _iso(current["capturedSince"]) <= after_attach, (current, before_attach, after_attach)
-    # Nothing from before attach is pretended: the page's own GET is not in the store.
+    # Nothing from before attach is pretended: neither the page's GET nor the user's failed POST.
     listing, _ = await agent.session("network_list")
-    assert not [e for e in listing["entries"] if edit_path in e["url"]], listing
+    assert listing["entries"] == [], listing
     assert await _user_eval(chrome, "edit.cfm", "document.getElementById('rs').value") == "ACME SRL"
     assert _page_gets(app, edit_path) == 1
 
+    # The first look: Chrome replays the earlier errors (marked), with the stack read from error.stack;
+    # no request is there, and the bundle says to have the user repeat the failure.
+    first, first_text = await agent.session("debug_bundle")
+    assert first["network"]["total"] == 0 and first["network"]["httpErrors"] == [], first["network"]
+    old_thrown = next(e for e in first["console"]["errors"] if e["type"] == "pageerror")
+    assert old_thrown["replayed"], old_thrown
+    assert [f["function"] for f in old_thrown["stackTop"]] == ["leggiErrore", "controllaEsito", "gestisciRisposta"]
+    assert "[pageerror] [replayed]" in first_text and "ask the user to repeat" in first_text, first_text
+    seen = max(e["id"] for e in first["console"]["errors"])
+
     # The agent: "Attached to Modifica cliente. Press Salva again and tell me when you're done."
     await _user_clicks(chrome, "#salva")
-    with anyio.fail_after(20):
-        while await _user_eval(chrome, "edit.cfm", "document.getElementById('msg').textContent") != (
-            "Provincia obbligatoria"
-        ):
-            await anyio.sleep(0.05)
+    await _saves_reach(app, 2)
 
     # Prompt 2: "fatto, ha dato di nuovo errore"
-    await agent.until("console_list", lambda sc: any(e["type"] == "pageerror" for e in sc["entries"]))
+    await agent.until("console_list", lambda sc: any(e["type"] == "pageerror" for e in sc["entries"]), since_id=seen)
     bundle, bundle_text = await agent.session("debug_bundle")
     assert before_attach <= _iso(bundle["capturedSince"]) <= after_attach
     assert bundle["page"]["url"] == edit_url and bundle["page"]["title"] == "Modifica cliente"
@@ -359,17 +375,19 @@ async def _agent_mission(
     assert (post["method"], post["status"], post["resourceType"]) == ("POST", 500, "xhr"), post
     assert post["postDataPreview"] == "id=123&provincia=", post
     console_errors = bundle["console"]["errors"]
-    thrown = next(e for e in console_errors if e["type"] == "pageerror")
+    thrown = next(e for e in console_errors if e["type"] == "pageerror" and not e["replayed"])
     assert "Element PROVINCIA is undefined" in thrown["text"], thrown
     assert [f["function"] for f in thrown["stackTop"]] == ["leggiErrore", "controllaEsito", "gestisciRisposta"]
-    assert any("salvataggio fallito" in e["text"] for e in console_errors)
+    assert any("salvataggio fallito" in e["text"] and not e["replayed"] for e in console_errors)
     storage = bundle["storage"]
     assert storage["sessionStorageKeys"] == ["authToken"] and "CFTOKEN" in storage["cookieNames"], storage
     assert 'button "Salva"' in bundle["snapshotPreview"]["text"]
     # The text alone (what many clients show the model) names the failing call and the throwing functions.
     assert "POST 500 " + app.url("/clienti/save.cfm") in bundle_text, bundle_text
     assert "(at leggiErrore < controllaEsito < gestisciRisposta)" in bundle_text, bundle_text
-    for e in console_errors:  # messages Chrome replays from before attach are marked as such
+    shown = [e for e in console_errors if f"  #{e['id']} [" in bundle_text]  # the text lists the newest few
+    assert shown and any(e["replayed"] for e in shown), bundle_text
+    for e in shown:  # messages Chrome replayed from before attach are marked as such
         assert e["replayed"] == (f"#{e['id']} [{e['type']}] [replayed]" in bundle_text), (e, bundle_text)
 
     http_500, _ = await agent.session("network_list", status_min=500)
@@ -379,7 +397,10 @@ async def _agent_mission(
     legacy_net, legacy_text = await agent.legacy("browser_get_network_errors")
     assert [e["id"] for e in legacy_net["entries"]] == [entry_id] and "save.cfm" in legacy_text, legacy_net
     legacy_console, _ = await agent.legacy("browser_get_console_logs", types=["pageerror"])
-    assert [e["type"] for e in legacy_console["entries"]] == ["pageerror"], legacy_console
+    assert [(e["type"], e["replayed"]) for e in legacy_console["entries"]] == [
+        ("pageerror", True),
+        ("pageerror", False),
+    ], legacy_console
 
     got, got_text = await agent.session("network_get", id=entry_id)
     entry = got["entry"]
@@ -395,7 +416,9 @@ async def _agent_mission(
     assert saved.read_bytes() == ERROR_HTML.encode(), "the saved body must be what the server sent"
     assert body["bytes"] == len(ERROR_HTML.encode()) and body["mimeType"] == "text/html"
 
-    console, console_text = await agent.session("console_list", types=["error"], include_stack=True)
+    # Only what the repeat produced (since_id), with stacks, as the skill says.
+    console, console_text = await agent.session("console_list", types=["error"], include_stack=True, since_id=seen)
+    assert console["entries"] and not any(e["replayed"] for e in console["entries"]), console
     stacks = [[f["function"] for f in e.get("stack") or []] for e in console["entries"]]
     assert any(s[:3] == ["leggiErrore", "controllaEsito", "gestisciRisposta"] for s in stacks), console
     assert "    at leggiErrore (" + edit_url + ":" in console_text, console_text
