@@ -209,7 +209,17 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 < ns.port < 65536:
         print(f"mcp-browser: --port {ns.port} is not a valid port", file=sys.stderr)
         return 2
-    manager, server = build_app(settings)
+    try:
+        manager, server = build_app(settings)
+    except OSError as exc:
+        # Clients such as Claude Desktop start servers in a read-only directory ("/"): the default
+        # ./.mcp-browser-artifacts cannot be created there. A traceback would only show "disconnected".
+        print(
+            f"mcp-browser: cannot write {exc.filename or settings.artifact_dir}: {exc.strerror or exc}. "
+            "Set MCP_ARTIFACT_DIR (or --artifact-dir) to a writable absolute path.",
+            file=sys.stderr,
+        )
+        return 2
     try:
         if ns.http:
             anyio.run(_serve_http, server, manager, ns.host, ns.port)
