@@ -533,3 +533,20 @@ def test_module_entry_point_answers_initialize(tmp_path: Path):
     )
     answer = json.loads(proc.stdout.splitlines()[0])
     assert answer["id"] == 1 and answer["result"]["serverInfo"]["name"] == "mcp-browser-debug", answer
+
+
+def test_unwritable_artifacts_dir_stops_with_a_clear_message(tmp_path: Path):
+    """Claude Desktop starts servers in a read-only directory: a clear exit, not a traceback."""
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the artifacts folder would go")
+    proc = subprocess.run(
+        [str(SERVER_BIN)],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_server_env(blocker / "artifacts"),
+        cwd=str(tmp_path),
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "MCP_ARTIFACT_DIR" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
