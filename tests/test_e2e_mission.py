@@ -303,7 +303,8 @@ async def test_the_mission_in_the_users_chrome(tmp_path: Path, app_server: TestS
     # --- nothing the agent could read holds the planted secrets --------------------------------
     saves = [r for r in app_server.requests if r.path == "/clienti/save.cfm"]
     assert saves and all(r.headers.get("authorization") == TOKEN for r in saves), "the token never went on the wire"
-    assert all(COOKIE_VALUE in r.headers.get("cookie", "") for r in saves[:1]), "the cookie never went on the wire"
+    cookies = [r.headers.get("cookie", "") for r in saves]
+    assert COOKIE_VALUE in cookies[0] and all(COOKIE_VALUE_2 in c for c in cookies[1:]), cookies  # 500 re-issued it
     leaks = [s for s in SECRETS for blob in received if s in blob]
     assert not leaks, f"secrets in the agent's answers: {set(leaks)}"
     files = [p for p in artifacts.rglob("*") if p.is_file()]
