@@ -252,10 +252,13 @@ async def test_per_target_socket(chromium, http_server):
     created = await cdp_core.new_tab(chromium.http_url, http_server.url("/a.html"))
     try:
         async with await cdp_core.connect_target(created.web_socket_debugger_url) as conn:
-            ready = "new Promise(r => document.readyState === 'complete' ? r() : onload = r).then(() => document.title)"
-            title = await conn.send(
-                "Runtime.evaluate", {"expression": ready, "awaitPromise": True, "returnByValue": True}
-            )
+            # The tab may still show about:blank (already "complete") when we connect: poll
+            # over the dedicated socket until it shows /a.html fully loaded.
+            probe = {"expression": "location.pathname + ' ' + document.readyState", "returnByValue": True}
+            async with asyncio.timeout(10):
+                while (await conn.send("Runtime.evaluate", probe))["result"]["value"] != "/a.html complete":
+                    await asyncio.sleep(0.05)
+            title = await conn.send("Runtime.evaluate", {"expression": "document.title", "returnByValue": True})
             assert title["result"]["value"] == "Page A"
     finally:
         async with cdp_core.connect(chromium.http_url) as browser:
