@@ -70,8 +70,9 @@ async def test_eager_budget_holds_under_200_large_responses(chromium, http_serve
         assert states.count("held") == stats["bodiesHeld"]
         assert stats["bodiesDropped"] >= states.count("dropped") == 200 - stats["bodiesHeld"]
         held = [e for e in large if e["bodyHeld"]]
-        # Oldest dropped first: what is held is the most recently finished ones.
-        assert {e["id"] for e in held} <= {e["id"] for e in large[-(len(held) + 20) :]}
+        # Oldest dropped first: what is held comes from the last batch of 50, which starts only
+        # after the previous batch finished (finish order within a batch varies under load).
+        assert {e["id"] for e in held} <= {e["id"] for e in large[-50:]}
         huge = tab.network.list(url_contains="/bod/huge")[0]
         assert tab.network.get(huge["id"])["bodyState"] == "too_large"  # over the cap: never fetched
         newest = held[-1]
