@@ -21,6 +21,7 @@ from targets.errors import ErrorCode, ToolFailure
 
 from ..capture import console_of, network_of
 from ..registry import ActionArgs, ActionResult, action
+from .pagejs import capture_png
 
 if TYPE_CHECKING:
     from targets import PageHandle
@@ -406,7 +407,7 @@ async def _open_dialog(ctx: ToolContext, page: PageHandle) -> dict[str, Any] | N
 
 
 async def _screenshot(ctx: ToolContext, page: PageHandle, directory: Any | None) -> dict[str, Any]:
-    shot = await page.session.send("Page.captureScreenshot", {"format": "png"}, timeout=30)
+    shot = await capture_png(page, {"format": "png"}, timeout=30)
     data = base64.b64decode(shot["data"])
     path = (
         directory / "screenshot.png"
@@ -564,6 +565,8 @@ async def debug_bundle(ctx: ToolContext, args: DebugBundleArgs) -> ActionResult:
             bundle["screenshot"] = await _screenshot(ctx, page, directory)
         except CDPException as exc:
             bundle.setdefault("notes", []).append(f"screenshot failed: {exc}")
+        except ToolFailure as exc:  # a background tab gets no frame: the rest of the bundle still counts
+            bundle.setdefault("notes", []).append(f"screenshot failed: {exc.message} ({exc.hint})")
     if directory is not None:
         json_path = directory / "bundle.json"
         md_path = directory / "bundle.md"

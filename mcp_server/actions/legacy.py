@@ -23,6 +23,7 @@ from targets.errors import ErrorCode, ToolFailure
 from ..context import ToolContext
 from ..registry import ActionArgs, ActionResult, action
 from .pagejs import (
+    capture_png,
     exception_text,
     frames_of,
     no_dialog,
@@ -206,7 +207,7 @@ async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> ActionResult:
         size = metrics.get("cssContentSize") or metrics.get("contentSize") or {}
         width, height = max(1, int(size.get("width", 1))), max(1, int(size.get("height", 1)))
         params.update(captureBeyondViewport=True, clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1})
-    shot = await page.session.send("Page.captureScreenshot", params, timeout=60)
+    shot = await capture_png(page, params, timeout=60)
     data = base64.b64decode(shot["data"])
     path = ctx.artifacts.new_path("screenshots", page.stable_page_id, ".png")
     path.write_bytes(data)

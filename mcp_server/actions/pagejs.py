@@ -17,8 +17,12 @@ from targets.errors import ErrorCode, ToolFailure
 from ..context import ToolContext
 from ..registry import ActionResult
 
+#: Seconds a capture of a background tab may wait for a frame before we say why it gets none.
+HIDDEN_CAPTURE_TIMEOUT = 8.0
+
 __all__ = [
     "act",
+    "capture_png",
     "exception_text",
     "flatten_frames",
     "frame_urls",
@@ -241,3 +245,35 @@ async def frame_urls(page: Any) -> list[str]:
     except Exception:  # noqa: BLE001 - frame URLs only widen the cookie query
         return []
     return [f["url"] for f in flatten_frames(tree)]
+
+
+async def capture_png(page: Any, params: dict[str, Any], *, timeout: float) -> dict[str, Any]:
+    """``Page.captureScreenshot`` that does not sit for the whole timeout on a background tab.
+
+    Chrome paints no new compositor frame for a hidden tab (one the user is not looking at),
+    and a capture waits for one: measured, every second call hung 60 s, then TIMEOUT. In the
+    user's Chrome we must not bring their tab to front ourselves, so a hidden tab is captured
+    from the view (``fromSurface: false``, which often answers at once) under a short timeout,
+    and a capture that still gets no frame says why and what to do.
+    """
+    try:
+        state = await page.session.send(
+            "Runtime.evaluate", {"expression": "document.visibilityState", "returnByValue": True}, timeout=5
+        )
+        hidden = state.get("result", {}).get("value") == "hidden"
+    except CDPException:
+        hidden = False
+    if not hidden:
+        return await page.session.send("Page.captureScreenshot", params, timeout=timeout)
+    try:
+        return await page.session.send(
+            "Page.captureScreenshot", {**params, "fromSurface": False}, timeout=min(timeout, HIDDEN_CAPTURE_TIMEOUT)
+        )
+    except CDPTimeout:
+        raise ToolFailure(
+            ErrorCode.TIMEOUT,
+            "the tab is in the background (document.visibilityState is hidden) and Chrome painted no frame for it",
+            hint="ask the user to show that tab, or call select_page with bring_to_front=true (switches the tab "
+            "they see), then take the screenshot again",
+            stable_page_id=getattr(page, "stable_page_id", None),
+        ) from None
