@@ -242,6 +242,10 @@ def _uid(text: str, pattern: str) -> int:
     return int(match.group(1))
 
 
+def _is_png(path: str) -> bool:
+    return Path(path).read_bytes().startswith(b"\x89PNG")
+
+
 def _iso(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
@@ -470,6 +474,22 @@ async def _agent_mission(
     ]
     assert ("POST", app.url("/clienti/save.cfm"), 500) in har_urls, har_urls
     assert ("POST", app.url("/clienti/save.cfm"), 200) in har_urls, har_urls
+
+    # A screenshot of a tab the user is not looking at: a picture, or at once a TIMEOUT saying why (never
+    # the whole 60 s wait for a frame Chrome does not paint); bring_to_front is the way out.
+    await agent.session("select_page_by_url", url_contains="a.html")
+    assert not await _user_eval(chrome, "a.html", "document.visibilityState === 'visible'")
+    for _ in range(2):
+        result, shot, shot_text = await agent.call("browser_session", "screenshot")
+        if result.is_error:
+            assert shot["code"] == "TIMEOUT" and "background" in shot["message"], shot
+            assert "bring_to_front" in shot["hint"], shot
+        else:
+            assert _is_png(shot["path"]), shot
+    await agent.session("select_page_by_url", url_contains="a.html", bring_to_front=True)
+    shot, _ = await agent.session("screenshot")
+    assert _is_png(shot["path"]), shot
+    await agent.session("select_page_by_url", url_contains="edit.cfm")
 
     # Let go: the user's Chrome, its three tabs and their state stay as they were.
     await agent.session("detach_cdp")
