@@ -43,6 +43,11 @@ DEFAULT_TIMEOUT = 30.0
 M = TypeVar("M")
 
 
+def _expire(future: asyncio.Future[dict[str, Any]], method: str, timeout: float) -> None:
+    if not future.done():
+        future.set_exception(CDPTimeout(method, timeout))
+
+
 class _Pending:
     __slots__ = ("future", "method", "session_id")
 
@@ -271,7 +276,8 @@ class Connection:
         message: dict[str, Any] = {"id": msg_id, "method": method, "params": params or {}}
         if session_id is not None:
             message["sessionId"] = session_id
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[dict[str, Any]] = loop.create_future()
         # Register before sending: a fast reply must find its future.
         self._pending[msg_id] = _Pending(future, method, session_id)
         try:
@@ -279,16 +285,14 @@ class Connection:
         except websockets.exceptions.ConnectionClosed:
             self._pending.pop(msg_id, None)
             raise self._closed or ConnectionClosed("connection closed while sending") from None
+        # A timer that fails the future is cheaper per call than an asyncio.timeout() scope,
+        # and this is the hot path of every command.
+        timer = None if timeout is None else loop.call_later(timeout, _expire, future, method, timeout)
         try:
-            if timeout is None:
-                return await future
-            async with asyncio.timeout(timeout):
-                return await future
-        except TimeoutError:
-            if future.done() and not future.cancelled():
-                return future.result()
-            raise CDPTimeout(method, timeout or 0) from None
+            return await future
         finally:
+            if timer is not None:
+                timer.cancel()
             self._pending.pop(msg_id, None)
 
     # -- sessions ---------------------------------------------------------------------
