@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import sys
 import urllib.parse
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -32,15 +33,28 @@ __all__ = ["CdpTarget", "check_cdp_url", "chrome_command_hint"]
 log = logging.getLogger("targets.cdp")
 
 
-def chrome_command_hint(url: str) -> str:
-    """The command line that starts a Chrome our attach can reach at ``url``."""
+def chrome_command_hint(url: str, platform: str | None = None) -> str:
+    """The command line that starts a Chrome our attach can reach at ``url``, as in the README."""
     parts = urllib.parse.urlsplit(url if "://" in url else f"http://{url}")
     port = parts.port or 9222
+    flags = f"--remote-debugging-port={port} --remote-debugging-address=127.0.0.1"
+    platform = platform or sys.platform
+    if platform.startswith("win"):
+        command = (
+            f'"C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe" {flags} '
+            '--user-data-dir="%LOCALAPPDATA%\\ChromeMcpProfile"'
+        )
+    elif platform == "darwin":
+        command = (
+            f'"/Applications/Google Chrome.app/Contents/MacOS/Google Chrome" {flags} '
+            '--user-data-dir="$HOME/Library/Application Support/ChromeMcpProfile"'
+        )
+    else:
+        command = f'google-chrome {flags} --user-data-dir="$HOME/.config/ChromeMcpProfile"'
     return (
-        f"Start Chrome with a debugging port and a dedicated profile, e.g. `google-chrome "
-        f"--remote-debugging-port={port} --remote-debugging-address=127.0.0.1 "
-        f"--user-data-dir=$HOME/.cache/mcp-browser-chrome-profile` (Chrome refuses the port on "
-        f"your default profile), then call attach_cdp again."
+        f"Start Chrome with a debugging port and a dedicated profile, e.g. `{command}` (recent Chrome "
+        f"refuses the port on your default profile; never use your personal profile), then call "
+        f"attach_cdp again."
     )
 
 

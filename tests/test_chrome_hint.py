@@ -1,0 +1,22 @@
+"""The CDP_UNREACHABLE hint gives the same Chrome command line as the README, per platform."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from targets.cdp import chrome_command_hint
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+
+
+@pytest.mark.parametrize("platform", ["linux", "darwin", "win32"])
+def test_hint_command_is_the_readme_command(platform):
+    hint = chrome_command_hint("http://127.0.0.1:9222", platform)
+    command = re.search(r"`(.+?)`", hint).group(1)
+    assert "--remote-debugging-address=127.0.0.1" in command and "--user-data-dir=" in command
+    assert command in README
+
+
+def test_hint_uses_the_port_of_the_url():
+    assert "--remote-debugging-port=9333" in chrome_command_hint("http://127.0.0.1:9333", "linux")
