@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from faults_util import StablePort  # the TIME_WAIT-proof "same port" forwarder
 
 import cdp_core
 from targets import BrowserManager, PageHandle, TargetSettings, ToolFailure
@@ -506,51 +507,8 @@ async def test_default_target_cdp_attaches_on_first_use(http_server, fresh_chrom
     assert fresh_chromium.alive and len(await cdp_core.list_targets(fresh_chromium.http_url)) == 1
 
 
-class _StablePort:
-    """A loopback port forwarding to whichever Chromium runs now: "the user's Chrome on port P" across a restart.
-
-    Chromium itself cannot listen on the old port again right away (it does not set
-    SO_REUSEADDR and the killed browser's side of our connection sits in TIME_WAIT).
-    """
-
-    def __init__(self) -> None:
-        self.upstream: int | None = None
-        self._server: asyncio.Server | None = None
-        self._writers: list[asyncio.StreamWriter] = []
-
-    async def start(self) -> int:
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-        return self._server.sockets[0].getsockname()[1]
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream)
-        except OSError:
-            writer.close()
-            return
-        self._writers += [writer, up_writer]
-
-        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            try:
-                while data := await src.read(65536):
-                    dst.write(data)
-                    await dst.drain()
-            except (OSError, asyncio.CancelledError):
-                pass
-            finally:
-                dst.close()
-
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-
-    async def close(self) -> None:
-        for writer in self._writers:
-            writer.close()
-        if self._server is not None:
-            self._server.close()
-
-
 async def test_users_chrome_restarted_on_the_same_port(manager, http_server):
-    port_holder = _StablePort()
+    port_holder = StablePort()
     port = await port_holder.start()
     url = f"http://127.0.0.1:{port}"
     chrome = ChromiumProcess.start()
