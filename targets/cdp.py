@@ -11,10 +11,15 @@ nothing can close the user's Chrome.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import logging
+import os
+import shutil
 import sys
+import tempfile
 import urllib.parse
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 import cdp_core
@@ -31,6 +36,22 @@ if TYPE_CHECKING:
 __all__ = ["CdpTarget", "check_cdp_url", "chrome_command_hint"]
 
 log = logging.getLogger("targets.cdp")
+
+
+@contextlib.contextmanager
+def _driver_tmpdir(path: str) -> Iterator[None]:
+    """Start Playwright's driver process with ``path`` as its temp dir (it copies the env at spawn)."""
+    tempfile.gettempdir()  # fix our own process's cached temp dir before the env changes
+    saved = {name: os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")}
+    os.environ.update(TMPDIR=path, TEMP=path, TMP=path)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def chrome_command_hint(url: str, platform: str | None = None) -> str:
@@ -99,6 +120,10 @@ class CdpTarget(BrowserTarget):
         self._pw: Playwright | None = None
         self._pw_browser: PWBrowser | None = None
         self._pw_lock = asyncio.Lock()
+        #: The Playwright driver's own temp dir: its connect_over_cdp makes a
+        #: ``playwright-artifacts-*`` folder there that only Browser.close would remove,
+        #: which we never call on the user's Chrome. Removed with the driver on detach.
+        self._pw_tmp: str | None = None
         self.ws_url: str | None = None
 
     @property
@@ -189,6 +214,7 @@ class CdpTarget(BrowserTarget):
     async def detach(self) -> None:
         """Disconnect our socket and Playwright's; the user's Chrome and its tabs stay as they are."""
         pw, self._pw, self._pw_browser = self._pw, None, None
+        pw_tmp, self._pw_tmp = self._pw_tmp, None
         await self._drop_connection()
         if pw is not None:
             # Stopping the driver drops its websocket without sending Browser.close.
@@ -196,6 +222,8 @@ class CdpTarget(BrowserTarget):
                 await asyncio.wait_for(pw.stop(), 10)
             except Exception as exc:
                 log.debug("stopping Playwright: %r", exc)
+        if pw_tmp is not None:
+            shutil.rmtree(pw_tmp, ignore_errors=True)
         self.cdp_url = None
         self.attached_at = None
         self.lost = None
@@ -208,7 +236,9 @@ class CdpTarget(BrowserTarget):
                 from playwright.async_api import async_playwright
 
                 if self._pw is None:
-                    self._pw = await async_playwright().start()
+                    self._pw_tmp = self._pw_tmp or tempfile.mkdtemp(prefix="mcp-browser-playwright-")
+                    with _driver_tmpdir(self._pw_tmp):
+                        self._pw = await async_playwright().start()
                 try:
                     # The websocket URL checked at attach, not a second discovery that could answer otherwise.
                     # no_defaults: without it Playwright overrides the user's default context while connected
