@@ -9,11 +9,6 @@ counts how many calls were inside at once.
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,8 +16,7 @@ import anyio
 import pytest
 from faults_util import Agent, InsideProbe, UserTabs, serving
 from mcp.client import Client
-
-ROOT = Path(__file__).resolve().parent.parent
+from mcp_http import running_http_server
 
 
 async def test_fifty_concurrent_calls_from_one_client(fresh_chromium, http_server, tmp_path):
@@ -96,43 +90,11 @@ async def test_a_selection_change_waits_for_the_call_in_progress(fresh_chromium,
 # -- two clients on the HTTP transport ------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def http_mcp(tmp_path: Path) -> Iterator[str]:
     """``mcp-browser --http`` as users start it, on a free loopback port; yields the MCP URL."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-    env.update(MCP_ARTIFACT_DIR=str(tmp_path / "artifacts"), NO_PROXY="127.0.0.1,localhost,::1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcp_server.cli", "--http", "--port", str(port)],
-        env=env,
-        cwd=str(ROOT),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError(proc.stderr.read().decode() if proc.stderr else "server exited")
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            assert time.monotonic() < deadline, "the HTTP server did not start"
-            time.sleep(0.05)
+    with running_http_server(tmp_path / "artifacts") as port:
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.mark.slow

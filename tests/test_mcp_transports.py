@@ -8,10 +8,7 @@ the HTTP transport refuses a foreign Host header (DNS rebinding).
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,24 +18,18 @@ import httpx
 import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp_http import ENTRY, running_http_server, server_env
 
 from targets.errors import ErrorCode
 
 ROOT = Path(__file__).resolve().parent.parent
-ENTRY = [sys.executable, "-m", "mcp_server.cli"]
-
-
-def _env(artifacts: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-    env.update(MCP_ARTIFACT_DIR=str(artifacts), NO_PROXY="127.0.0.1,localhost,::1", **extra)
-    return env
 
 
 async def test_stdio_lists_tools_and_answers(tmp_path: Path, http_server):
     params = StdioServerParameters(
         command=ENTRY[0],
         args=[*ENTRY[1:], "--toolset", "condensed"],
-        env=_env(tmp_path / "artifacts"),
+        env=server_env(tmp_path / "artifacts"),
         cwd=str(ROOT),
     )
     async with Client(params) as client:
@@ -55,39 +46,10 @@ async def test_stdio_lists_tools_and_answers(tmp_path: Path, http_server):
     assert [json.loads(line)["action"] for line in audit] == ["get_capabilities", "navigate", "fly"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def http_server_process(tmp_path: Path) -> Iterator[int]:
-    port = _free_port()
-    proc = subprocess.Popen(
-        [*ENTRY, "--http", "--port", str(port), "--toolset", "all"],
-        env=_env(tmp_path / "artifacts"),
-        cwd=str(ROOT),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise AssertionError(proc.stderr.read().decode() if proc.stderr else "server exited")
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
+    with running_http_server(tmp_path / "artifacts", "--toolset", "all") as port:
         yield port
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 async def test_http_initialize_and_call(http_server_process: int):
@@ -123,12 +85,22 @@ async def test_http_refuses_foreign_host_and_origin(http_server_process: int):
 
 def test_bad_setting_stops_with_a_clear_message(tmp_path: Path):
     proc = subprocess.run(
-        ENTRY, env=_env(tmp_path, BROWSER_HEADLESS="maybe"), cwd=str(ROOT), capture_output=True, timeout=60, input=b""
+        ENTRY,
+        env=server_env(tmp_path, BROWSER_HEADLESS="maybe"),
+        cwd=str(ROOT),
+        capture_output=True,
+        timeout=60,
+        input=b"",
     )
     assert proc.returncode == 2
     assert "BROWSER_HEADLESS" in proc.stderr.decode() and "true or false" in proc.stderr.decode()
     proc = subprocess.run(
-        ENTRY, env=_env(tmp_path, NETWORK_MAX_ENTRIES="0"), cwd=str(ROOT), capture_output=True, timeout=60, input=b""
+        ENTRY,
+        env=server_env(tmp_path, NETWORK_MAX_ENTRIES="0"),
+        cwd=str(ROOT),
+        capture_output=True,
+        timeout=60,
+        input=b"",
     )
     assert proc.returncode == 2 and "NETWORK_MAX_ENTRIES" in proc.stderr.decode()
 
@@ -137,7 +109,7 @@ def test_hook_subcommand_dispatches(tmp_path: Path):
     prompt = json.dumps({"prompt": "Chrome is already open on the failing form, attach to it"})
     proc = subprocess.run(
         [*ENTRY, "hook", "user-prompt"],
-        env=_env(tmp_path),
+        env=server_env(tmp_path),
         cwd=str(ROOT),
         capture_output=True,
         timeout=60,
@@ -180,7 +152,7 @@ def _alive(pid: int) -> bool:
 def test_sigterm_exits_and_leaves_no_browser_behind(tmp_path: Path, http_server):
     proc = subprocess.Popen(
         ENTRY,
-        env=_env(tmp_path / "artifacts"),
+        env=server_env(tmp_path / "artifacts"),
         cwd=str(ROOT),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,

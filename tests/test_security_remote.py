@@ -16,7 +16,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import httpx
 import pytest
 from httpserver import Reply
 from mcp.client import Client
+from mcp_http import running_http_server
 
 from mcp_server.cli import build_app
 from mcp_server.settings import Settings
@@ -157,40 +157,10 @@ async def test_a_loopback_endpoint_cannot_redirect_the_attach_to_another_host(se
 # -- the HTTP transport ---------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def http_mcp(tmp_path: Path) -> Iterator[tuple[int, Path]]:
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-    env.update(MCP_ARTIFACT_DIR=str(tmp_path / "artifacts"), NO_PROXY="127.0.0.1,localhost,::1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcp_server.cli", "--http", "--port", str(port)],
-        env=env,
-        cwd=str(ROOT),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        for _ in range(600):
-            if proc.poll() is not None:
-                raise AssertionError(proc.stderr.read().decode() if proc.stderr else "server exited")
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
+    with running_http_server(tmp_path / "artifacts") as port:
         yield port, tmp_path / "artifacts" / "audit.jsonl"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def _listening_addresses(port: int) -> set[str]:

@@ -1,0 +1,64 @@
+"""Start ``mcp-browser --http`` as users do, on a free loopback port, for transport tests.
+
+Shared by the transport, security and concurrency tests so the three of them start, wait
+for and stop the server the same way (no proxy variables, bounded start-up, terminate
+then kill).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ENTRY = [sys.executable, "-m", "mcp_server.cli"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def server_env(artifacts: Path, **extra: str) -> dict[str, str]:
+    """The test's environment without proxy variables, with its own artifacts root."""
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    env.update(MCP_ARTIFACT_DIR=str(artifacts), NO_PROXY="127.0.0.1,localhost,::1", **extra)
+    return env
+
+
+@contextlib.contextmanager
+def running_http_server(artifacts: Path, *args: str, timeout: float = 30.0) -> Iterator[int]:
+    """Run the server with ``--http`` (plus ``args``) until the block ends; yields its port."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [*ENTRY, "--http", "--port", str(port), *args],
+        env=server_env(artifacts),
+        cwd=str(ROOT),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                raise AssertionError(proc.stderr.read().decode() if proc.stderr else "server exited")
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert time.monotonic() < deadline, "the HTTP server did not start"
+            time.sleep(0.05)
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
