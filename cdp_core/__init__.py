@@ -8,6 +8,7 @@ See ``docs/cdp_core.md`` for the guide.
 """
 
 from .browser import Browser, connect, connect_target
+from .chromium import BrowserNotFound, ChromiumProcess, LaunchError
 from .connection import DEFAULT_TIMEOUT, MAX_MESSAGE_SIZE, CDPSession, Connection
 from .discovery import (
     BrowserVersion,
@@ -24,17 +25,20 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Browser",
+    "BrowserNotFound",
     "BrowserVersion",
     "CDPError",
     "CDPEvent",
     "CDPException",
     "CDPSession",
     "CDPTimeout",
+    "ChromiumProcess",
     "Connection",
     "ConnectionClosed",
     "DEFAULT_TIMEOUT",
     "DiscoveryError",
     "EventStream",
+    "LaunchError",
     "MAX_MESSAGE_SIZE",
     "SessionClosed",
     "Subscription",

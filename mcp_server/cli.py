@@ -38,8 +38,12 @@ The environment variable in a flag's help sets the same thing (docs/configuratio
 to the user's Chrome with browser_session action=attach_cdp (README: "Attach to the Chrome you
 already have open").
 
-subcommand:
-  mcp-browser hook user-prompt   prompt hook for Claude Code / Codex (reads the prompt JSON on stdin)
+subcommands:
+  mcp-browser chromium [--port 9222]          a headless Chromium with a debugging port on 127.0.0.1, for
+                                              tests and for trying attach_cdp (temporary profile)
+  mcp-browser skill path                      where the agent skill shipped with this package is
+  mcp-browser skill install --client claude   copy the skill where Claude Code (or codex: Codex) finds it
+  mcp-browser hook user-prompt                prompt hook for Claude Code / Codex (reads the prompt JSON on stdin)
 """
 
 
@@ -50,6 +54,16 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
 
 
+def package_version() -> str:
+    """The installed distribution's version (``mcp-browser-debug``), as the server reports it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mcp-browser-debug")
+    except PackageNotFoundError:
+        return "0.0.0 (not installed)"
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="mcp-browser",
@@ -58,6 +72,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         epilog=EPILOG,
         formatter_class=_HelpFormatter,
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     p.add_argument("--toolset", choices=["condensed", "legacy", "all"], help="tools to list (BROWSER_TOOLSET)")
     p.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     p.add_argument("--host", default="127.0.0.1", choices=LOOPBACK_HOSTS, help="loopback address for --http")

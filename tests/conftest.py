@@ -1,8 +1,10 @@
 """Shared fixtures: a real headless Chromium and a local HTTP server, both on 127.0.0.1.
 
-``chromium`` is one browser for the whole session (start-up costs ~0.4 s); tests that
-kill or restart a browser use ``fresh_chromium`` instead. Teardown stops only what the
-fixtures started.
+``chromium`` (one browser for the whole session, start-up ~0.4 s), ``cdp_browser``,
+``cdp_page`` and ``mcp_client`` are the public fixtures of our pytest plugin
+(mcp_server/pytest_plugin.py, docs/testing.md), which the installed package registers: the
+suite uses exactly what test authors get. Tests that kill or restart a browser use
+``fresh_chromium`` instead. Teardown stops only what the fixtures started.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import inspect
 import os
 import sys
 from collections.abc import Iterator
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -19,7 +22,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from httpserver import TestServer  # noqa: E402
 
-from targets.process import ChromiumProcess  # noqa: E402
+from cdp_core.chromium import ChromiumProcess  # noqa: E402
+
+if not any(ep.value == "mcp_server.pytest_plugin" for ep in entry_points(group="pytest11")):
+    # A .venv installed before the plugin had its entry point: load it by name until the
+    # next `make setup` (pip install -e .) registers it.
+    pytest_plugins = ["mcp_server.pytest_plugin"]
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -35,14 +43,6 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture(scope="session")
-def chromium() -> Iterator[ChromiumProcess]:
-    """One headless Chromium for the session, with a fresh profile."""
-    chrome = ChromiumProcess.start()
-    yield chrome
-    chrome.stop()
 
 
 @pytest.fixture
