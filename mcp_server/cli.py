@@ -90,6 +90,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--audit-log", help="audit log file (MCP_AUDIT_LOG, default <artifacts>/audit.jsonl)")
     p.add_argument("--chrome-path", help="Chrome/Chromium binary (CHROME_PATH)")
     p.add_argument(
+        "--max-call-seconds",
+        type=float,
+        help="every call answers within this many seconds; long waits then say how to continue "
+        "(MCP_MAX_CALL_SECONDS, default 50)",
+    )
+    p.add_argument(
         "--log-level",
         default="WARNING",
         type=str.upper,
@@ -117,6 +123,7 @@ def settings_from(ns: argparse.Namespace) -> Settings:
         evaluate_enabled=ns.evaluate_enabled,
         audit_log=ns.audit_log,
         chrome_path=ns.chrome_path,
+        max_call_seconds=ns.max_call_seconds,
     )
 
 

@@ -1,11 +1,19 @@
-"""What every action handler gets: the browser manager, the settings, the artifacts root.
+"""What every action handler gets: the browser manager, the settings, the artifacts root, its locks.
 
-Handlers never touch the MCP SDK directly; progress goes through :meth:`ToolContext.report_progress`
-so a handler works the same from the condensed tool, the legacy tool and in unit tests.
+Handlers never touch the MCP SDK directly; progress goes through :meth:`ToolContext.status`
+(or :meth:`ToolContext.report_progress`) so a handler works the same from the condensed tool,
+the legacy tool and in unit tests.
+
+Locks (:mod:`mcp_server.locking`): the server takes what the action declared before the
+handler runs; :meth:`ToolContext.page` also takes the page's mutex for ``page`` actions, and
+takes the state lock exclusively for the moment it has to launch, attach or relaunch to find
+the page. ``poll`` actions wrap each step in ``async with ctx.step(page)``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -14,6 +22,8 @@ if TYPE_CHECKING:
     from targets import BrowserManager, PageHandle
 
     from .artifacts import Artifacts
+    from .locking import CallHold
+    from .progress import Progress
     from .settings import Settings
 
 __all__ = ["ToolContext"]
@@ -30,10 +40,75 @@ class ToolContext:
     tool: str = ""
     action: str = ""
     progress: ProgressFn | None = None
+    #: what this call holds (None in unit tests without a server: no locking)
+    hold: CallHold | None = None
+    #: this call's progress heartbeat (None: progress goes straight to ``progress``)
+    reporter: Progress | None = None
+    #: ``loop.time()`` by which the call must answer (``max_call_seconds`` after it arrived)
+    deadline: float | None = None
+
+    def remaining(self) -> float | None:
+        """Seconds left before the call must answer (None: unbounded, unit tests)."""
+        if self.deadline is None:
+            return None
+        return max(0.0, self.deadline - asyncio.get_running_loop().time())
+
+    def bound(self, timeout_s: float, *, reserve_s: float = 1.0) -> tuple[float, bool]:
+        """``timeout_s`` cut to what the call has left (less ``reserve_s`` to phrase the answer) -> (s, cut).
+
+        Long waits use this so no call outlives a client's request timeout: when ``cut`` is true
+        the wait ended at the call bound, not at the caller's timeout, and the answer says how to
+        continue.
+        """
+        left = self.remaining()
+        if left is None:
+            return timeout_s, False
+        room = max(0.1, left - reserve_s)
+        return (room, True) if room < timeout_s else (timeout_s, False)
 
     async def page(self, launch_if_needed: bool = True) -> PageHandle:
-        """The selected page of the active target (launching the internal browser if allowed)."""
+        """The selected page of the active target (launching the internal browser if allowed).
+
+        A ``page`` action holds the page's mutex from here to the end of the call. When the
+        page is not simply there (nothing active, browser gone, no tab selected), finding it
+        may launch, attach or relaunch: that part runs under the exclusive state lock.
+        """
+        hold = self.hold
+        if hold is None or hold.exclusive or not hasattr(self.manager, "ready_page"):
+            return await self.manager.current_page(launch_if_needed=launch_if_needed)
+        for _ in range(5):
+            page = self.manager.ready_page()
+            if page is None:
+                async with hold.exclusively():
+                    await self.manager.current_page(launch_if_needed=launch_if_needed)  # raises what is wrong
+                continue  # found (launched, attached...): take it under this call's own hold
+            await hold.hold_page(page)
+            if self.manager.ready_page() is page:
+                return page
+            # closed or deselected while we waited for its mutex: look again
         return await self.manager.current_page(launch_if_needed=launch_if_needed)
+
+    def ready_page(self) -> PageHandle | None:
+        """The selected page if it is simply there (no launch, attach or lookup needed), else None."""
+        ready = getattr(self.manager, "ready_page", None)
+        return ready() if ready is not None else None
+
+    def exclusively(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """The state lock exclusively for the block (an action that must launch or attach to do its work)."""
+        if self.hold is None:
+            return contextlib.nullcontext()
+        return self.hold.exclusively()
+
+    def step(self, page: PageHandle) -> contextlib.AbstractAsyncContextManager[None]:
+        """One step of a ``poll`` action: the page to itself for the block (a no-op in other modes)."""
+        if self.hold is None:
+            return contextlib.nullcontext()
+        return self.hold.step(page)
+
+    def status(self, text: str | None, *, total_s: float | None = None) -> None:
+        """Say what the call is doing now; progress heartbeats carry it (``total_s``: seconds it may take)."""
+        if self.reporter is not None:
+            self.reporter.status(text, total=total_s)
 
     async def captured_page(self) -> PageHandle:
         """The page whose capture a read-only action shows: the selected page, or its closed handle.
@@ -52,19 +127,31 @@ class ToolContext:
                 "No browser target is active, so nothing has been captured (capture starts at attach or launch).",
                 hint="Call attach_cdp to read the user's Chrome, or navigate to open a page in the internal browser.",
             )
+        last = getattr(self.manager, "last_selected_page", None)
+        selected = last() if last is not None else None
+        if selected is not None and selected.closed and "network" in selected.data:
+            return selected  # said at once, without waiting for a lock to find out
         try:
             return await self.page()
         except ToolFailure as exc:
             if exc.code not in (ErrorCode.PAGE_CLOSED, ErrorCode.BROWSER_DISCONNECTED):
                 raise
-            last = getattr(self.manager, "last_selected_page", None)
             page = last() if last is not None else None
             if page is None or "network" not in page.data:
                 raise
             return page
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
-        """Progress notification to the caller; a no-op when the call carried no progress token."""
+        """Say how far the call is, and send it now; a no-op when the call carried no progress token.
+
+        The numbers go into the message ("2 of 3", or the handler's ``message``): on the wire the
+        progress value is the call's elapsed seconds for every notification (see :mod:`.progress`).
+        """
+        if self.reporter is not None:
+            text = message or (f"{progress:g} of {total:g}" if total else f"{progress:g}")
+            self.reporter.status(text)
+            await self.reporter.emit()
+            return
         if self.progress is None:
             return
         try:

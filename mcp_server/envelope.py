@@ -39,7 +39,7 @@ def ok_result(result: ActionResult, adapter: dict[str, Any] | None) -> types.Cal
         # Envelope keys win; keep the action's value under a prefixed key rather than lose it.
         data[f"data_{key}"] = data.pop(key)
     message = summary(result.text)
-    structured: dict[str, Any] = {"schemaVersion": SCHEMA_VERSION, "status": "ok", "message": message, **data}
+    structured: dict[str, Any] = {"schemaVersion": SCHEMA_VERSION, "status": result.status, "message": message, **data}
     if adapter is not None:
         structured["adapter"] = adapter
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.text)]

@@ -5,7 +5,7 @@ An action module declares its handlers with :func:`action`::
     class NetworkListArgs(ActionArgs):
         url_contains: str | None = Field(None, description="Substring of the URL")
 
-    @action("browser_session", "network_list", NetworkListArgs, read_only=True)
+    @action("browser_session", "network_list", NetworkListArgs, read_only=True, lock="read")
     async def network_list(ctx: ToolContext, args: NetworkListArgs) -> ActionResult:
         ...
         return ActionResult(text="3 requests", data={"entries": [...]})
@@ -15,15 +15,22 @@ From this table the server builds the condensed tools (``browser_session`` and
 tools (``legacy="browser_navigate"``: same handler, same code path) and the reverse map
 legacy tool -> (tool, action) used for deprecation hints. Handlers raise
 :class:`targets.errors.ToolFailure` for anything an agent can act on.
+
+``lock`` says what the action needs while it runs (see :mod:`mcp_server.locking`): ``read``
+(takes nothing: reads of the capture stores, status, saved files), ``page`` (the selected
+page to itself: scripts, input, navigation), ``poll`` (long waits that take the page per
+step) or ``state`` (changes the active browser or page; the default, the safe choice).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
+
+from .locking import LOCK_MODES, LockMode
 
 if TYPE_CHECKING:
     from .context import ToolContext
@@ -46,11 +53,14 @@ class ActionResult:
     ``data`` holds the action's own keys (``pages``, ``entries``, ...); the envelope
     (``schemaVersion``, ``status``, ``message``, ``adapter``) is added by the server.
     ``images`` are optional (base64 PNG, mime) pairs, sent only when the call asked.
+    ``status`` is ``ok``, or ``waiting`` for a long wait cut at the call bound: not an error,
+    not final either; the data says how to continue (``wait_for``: call it again).
     """
 
     text: str
     data: dict[str, Any] = field(default_factory=dict)
     images: list[tuple[str, str]] = field(default_factory=list)
+    status: Literal["ok", "waiting"] = "ok"
 
 
 Handler = Callable[["ToolContext", Any], Awaitable[ActionResult]]
@@ -70,6 +80,8 @@ class ActionSpec:
     #: optional model of the action's ``data`` (its answer without the envelope): the flat legacy
     #: tool then declares it in its outputSchema. The condensed tools keep the plain envelope.
     result: type[BaseModel] | None = None
+    #: what the call holds while it runs: read | page | poll | state (mcp_server/locking.py)
+    lock: LockMode = "state"
 
 
 #: (tool, action) -> spec, filled by the action modules at import time.
@@ -87,17 +99,22 @@ def action(
     destructive: bool = False,
     experimental: bool = False,
     result: type[BaseModel] | None = None,
+    lock: LockMode = "state",
 ) -> Callable[[Handler], Handler]:
     """Register ``handler`` as ``tool``'s ``action`` (and as the flat tool ``legacy``)."""
     if tool not in CONDENSED_TOOLS:
         raise ValueError(f"unknown tool {tool!r}")
+    if lock not in LOCK_MODES:
+        raise ValueError(f"lock must be one of {', '.join(LOCK_MODES)}, not {lock!r}")
 
     def register(handler: Handler) -> Handler:
         key = (tool, name)
         if key in ACTIONS:
             raise ValueError(f"action {tool}.{name} registered twice")
         doc = description or (handler.__doc__ or "").strip().split("\n")[0]
-        ACTIONS[key] = ActionSpec(tool, name, args, handler, doc, legacy, read_only, destructive, experimental, result)
+        ACTIONS[key] = ActionSpec(
+            tool, name, args, handler, doc, legacy, read_only, destructive, experimental, result, lock
+        )
         return handler
 
     return register

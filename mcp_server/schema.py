@@ -137,7 +137,8 @@ class Envelope(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     schemaVersion: str
-    status: Literal["ok", "error"]
+    #: "waiting": a long wait cut at the call bound (MCP_MAX_CALL_SECONDS); the answer says how to continue
+    status: Literal["ok", "waiting", "error"]
     message: str
     code: str | None = None
     hint: str | None = None

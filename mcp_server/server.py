@@ -6,8 +6,14 @@ against the chosen action's own model, and every tool declares the same envelope
 
 Routing: ``browser_session`` / ``browser_interact`` pick the action from ``action``; each flat
 legacy tool (``browser_navigate``, ...) is bound to one action. Both paths run the same handler
-under the manager's lock, so a legacy tool and its condensed twin give the same answer (the
+under the same locks, so a legacy tool and its condensed twin give the same answer (the
 condensed one adds ``adapter``).
+
+Concurrency: calls run at once; each takes what its action declares (``lock``: read, page,
+poll, state; see :mod:`mcp_server.locking`), so reads never wait behind a long call, the
+scripts of two calls never interleave on a page, and state changes run alone. Every call is
+bounded (``max_call_seconds``): waiting for a lock past it answers BUSY. Every call sends
+progress heartbeats while it runs (:mod:`mcp_server.progress`).
 
 Legacy tools keep their text answers, and also carry ``structuredContent``: every tool declares
 an outputSchema, and the SDK's clients refuse a successful answer without structured content
@@ -17,6 +23,7 @@ from a tool that declares one. Clients that only read ``content`` see exactly th
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import time
 from collections.abc import Callable
@@ -33,6 +40,8 @@ from . import registry
 from .artifacts import Artifacts
 from .context import ToolContext
 from .envelope import error_result, failure_from_exception, ok_result, validation_failure
+from .locking import Busy, CallHold, CallLocks, locks_for
+from .progress import Progress
 from .registry import CONDENSED_TOOLS, ActionResult, ActionSpec
 from .schema import args_schema, condensed_schema, output_schema
 from .settings import Settings
@@ -76,6 +85,16 @@ class CallRecord:
 
 
 @dataclass
+class RunningCall:
+    """A call in progress (``BrowserMCP.running``): what it is and since when."""
+
+    tool: str
+    action: str
+    lock: str
+    started: float = field(default_factory=time.monotonic)
+
+
+@dataclass
 class _Route:
     tool: types.Tool
     #: legacy tool: its one action; condensed tool: None (actions picked by name)
@@ -105,8 +124,11 @@ class BrowserMCP:
             specs = list(registry.ACTIONS.values())
         self.specs = specs
         self.observers: list[Callable[[CallRecord], None]] = []
-        # The manager's lock serialises browser state; a stand-in keeps unit tests with fakes simple.
-        self.lock: asyncio.Lock = getattr(manager, "lock", None) or asyncio.Lock()
+        #: shared by every server built on this manager (one per HTTP session), see locking.py
+        self.locks: CallLocks = locks_for(manager)
+        #: the calls in progress, by a per-call id
+        self.running: dict[int, RunningCall] = {}
+        self._call_ids = itertools.count(1)
         self.routes: dict[str, _Route] = self._build_routes()
 
     # -- tools/list ---------------------------------------------------------------------------
@@ -165,6 +187,7 @@ class BrowserMCP:
     ) -> types.CallToolResult:
         """Run one tool call; never raises (except cancellation)."""
         started = time.time()
+        arrived = asyncio.get_running_loop().time()
         args = dict(arguments or {})
         action_name: str | None = None
         adapter: dict[str, Any] | None = None
@@ -189,16 +212,7 @@ class BrowserMCP:
                 parsed = spec.args.model_validate(args)
             except ValidationError as exc:
                 raise validation_failure(exc, tool=name, action=action_name, model=spec.args) from None
-            ctx = ToolContext(
-                manager=self.manager,
-                settings=self.settings,
-                artifacts=self.artifacts,
-                tool=name,
-                action=spec.name,
-                progress=progress,
-            )
-            async with self.lock:
-                result = await spec.handler(ctx, parsed)
+            result = await self._run(name, spec, parsed, progress, arrived)
             if not isinstance(result, ActionResult):
                 raise TypeError(f"handler of {spec.tool}.{spec.name} returned {type(result).__name__}")
             answer = ok_result(result, adapter)
@@ -211,6 +225,56 @@ class BrowserMCP:
             raise
         self._notify(name, action_name, args, answer, started)
         return answer
+
+    async def _run(self, tool: str, spec: ActionSpec, args: Any, progress: Any, arrived: float) -> Any:
+        """The handler under the locks its action declares, with progress heartbeats, bounded in time."""
+        label = spec.name
+        reporter = Progress(progress, label)
+        hold = CallHold(
+            self.locks,
+            spec.lock,
+            label,
+            deadline=arrived + self.settings.max_call_seconds,
+            on_wait=reporter.waiting_for,
+        )
+        if spec.lock != "state" and _target_lost(self.manager):
+            # The active browser went away: this call may relaunch it or report the loss (state).
+            hold.mode = "state"
+        ctx = ToolContext(
+            manager=self.manager,
+            settings=self.settings,
+            artifacts=self.artifacts,
+            tool=tool,
+            action=spec.name,
+            progress=progress,
+            hold=hold,
+            reporter=reporter,
+            deadline=arrived + self.settings.max_call_seconds,
+        )
+        call_id = next(self._call_ids)
+        self.running[call_id] = RunningCall(tool, spec.name, hold.mode)
+        try:
+            async with reporter.running():
+                try:
+                    await hold.enter()
+                    return await spec.handler(ctx, args)
+                except Busy as exc:
+                    raise ToolFailure(
+                        ErrorCode.BUSY,
+                        f"{spec.name} waited {self.settings.max_call_seconds:g} s (the call bound) for the browser, "
+                        f"busy with {exc.holders}",
+                        hint="call again when that call has answered; reads (console_list, network_list, "
+                        "list_pages, get_browser_status) answer meanwhile",
+                        busyWith=exc.holders,
+                    ) from None
+                finally:
+                    hold.release_all()
+        finally:
+            self.running.pop(call_id, None)
+
+    def calls_running(self, action: str | None = None) -> int:
+        """How many calls are in progress (of ``action``, when given): tests and status read this."""
+        return sum(1 for c in self.running.values() if action is None or c.action == action)
 
     def _pick_action(self, tool: str, route: _Route, args: dict[str, Any]) -> tuple[ActionSpec, str]:
         names = list(route.actions)
@@ -282,6 +346,16 @@ class BrowserMCP:
         )
         server.browser_mcp = self  # type: ignore[attr-defined]  # reachable from tests and the CLI
         return server
+
+
+def _target_lost(manager: Any) -> bool:
+    """An active browser target that is no longer connected (the next page call relaunches or reports it)."""
+    active = getattr(manager, "active_target", None)
+    if active not in ("launch", "cdp"):
+        return False
+    target = getattr(manager, active, None)
+    connected = getattr(target, "connected", True)
+    return not connected or (active == "cdp" and getattr(target, "lost", None) is not None)
 
 
 def build_server(

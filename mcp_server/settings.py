@@ -42,6 +42,7 @@ ENV_NAMES: dict[str, str] = {
     "evaluate_enabled": "BROWSER_EVALUATE_ENABLED",
     "audit_log": "MCP_AUDIT_LOG",
     "chrome_path": "CHROME_PATH",
+    "max_call_seconds": "MCP_MAX_CALL_SECONDS",
 }
 
 _LIST_FIELDS = {"allowed_urls", "allowed_file_roots", "network_redact_headers"}
@@ -80,6 +81,9 @@ class Settings(BaseModel):
     evaluate_enabled: bool = True
     audit_log: Path | None = None
     chrome_path: str | None = None
+    #: every call answers within this many seconds (long waits answer "waiting" and are called
+    #: again); under the 60 s request timeout of the TypeScript SDK's clients and Codex
+    max_call_seconds: float = Field(50, ge=1, le=3600)
 
     @field_validator("network_redact_headers")
     @classmethod

@@ -48,6 +48,7 @@ class ErrorCode:
     INTERNAL_ERROR = "INTERNAL_ERROR"
     NAVIGATION_FAILED = "NAVIGATION_FAILED"
     LAUNCH_FAILED = "LAUNCH_FAILED"
+    BUSY = "BUSY"
 
 
 class ToolFailure(Exception):

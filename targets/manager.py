@@ -3,12 +3,13 @@
 State is explicit: :attr:`BrowserManager.active_target` plus one :class:`LaunchTarget` and
 one :class:`CdpTarget`, each holding its own socket, pages, URL and attach time. Every
 public method checks first and changes after, so a refused call leaves everything as it
-was. The MCP layer holds :attr:`lock` around each tool call; methods here do not take it.
+was. Methods here take no lock: the MCP layer decides which calls may run together
+(``mcp_server/locking.py``); :meth:`BrowserManager.ready_page` tells it, without any I/O,
+whether the selected page is there or finding it would launch, attach or relaunch.
 """
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import logging
 import urllib.parse
@@ -38,7 +39,6 @@ class BrowserManager:
 
     def __init__(self, settings: TargetSettings | None = None) -> None:
         self.settings = settings or TargetSettings()
-        self.lock = asyncio.Lock()
         self.active_target: TargetName | None = None
         self.listeners = Listeners()
         self._ids = itertools.count(1)
@@ -145,6 +145,25 @@ class BrowserManager:
                 stable_page_id=page.stable_page_id,
             )
         return page
+
+    def ready_page(self) -> PageHandle | None:
+        """The selected page when it is simply there: active target connected, page open (no I/O).
+
+        None means :meth:`current_page` would have to do something first (launch, attach,
+        relaunch, look for a tab) or would fail; the MCP layer then calls it under the
+        exclusive state lock.
+        """
+        if self.active_target == "cdp":
+            if self.cdp.lost is not None or not self.cdp.connected:
+                return None
+            page = self.cdp.registry.selected
+        elif self.active_target == "launch":
+            if self.launch.context is None or not self.launch.connected:
+                return None
+            page = self.launch.registry.selected
+        else:
+            return None
+        return page if page is not None and not page.closed else None
 
     def last_selected_page(self) -> PageHandle | None:
         """The selected page of the active target as it is, even closed or lost (to read what it captured)."""

@@ -94,7 +94,7 @@ async def test_browser_side_socket_drop_fails_pending_calls_and_keeps_the_stores
             pending = asyncio.ensure_future(
                 agent.call("browser_session", 30, action="evaluate_js", expression="await new Promise(() => {})")
             )
-            await wait_until(agent.manager.lock.locked, what="the call running")
+            await wait_until(agent.app.locks.busy, what="the call running")
             port.drop()
             result = await pending  # fails fast: well inside the call's 30 s bound, not at its 35 s timeout
             assert result.is_error and result.structured_content["code"] == ErrorCode.BROWSER_DISCONNECTED
@@ -132,7 +132,7 @@ async def test_a_tab_session_detached_by_the_browser_fails_fast_and_the_tab_come
         pending = asyncio.ensure_future(
             agent.call("browser_session", 30, action="evaluate_js", expression="await new Promise(() => {})")
         )
-        await wait_until(agent.manager.lock.locked, what="the call running")
+        await wait_until(agent.app.locks.busy, what="the call running")
         # the browser ends our session on the tab (Target.detachedFromTarget), the tab stays open
         await browser.send("Target.detachFromTarget", {"sessionId": page.session.session_id})
         result = await pending

@@ -47,7 +47,7 @@ async def test_selected_tab_closed_mid_call_and_between_calls(fresh_chromium, ht
         waiting = asyncio.ensure_future(
             agent.call("browser_session", action="wait_for", text="never there", timeout_ms=60000)
         )
-        await wait_until(agent.manager.lock.locked, what="wait_for running")
+        await wait_until(lambda: agent.app.calls_running("wait_for") == 1, what="wait_for running")
         await user.close(tabs["wait"])
         result = await waiting
         sc = result.structured_content
@@ -59,7 +59,7 @@ async def test_selected_tab_closed_mid_call_and_between_calls(fresh_chromium, ht
         evaluating = asyncio.ensure_future(
             agent.call("browser_session", action="evaluate_js", expression="await new Promise(() => {})")
         )
-        await wait_until(agent.manager.lock.locked, what="evaluate_js running")
+        await wait_until(agent.app.locks.busy, what="evaluate_js running")
         await user.close(tabs["eval"])
         result = await evaluating
         sc = result.structured_content

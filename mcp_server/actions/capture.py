@@ -85,7 +85,7 @@ def _stack_lines(e: dict[str, Any], limit: int) -> list[str]:
     ]
 
 
-@action(S, "console_list", ConsoleListArgs, read_only=True)
+@action(S, "console_list", ConsoleListArgs, read_only=True, lock="read")
 async def console_list(ctx: ToolContext, args: ConsoleListArgs) -> ActionResult:
     """Console messages, uncaught errors and browser log entries of the selected page, oldest first."""
     page = await ctx.captured_page()
@@ -108,7 +108,7 @@ async def console_list(ctx: ToolContext, args: ConsoleListArgs) -> ActionResult:
     return ActionResult(text=text, data=data)
 
 
-@action(S, "console_get", ConsoleGetArgs, read_only=True)
+@action(S, "console_get", ConsoleGetArgs, read_only=True, lock="read")
 async def console_get(ctx: ToolContext, args: ConsoleGetArgs) -> ActionResult:
     """One console entry in full (stack included by default)."""
     page = await ctx.captured_page()
@@ -122,7 +122,7 @@ async def console_get(ctx: ToolContext, args: ConsoleGetArgs) -> ActionResult:
     return ActionResult(text="\n".join(lines) + _closed_note(page, data), data=data)
 
 
-@action(S, "console_clear", NoArgs)
+@action(S, "console_clear", NoArgs, lock="page")
 async def console_clear(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """Forget the captured console entries of the selected page (capture continues)."""
     cleared = console_of(await ctx.page()).clear()
@@ -165,7 +165,7 @@ def _network_line(e: dict[str, Any]) -> str:
     return f"#{e['id']} {e['method']} {outcome} {e['resourceType']} {e['url'][:200]}{extra}{held}"
 
 
-@action(S, "network_list", NetworkListArgs, read_only=True)
+@action(S, "network_list", NetworkListArgs, read_only=True, lock="read")
 async def network_list(ctx: ToolContext, args: NetworkListArgs) -> ActionResult:
     """Requests of the selected page (one entry per redirect hop), oldest first, with filters."""
     page = await ctx.captured_page()
@@ -189,7 +189,7 @@ async def network_list(ctx: ToolContext, args: NetworkListArgs) -> ActionResult:
     return ActionResult(text=text, data=data)
 
 
-@action(S, "network_get", NetworkGetArgs, read_only=True)
+@action(S, "network_get", NetworkGetArgs, read_only=True, lock="read")
 async def network_get(ctx: ToolContext, args: NetworkGetArgs) -> ActionResult:
     """One request in full: redacted headers, post data preview, initiator, timing, WebSocket frames."""
     page = await ctx.captured_page()
@@ -210,7 +210,7 @@ async def network_get(ctx: ToolContext, args: NetworkGetArgs) -> ActionResult:
     return ActionResult(text="\n".join(lines) + _closed_note(page, data), data=data)
 
 
-@action(S, "network_save_body", SaveBodyArgs)
+@action(S, "network_save_body", SaveBodyArgs, lock="page")
 async def network_save_body(ctx: ToolContext, args: SaveBodyArgs) -> ActionResult:
     """Save a request's response (or request) body to a file under <artifacts>/network/."""
     recorder = network_of(await ctx.page())
@@ -246,14 +246,14 @@ async def network_save_body(ctx: ToolContext, args: SaveBodyArgs) -> ActionResul
     return ActionResult(text=text, data=data)
 
 
-@action(S, "network_clear", NoArgs)
+@action(S, "network_clear", NoArgs, lock="page")
 async def network_clear(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """Forget the captured requests and held bodies of the selected page (capture continues)."""
     cleared = network_of(await ctx.page()).clear()
     return ActionResult(text=f"Cleared {cleared} network entries", data={"cleared": cleared})
 
 
-@action(S, "network_export_har", ExportHarArgs)
+@action(S, "network_export_har", ExportHarArgs, lock="read")
 async def network_export_har(ctx: ToolContext, args: ExportHarArgs) -> ActionResult:
     """Write the captured requests as a HAR 1.2 file (Chrome DevTools imports it), secrets redacted."""
     page = await ctx.page()
@@ -551,7 +551,7 @@ def _summary_text(bundle: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-@action(S, "debug_bundle", DebugBundleArgs)
+@action(S, "debug_bundle", DebugBundleArgs, lock="page")
 async def debug_bundle(ctx: ToolContext, args: DebugBundleArgs) -> ActionResult:
     """One answer for 'what is wrong with this page': errors, failed requests, storage names, snapshot."""
     page = await ctx.page()

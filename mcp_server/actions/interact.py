@@ -183,6 +183,9 @@ async def _race_dialog(action: Awaitable[str], watch: DialogWatch, what: str) ->
     opened = asyncio.ensure_future(watch.opened.wait())
     try:
         await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:  # the call was cancelled: stop its work too, now
+        task.cancel()
+        raise
     finally:
         opened.cancel()
     if task.done():
@@ -197,7 +200,7 @@ async def _race_dialog(action: Awaitable[str], watch: DialogWatch, what: str) ->
     return f"{what} started (a dialog opened)"
 
 
-@action(I, "click_uid", UidArgs)
+@action(I, "click_uid", UidArgs, lock="page")
 async def click_uid(ctx: ToolContext, args: UidArgs) -> ActionResult:
     """Click the element with this snapshot uid (Playwright actionability checks apply)."""
 
@@ -208,7 +211,7 @@ async def click_uid(ctx: ToolContext, args: UidArgs) -> ActionResult:
     return await _act(ctx, args, "click_uid", perform)
 
 
-@action(I, "fill_uid", FillUidArgs)
+@action(I, "fill_uid", FillUidArgs, lock="page")
 async def fill_uid(ctx: ToolContext, args: FillUidArgs) -> ActionResult:
     """Fill a text field, pick a <select> option (by value or label) or set a checkbox, by uid."""
 
@@ -228,7 +231,7 @@ async def fill_uid(ctx: ToolContext, args: FillUidArgs) -> ActionResult:
     return await _act(ctx, args, "fill_uid", perform)
 
 
-@action(I, "hover_uid", UidArgs)
+@action(I, "hover_uid", UidArgs, lock="page")
 async def hover_uid(ctx: ToolContext, args: UidArgs) -> ActionResult:
     """Move the mouse over the element with this uid (reveals tooltips and menus)."""
 
@@ -239,7 +242,7 @@ async def hover_uid(ctx: ToolContext, args: UidArgs) -> ActionResult:
     return await _act(ctx, args, "hover_uid", perform)
 
 
-@action(I, "press_uid", PressUidArgs)
+@action(I, "press_uid", PressUidArgs, lock="page")
 async def press_uid(ctx: ToolContext, args: PressUidArgs) -> ActionResult:
     """Focus the element with this uid and press a key (Enter submits a form)."""
 

@@ -116,15 +116,20 @@ class NavigateArgs(ActionArgs):
     timeout_ms: int = Field(30000, ge=0, le=300000, description="Timeout in ms")
 
 
-@action(S, "navigate", NavigateArgs, legacy="browser_navigate", destructive=True, result=NavigateResult)
+@action(S, "navigate", NavigateArgs, legacy="browser_navigate", destructive=True, result=NavigateResult, lock="page")
 async def navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
     """Open a URL in the selected page (starts the internal browser when no target is active)."""
-    try:
-        current = await ctx.page(launch_if_needed=False)
-    except ToolFailure:
-        current = None  # nothing running yet (navigate starts it) or the tab is gone (navigate says so)
-    if current is not None:
-        await no_dialog(ctx, current, "navigate")  # Chrome would hold the navigation until the dialog is answered
+    if ctx.ready_page() is None:
+        # Nothing to navigate in yet (navigate launches or attaches first), or the tab is gone (it
+        # says so): a change of browser state, so no other call runs meanwhile.
+        async with ctx.exclusively():
+            return await _navigate(ctx, args)
+    page = await ctx.page(launch_if_needed=False)  # the page to ourselves until the call ends
+    await no_dialog(ctx, page, "navigate")  # Chrome would hold the navigation until the dialog is answered
+    return await _navigate(ctx, args)
+
+
+async def _navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
     info = dict(await ctx.manager.navigate(args.url, wait_until=args.wait_until, timeout_ms=args.timeout_ms))
     if "status" in info:  # the HTTP status; "status" is the envelope's ok/error
         info["httpStatus"] = info.pop("status")
@@ -168,7 +173,7 @@ class GetDomArgs(ActionArgs):
     max_chars: int = Field(20000, ge=100, le=500000, description="Cap on returned text")
 
 
-@action(S, "get_dom", GetDomArgs, legacy="browser_get_dom", read_only=True, result=DomResult)
+@action(S, "get_dom", GetDomArgs, legacy="browser_get_dom", read_only=True, result=DomResult, lock="page")
 async def get_dom(ctx: ToolContext, args: GetDomArgs) -> ActionResult:
     """Cleaned HTML of the page or a subtree (no scripts/styles, trimmed, size-capped)."""
     page = await ctx.page()
@@ -196,7 +201,9 @@ class ScreenshotArgs(ActionArgs):
     inline: bool = Field(False, description="Also return the image inline (large)")
 
 
-@action(S, "screenshot", ScreenshotArgs, legacy="browser_screenshot", read_only=True, result=ScreenshotResult)
+@action(
+    S, "screenshot", ScreenshotArgs, legacy="browser_screenshot", read_only=True, result=ScreenshotResult, lock="page"
+)
 async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> ActionResult:
     """Save a PNG of the selected page under artifacts/screenshots and return its path."""
     page = await ctx.page()
@@ -305,7 +312,7 @@ async def _evaluate_main(page: Any, expression: str, timeout_ms: int) -> tuple[A
     return remote.get("description"), kind
 
 
-@action(S, "evaluate_js", EvaluateArgs, legacy="browser_evaluate_js", result=EvaluateResult)
+@action(S, "evaluate_js", EvaluateArgs, legacy="browser_evaluate_js", result=EvaluateResult, lock="page")
 async def evaluate_js(ctx: ToolContext, args: EvaluateArgs) -> ActionResult:
     """Evaluate JavaScript in the selected page/frame and return its JSON value."""
     if not ctx.settings.evaluate_enabled:
@@ -362,6 +369,7 @@ class NetworkErrorsArgs(ActionArgs):
     legacy="browser_get_network_errors",
     read_only=True,
     result=EntriesResult,
+    lock="read",
 )
 async def get_network_errors(ctx: ToolContext, args: NetworkErrorsArgs) -> ActionResult:
     """Failed requests and HTTP >= 400 responses captured on the selected page."""
@@ -386,7 +394,15 @@ class ConsoleLogsArgs(ActionArgs):
     limit: int = Field(50, ge=1, le=1000, description="Newest entries to return")
 
 
-@action(S, "get_console_logs", ConsoleLogsArgs, legacy="browser_get_console_logs", read_only=True, result=EntriesResult)
+@action(
+    S,
+    "get_console_logs",
+    ConsoleLogsArgs,
+    legacy="browser_get_console_logs",
+    read_only=True,
+    result=EntriesResult,
+    lock="read",
+)
 async def get_console_logs(ctx: ToolContext, args: ConsoleLogsArgs) -> ActionResult:
     """Console messages, uncaught errors and browser log entries of the selected page."""
     from ..capture import console_of
@@ -409,7 +425,7 @@ class SwitchTabArgs(ActionArgs):
     stable_page_id: str | None = Field(None, description="Stable id from list_pages (p1, p2...)")
 
 
-@action(S, "switch_tab", SwitchTabArgs, legacy="browser_switch_tab", result=SelectedResult)
+@action(S, "switch_tab", SwitchTabArgs, legacy="browser_switch_tab", result=SelectedResult, lock="state")
 async def switch_tab(ctx: ToolContext, args: SwitchTabArgs) -> ActionResult:
     """Select another tab by page_id or stable_page_id (never navigates)."""
     selector = {k: v for k, v in args.model_dump().items() if v is not None}
@@ -418,7 +434,7 @@ async def switch_tab(ctx: ToolContext, args: SwitchTabArgs) -> ActionResult:
     return ActionResult(text=f"switched to {page.get('stable_page_id')} <{page.get('url')}>", data=info)
 
 
-@action(S, "list_frames", ActionArgs, legacy="browser_list_frames", read_only=True, result=FramesResult)
+@action(S, "list_frames", ActionArgs, legacy="browser_list_frames", read_only=True, result=FramesResult, lock="page")
 async def list_frames(ctx: ToolContext, args: ActionArgs) -> ActionResult:
     """Frames of the selected page (index 0 is the main frame), with the selected one."""
     page = await ctx.page()
@@ -438,7 +454,7 @@ class SelectFrameArgs(ActionArgs):
     url_contains: str | None = Field(None, description="Substring of the page/frame URL")
 
 
-@action(S, "select_frame", SelectFrameArgs, legacy="browser_select_frame", result=FrameResult)
+@action(S, "select_frame", SelectFrameArgs, legacy="browser_select_frame", result=FrameResult, lock="page")
 async def select_frame(ctx: ToolContext, args: SelectFrameArgs) -> ActionResult:
     """Pick the frame later actions run in (frame_index 0 or no argument: the main frame)."""
     page = await ctx.page()
@@ -492,6 +508,7 @@ class ReadDownloadArgs(ActionArgs):
     legacy="browser_read_downloaded_file",
     read_only=True,
     result=DownloadResult,
+    lock="read",
 )
 async def read_downloaded_file(ctx: ToolContext, args: ReadDownloadArgs) -> ActionResult:
     """Read a file the browser downloaded (under artifacts/downloads); without path, list them."""

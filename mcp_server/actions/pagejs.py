@@ -169,6 +169,9 @@ async def unless_dialog(watch: Any | None, call: Any, what: str) -> Any:
     opened = asyncio.ensure_future(watch.opened.wait())
     try:
         await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:  # the call was cancelled: stop its work too, now
+        task.cancel()
+        raise
     finally:
         opened.cancel()
     if not task.done():
@@ -202,6 +205,9 @@ async def act(ctx: ToolContext, page: Any, what: str, call: Any) -> dict[str, An
     opened = asyncio.ensure_future(watch.opened.wait())
     try:
         await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:  # the call was cancelled: stop its work too, now
+        task.cancel()
+        raise
     finally:
         opened.cancel()
     if not task.done():

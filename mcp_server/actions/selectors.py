@@ -124,7 +124,7 @@ class AnnotateArgs(ActionArgs):
     max_elements: int = Field(300, ge=1, le=2000, description="Cap on labelled elements")
 
 
-@action(S, "annotate", AnnotateArgs, legacy="browser_annotate", result=AnnotateResult)
+@action(S, "annotate", AnnotateArgs, legacy="browser_annotate", result=AnnotateResult, lock="page")
 async def annotate(ctx: ToolContext, args: AnnotateArgs) -> ActionResult:
     """Overlay numbered labels on interactive elements; click one with click_by_id."""
     page = await ctx.page()
@@ -144,7 +144,7 @@ class ClickByIdArgs(ActionArgs):
     timeout_ms: int = Field(5000, ge=0, le=120000, description="Timeout in ms")
 
 
-@action(S, "click_by_id", ClickByIdArgs, legacy="browser_click_by_id", result=ClickByIdResult)
+@action(S, "click_by_id", ClickByIdArgs, legacy="browser_click_by_id", result=ClickByIdResult, lock="page")
 async def click_by_id(ctx: ToolContext, args: ClickByIdArgs) -> ActionResult:
     """Click the element annotate labelled with element_id."""
     page = await ctx.page()
@@ -218,7 +218,7 @@ async def _locate(ctx: ToolContext, page: Any, selector: str, what: str) -> tupl
     return locator.first, count
 
 
-@action(I, "click", ClickArgs, legacy="browser_click", result=SelectorResult)
+@action(I, "click", ClickArgs, legacy="browser_click", result=SelectorResult, lock="page")
 async def click(ctx: ToolContext, args: ClickArgs) -> ActionResult:
     """Click the element matching a CSS selector."""
     page = await ctx.page()
@@ -230,7 +230,7 @@ async def click(ctx: ToolContext, args: ClickArgs) -> ActionResult:
     return with_dialog(result, dialog)
 
 
-@action(I, "fill", FillArgs, legacy="browser_fill", result=SelectorResult)
+@action(I, "fill", FillArgs, legacy="browser_fill", result=SelectorResult, lock="page")
 async def fill(ctx: ToolContext, args: FillArgs) -> ActionResult:
     """Fill an input/textarea matching a CSS selector (the value is not echoed back)."""
     page = await ctx.page()
@@ -243,7 +243,7 @@ async def fill(ctx: ToolContext, args: FillArgs) -> ActionResult:
     return with_dialog(result, dialog)
 
 
-@action(I, "hover", HoverArgs, legacy="browser_hover", result=SelectorResult)
+@action(I, "hover", HoverArgs, legacy="browser_hover", result=SelectorResult, lock="page")
 async def hover(ctx: ToolContext, args: HoverArgs) -> ActionResult:
     """Move the mouse over the element matching a CSS selector."""
     page = await ctx.page()
@@ -259,7 +259,7 @@ _SCROLL_JS = """
 """
 
 
-@action(I, "scroll", ScrollArgs, legacy="browser_scroll", result=ScrollResult)
+@action(I, "scroll", ScrollArgs, legacy="browser_scroll", result=ScrollResult, lock="page")
 async def scroll(ctx: ToolContext, args: ScrollArgs) -> ActionResult:
     """Scroll an element into view, or the page by amount pixels in direction."""
     page = await ctx.page()
@@ -274,7 +274,7 @@ async def scroll(ctx: ToolContext, args: ScrollArgs) -> ActionResult:
     return ActionResult(text=f"scrolled {args.direction} to y={position.get('y')}", data={"scroll": position})
 
 
-@action(I, "press_key", PressKeyArgs, legacy="browser_press_key", result=KeyResult)
+@action(I, "press_key", PressKeyArgs, legacy="browser_press_key", result=KeyResult, lock="page")
 async def press_key(ctx: ToolContext, args: PressKeyArgs) -> ActionResult:
     """Press a key, in the element matching selector or in the focused element."""
     page = await ctx.page()

@@ -71,7 +71,7 @@ def _page_line(page: dict[str, Any] | None) -> str:
     return f"{page.get('stable_page_id')} {page.get('title') or '(untitled)'} <{page.get('url')}>"
 
 
-@action(S, "get_capabilities", NoArgs, read_only=True)
+@action(S, "get_capabilities", NoArgs, read_only=True, lock="read")
 async def get_capabilities(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """What this server can do: version, browser targets, actions (experimental ones marked)."""
     from ..server import SERVER_NAME, server_version
@@ -100,7 +100,7 @@ async def get_capabilities(ctx: ToolContext, args: NoArgs) -> ActionResult:
     )
 
 
-@action(S, "get_browser_status", NoArgs, read_only=True)
+@action(S, "get_browser_status", NoArgs, read_only=True, lock="read")
 async def get_browser_status(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """Targets and the current page, without launching anything."""
     status = await ctx.manager.status()
@@ -112,7 +112,7 @@ async def get_browser_status(ctx: ToolContext, args: NoArgs) -> ActionResult:
     )
 
 
-@action(S, "attach_cdp", AttachArgs)
+@action(S, "attach_cdp", AttachArgs, lock="state")
 async def attach_cdp(ctx: ToolContext, args: AttachArgs) -> ActionResult:
     """Attach to a running Chrome over CDP without navigating; capture starts now."""
     info = await ctx.manager.attach_cdp(args.cdp_url, close_inactive=args.close_inactive)
@@ -124,21 +124,21 @@ async def attach_cdp(ctx: ToolContext, args: AttachArgs) -> ActionResult:
     return ActionResult(text=text, data=info)
 
 
-@action(S, "detach_cdp", NoArgs)
+@action(S, "detach_cdp", NoArgs, lock="state")
 async def detach_cdp(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """Disconnect from the user's Chrome (it stays open, tabs untouched)."""
     info = await ctx.manager.detach_cdp()
     return ActionResult(text="detached from Chrome; it keeps running", data=info)
 
 
-@action(S, "use_launch_browser", NoArgs)
+@action(S, "use_launch_browser", NoArgs, lock="state")
 async def use_launch_browser(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """Make the internal browser the active target (launched on first use)."""
     info = await ctx.manager.use_launch_browser()
     return ActionResult(text="internal browser is the active target", data=info)
 
 
-@action(S, "close_browser_target", CloseTargetArgs, destructive=True)
+@action(S, "close_browser_target", CloseTargetArgs, destructive=True, lock="state")
 async def close_browser_target(ctx: ToolContext, args: CloseTargetArgs) -> ActionResult:
     """Close the internal browser, or detach from the user's Chrome (never closes it)."""
     if args.close_chrome:
@@ -153,7 +153,7 @@ async def close_browser_target(ctx: ToolContext, args: CloseTargetArgs) -> Actio
     return ActionResult(text=what, data=info)
 
 
-@action(S, "list_pages", NoArgs, read_only=True)
+@action(S, "list_pages", NoArgs, read_only=True, lock="read")
 async def list_pages(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """Tabs of the active target with page_id, stable_page_id and the selected one."""
     pages = await ctx.manager.list_pages()
@@ -168,25 +168,25 @@ async def _select(ctx: ToolContext, **selector: Any) -> ActionResult:
     return ActionResult(text=f"selected {_page_line(page)}", data=info)
 
 
-@action(S, "select_page", SelectPageArgs)
+@action(S, "select_page", SelectPageArgs, lock="state")
 async def select_page(ctx: ToolContext, args: SelectPageArgs) -> ActionResult:
     """Select a tab by page_id, stable_page_id, url_contains or title_contains (never navigates)."""
     return await _select(ctx, **args.model_dump())
 
 
-@action(S, "select_page_by_url", SelectByUrlArgs)
+@action(S, "select_page_by_url", SelectByUrlArgs, lock="state")
 async def select_page_by_url(ctx: ToolContext, args: SelectByUrlArgs) -> ActionResult:
     """Select the one tab whose URL contains url_contains."""
     return await _select(ctx, url_contains=args.url_contains, bring_to_front=args.bring_to_front)
 
 
-@action(S, "select_page_by_title", SelectByTitleArgs)
+@action(S, "select_page_by_title", SelectByTitleArgs, lock="state")
 async def select_page_by_title(ctx: ToolContext, args: SelectByTitleArgs) -> ActionResult:
     """Select the one tab whose title contains title_contains."""
     return await _select(ctx, title_contains=args.title_contains, bring_to_front=args.bring_to_front)
 
 
-@action(S, "get_current_page", NoArgs, read_only=True)
+@action(S, "get_current_page", NoArgs, read_only=True, lock="read")
 async def get_current_page(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """The selected page (no launch): ids, title, url, capturedSince."""
     page = await ctx.page(launch_if_needed=False)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import time
 import weakref
 from collections import deque
@@ -30,6 +29,7 @@ from targets.errors import ErrorCode, ToolFailure
 
 from ..context import ToolContext
 from ..registry import ActionArgs, ActionResult, action
+from ..safe_regex import MAX_PATTERN_CHARS, compile_pattern, search
 
 if TYPE_CHECKING:
     from targets import PageHandle
@@ -302,7 +302,7 @@ async def snapshot_page(ctx: ToolContext, page: PageHandle, options: SnapshotOpt
         raise ToolFailure(ErrorCode.FRAME_NOT_FOUND, str(exc), hint="frames are listed in the snapshot") from None
 
 
-@action(S, "snapshot", SnapshotArgs, read_only=True)
+@action(S, "snapshot", SnapshotArgs, read_only=True, lock="page")
 async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
     """Page as compact lines `[uid=N] role "name" value=... states`; act on uids with browser_interact."""
     page = await ctx.page()
@@ -339,11 +339,15 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
 class WaitForArgs(ActionArgs):
     text: str | None = Field(None, description="Wait until this text is on the page")
     text_gone: str | None = Field(None, description="Wait until this text is no longer on the page")
-    url_matches: str | None = Field(None, description="Wait until the page URL matches this regex (or substring)")
+    url_matches: str | None = Field(
+        None, max_length=MAX_PATTERN_CHARS, description="Wait until the page URL matches this regex (or substring)"
+    )
     network_idle: bool = Field(False, description="Wait until no request has been in flight for idle_ms")
     idle_ms: int = Field(500, ge=0, le=60000, description="Quiet period for network_idle")
     predicate: str | None = Field(None, description="JS expression that must become truthy (needs evaluate enabled)")
-    timeout_ms: int = Field(10000, ge=0, le=300000, description="Timeout in ms")
+    timeout_ms: int = Field(
+        10000, ge=0, le=300000, description="Timeout in ms; past the call bound (50 s) answers status=waiting"
+    )
 
 
 _TEXT_JS = """(function(t){
@@ -352,6 +356,9 @@ _TEXT_JS = """(function(t){
     for (var i = 0; i < fs.length; i++) { try { if (fs[i].contentDocument && has(fs[i].contentDocument)) return true; }
       catch (e) {} } } catch (e) {} return false; }
   return has(document); })"""
+
+#: Pause between two polls of wait_for (the page is free for other calls meanwhile).
+POLL_S = 0.1
 
 
 async def _eval(session: CDPSession, expression: str, timeout_ms: int = 5000) -> Any:
@@ -371,7 +378,38 @@ async def _eval(session: CDPSession, expression: str, timeout_ms: int = 5000) ->
     return result.get("result", {}).get("value")
 
 
-@action(S, "wait_for", WaitForArgs, read_only=True)
+def _condition(args: WaitForArgs) -> str:
+    parts = []
+    if args.text:
+        parts.append(f"text {args.text[:60]!r}")
+    if args.text_gone:
+        parts.append(f"text {args.text_gone[:60]!r} gone")
+    if args.url_matches:
+        parts.append(f"URL ~ {args.url_matches[:60]!r}")
+    if args.predicate:
+        parts.append("predicate")
+    if args.network_idle:
+        parts.append(f"network idle {args.idle_ms} ms")
+    return " and ".join(parts)
+
+
+def _seen(last: dict[str, Any]) -> str:
+    """What the last poll saw, for progress messages and the 'waiting' answer."""
+    parts = []
+    if "url" in last:
+        parts.append(f"url {str(last['url'])[:80]}")
+    if "textFound" in last:
+        parts.append("text found" if last["textFound"] else "text not found")
+    if "textGonePresent" in last:
+        parts.append("text still there" if last["textGonePresent"] else "text gone")
+    if "predicate" in last:
+        parts.append(f"predicate = {str(last['predicate'])[:40]}")
+    if "inFlight" in last:
+        parts.append(f"{last['inFlight']} request(s) in flight")
+    return ", ".join(parts) or "nothing checked yet"
+
+
+@action(S, "wait_for", WaitForArgs, read_only=True, lock="poll")
 async def wait_for(ctx: ToolContext, args: WaitForArgs) -> ActionResult:
     """Wait until text appears/disappears, the URL matches, the network is idle or a JS predicate holds."""
     if not (args.text or args.text_gone or args.url_matches or args.network_idle or args.predicate):
@@ -386,60 +424,79 @@ async def wait_for(ctx: ToolContext, args: WaitForArgs) -> ActionResult:
             "JS predicates are disabled on this server (evaluate_enabled=false)",
             hint="wait for text, text_gone, url_matches or network_idle instead",
         )
-    pattern: re.Pattern[str] | None = None
-    if args.url_matches:
-        try:
-            pattern = re.compile(args.url_matches)
-        except re.error:
-            pattern = re.compile(re.escape(args.url_matches))
+    pattern = compile_pattern(args.url_matches, field="url_matches") if args.url_matches else None
     page = await ctx.page()
     watch = await dialog_watch(ctx, page)
     loop = asyncio.get_running_loop()
     started = loop.time()
-    deadline = started + args.timeout_ms / 1000
+    wait_s, cut = ctx.bound(args.timeout_ms / 1000)
+    deadline = started + wait_s
+    condition = _condition(args)
+    ctx.status(f"waiting for {condition}", total_s=wait_s)
     idle_since: float | None = None
     last: dict[str, Any] = {}
+    url_checked: tuple[str, bool] | None = None  # the URL rarely changes: match it once
     while True:
-        require_no_dialog(watch, "wait_for")
-        ok = True
-        if pattern is not None:
-            url = await _current_url(page)
-            last["url"] = url
-            ok = ok and bool(pattern.search(url))
-        if ok and args.text:
-            found = bool(await _eval(page.session, f"{_TEXT_JS}({json.dumps(args.text)})"))
-            last["textFound"] = found
-            ok = found
-        if ok and args.text_gone:
-            present = bool(await _eval(page.session, f"{_TEXT_JS}({json.dumps(args.text_gone)})"))
-            last["textGonePresent"] = present
-            ok = not present
-        if ok and args.predicate:
-            remaining_ms = int(max(0.0, deadline - loop.time()) * 1000)
-            value = await _eval(page.session, args.predicate, timeout_ms=max(100, min(5000, remaining_ms)))
-            last["predicate"] = value if isinstance(value, (bool, int, float, str, type(None))) else str(value)
-            ok = bool(value)
-        if ok and args.network_idle:
-            in_flight = _in_flight(page)
-            last["inFlight"] = in_flight
-            now = loop.time()
-            if in_flight:
-                idle_since = None
-                ok = False
-            else:
-                idle_since = idle_since if idle_since is not None else now
-                ok = (now - idle_since) * 1000 >= args.idle_ms
+        async with ctx.step(page):  # the page to ourselves for one poll; free in between
+            require_no_dialog(watch, "wait_for")
+            ok = True
+            if pattern is not None:
+                url = await _current_url(page)
+                last["url"] = url
+                if url_checked is None or url_checked[0] != url:
+                    url_checked = (url, await search(pattern, url))
+                ok = ok and url_checked[1]
+            if ok and args.text:
+                found = bool(await _eval(page.session, f"{_TEXT_JS}({json.dumps(args.text)})"))
+                last["textFound"] = found
+                ok = found
+            if ok and args.text_gone:
+                present = bool(await _eval(page.session, f"{_TEXT_JS}({json.dumps(args.text_gone)})"))
+                last["textGonePresent"] = present
+                ok = not present
+            if ok and args.predicate:
+                remaining_ms = int(max(0.0, deadline - loop.time()) * 1000)
+                value = await _eval(page.session, args.predicate, timeout_ms=max(100, min(5000, remaining_ms)))
+                last["predicate"] = value if isinstance(value, (bool, int, float, str, type(None))) else str(value)
+                ok = bool(value)
+            if ok and args.network_idle:
+                in_flight = _in_flight(page)
+                last["inFlight"] = in_flight
+                now = loop.time()
+                if in_flight:
+                    idle_since = None
+                    ok = False
+                else:
+                    idle_since = idle_since if idle_since is not None else now
+                    ok = (now - idle_since) * 1000 >= args.idle_ms
+        waited = round((loop.time() - started) * 1000)
         if ok:
-            waited = round((loop.time() - started) * 1000)
             return ActionResult(text=f"condition met after {waited} ms", data={"waitedMs": waited, "state": last})
         if loop.time() >= deadline:
+            if cut:
+                return _still_waiting(args, waited, last, condition)
             raise ToolFailure(
                 ErrorCode.TIMEOUT,
                 f"wait_for: condition not met within {args.timeout_ms} ms",
                 hint="raise timeout_ms, or take a snapshot to see the page",
                 state=last,
             )
-        await asyncio.sleep(0.1)
+        ctx.status(f"waiting for {condition} ({waited / 1000:.1f} s): {_seen(last)}")
+        await asyncio.sleep(min(POLL_S, max(0.0, deadline - loop.time())))
+
+
+def _still_waiting(args: WaitForArgs, waited_ms: int, last: dict[str, Any], condition: str) -> ActionResult:
+    """The non-final answer at the call bound: what was seen, and the call that continues the wait."""
+    left_ms = max(0, args.timeout_ms - waited_ms)
+    text = (
+        f"still waiting: {condition} not met after {waited_ms / 1000:.1f} s ({_seen(last)}); {left_ms} ms of "
+        f"timeout_ms left. Call wait_for again with the same arguments and timeout_ms={left_ms} to keep waiting."
+    )
+    return ActionResult(
+        text=text,
+        data={"waitedMs": waited_ms, "state": last, "remainingMs": left_ms, "continueWith": {"timeout_ms": left_ms}},
+        status="waiting",
+    )
 
 
 async def _current_url(page: PageHandle) -> str:
@@ -465,7 +522,7 @@ class HandleDialogArgs(ActionArgs):
     prompt_text: str | None = Field(None, description="Text to enter in a prompt() before accepting")
 
 
-@action(S, "handle_dialog", HandleDialogArgs)
+@action(S, "handle_dialog", HandleDialogArgs, lock="page")
 async def handle_dialog(ctx: ToolContext, args: HandleDialogArgs) -> ActionResult:
     """Accept or dismiss the open alert/confirm/prompt that blocks the page."""
     page = await ctx.page()

@@ -52,7 +52,7 @@ class StateFileArgs(ActionArgs):
     path: str | None = Field(None, description="File under the artifacts dir (state: state/, read: downloads/)")
 
 
-@action(S, "export_state", StateFileArgs, legacy="browser_export_state", result=ExportResult)
+@action(S, "export_state", StateFileArgs, legacy="browser_export_state", result=ExportResult, lock="page")
 async def export_state(ctx: ToolContext, args: StateFileArgs) -> ActionResult:
     """Save the page's cookies and localStorage to a file under artifacts/state (values never inline)."""
     page = await ctx.page()
@@ -109,7 +109,7 @@ class LoadStateArgs(ActionArgs):
     path: str = Field(description="File under the artifacts dir (state: state/, read: downloads/)")
 
 
-@action(S, "load_state", LoadStateArgs, legacy="browser_load_state", destructive=True, result=LoadResult)
+@action(S, "load_state", LoadStateArgs, legacy="browser_load_state", destructive=True, result=LoadResult, lock="page")
 async def load_state(ctx: ToolContext, args: LoadStateArgs) -> ActionResult:
     """Restore cookies and localStorage saved by export_state (localStorage only on the same origin)."""
     page = await ctx.page()

@@ -215,6 +215,7 @@ class SummaryArgs(ActionArgs):
     StartTraceArgs,
     description="Start a performance trace of the selected page (optionally reloading it); stop to save it",
     experimental=True,
+    lock="page",
 )
 async def performance_start_trace(ctx: ToolContext, args: StartTraceArgs) -> ActionResult:
     """Start a performance trace of the selected page (optionally reloading it)."""
@@ -284,6 +285,7 @@ async def _reload(page: PageHandle) -> bool:
     StopTraceArgs,
     description="Stop the running trace, save it under artifacts/traces/ and summarize it",
     experimental=True,
+    lock="page",
 )
 async def performance_stop_trace(ctx: ToolContext, args: StopTraceArgs) -> ActionResult:
     """Stop the running trace, save it (DevTools/Perfetto format) and summarize it."""
@@ -372,6 +374,7 @@ async def _tracing_page(ctx: ToolContext, browser: _BrowserTraces) -> PageHandle
     description="Summarize a saved trace: long tasks, FCP/LCP/CLS, slowest requests, main-thread time",
     read_only=True,
     experimental=True,
+    lock="read",
 )
 async def performance_summary(ctx: ToolContext, args: SummaryArgs) -> ActionResult:
     """Summarize the last saved trace (or one inside the artifacts dir)."""

@@ -1,0 +1,277 @@
+"""Long work (issue 17): reads never wait behind a long call, page scripts never interleave,
+progress while a call runs, waits bounded with a continuation, cancellation frees the browser.
+
+Against a real headless Chromium and pages served on 127.0.0.1, through real MCP client
+sessions (in memory, over stdio with the real entry point). How long a read takes during a
+long wait is measured in tests/bench/long_work_bench.py, not asserted here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from faults_util import Agent, InsideProbe, UserTabs, serving, wait_until
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_http import ENTRY, server_env
+
+from mcp_server import capture, safe_regex
+from mcp_server.server import BrowserMCP
+from mcp_server.settings import Settings
+from targets import BrowserManager
+from targets.errors import ErrorCode
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: a predicate that is a page script the InsideProbe counts (enter, hold the page, leave)
+PROBED_PREDICATE = (
+    "(async () => { await fetch('/faults/enter'); await new Promise((r) => setTimeout(r, 15));"
+    " await fetch('/faults/leave'); return true })()"
+)
+
+
+async def _attach_to_tab(agent: Agent, chrome: Any, http_server: Any, name: str) -> None:
+    user = UserTabs(chrome.http_url)
+    tab = await user.open(http_server.url(f"/faults/tab.html?name={name}"))
+    await user.close_all_but({tab})
+    await agent.s("attach_cdp", cdp_url=chrome.http_url)
+
+
+# -- reads during a long wait -----------------------------------------------------------------
+
+
+async def test_reads_answer_while_a_six_second_wait_for_runs(fresh_chromium, http_server, tmp_path):
+    async with serving(tmp_path / "artifacts") as agent:
+        await _attach_to_tab(agent, fresh_chromium, http_server, "reads")
+        await wait_until(lambda: agent.manager.ready_page() is not None, what="the tab")
+        waiter = asyncio.ensure_future(
+            agent.call("browser_session", action="wait_for", text="never on the page", timeout_ms=6000)
+        )
+        await wait_until(lambda: agent.app.calls_running("wait_for") == 1, what="wait_for running")
+        reads = [
+            ("console_list", {}),
+            ("network_list", {}),
+            ("get_capabilities", {}),
+            ("get_browser_status", {}),
+            ("list_pages", {}),
+            ("get_current_page", {}),
+        ]
+        answered: list[str] = []
+        for _ in range(3):  # 18 reads one after the other, all during the one wait
+            for name, args in reads:
+                result = await agent.s(name, **args)
+                assert result["status"] == "ok"
+                answered.append(name)
+        # every read answered while the wait was still running: none of them waited behind it
+        assert not waiter.done() and len(answered) == 18
+        listing = await agent.s("console_list")
+        assert "ready reads" in [e["text"] for e in listing["entries"]]
+        timed_out = await waiter
+        assert timed_out.is_error and timed_out.structured_content["code"] == ErrorCode.TIMEOUT
+
+
+# -- page scripts never interleave ------------------------------------------------------------
+
+
+async def test_concurrent_calls_over_stdio_never_interleave_page_scripts(fresh_chromium, http_server, tmp_path):
+    probe = InsideProbe(http_server)
+    user = UserTabs(fresh_chromium.http_url)
+    tab = await user.open(http_server.url("/faults/tab.html?name=stdio"))
+    await user.close_all_but({tab})
+    params = StdioServerParameters(
+        command=ENTRY[0], args=ENTRY[1:], env=server_env(tmp_path / "artifacts"), cwd=str(ROOT)
+    )
+    with anyio.fail_after(120):
+        async with Client(params) as client:
+            agent = Agent(client)
+            await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+            calls = []
+            for i in range(40):
+                kind = i % 8
+                if kind in (0, 1, 2):
+                    calls.append(("evaluate_js", {"expression": InsideProbe.EXPRESSION}))
+                elif kind == 3:  # a poll: each predicate run is a page script between others
+                    calls.append(("wait_for", {"predicate": PROBED_PREDICATE, "timeout_ms": 20000}))
+                elif kind == 4:
+                    calls.append(("snapshot", {"interactive_only": True}))
+                elif kind == 5:
+                    calls.append(("console_list", {}))
+                elif kind == 6:
+                    calls.append(("list_pages", {}))
+                else:
+                    calls.append(("get_dom", {"selector": "h1"}))
+            answers = await asyncio.gather(*(agent.call("browser_session", action=a, **args) for a, args in calls))
+    for (name, _args), result in zip(calls, answers, strict=True):
+        assert not result.is_error, (name, result.content[0].text)
+        if name == "evaluate_js":
+            assert result.structured_content["result"] == "Faults stdio"
+    assert probe.entered == 20  # 15 evaluate_js + 5 predicates, one predicate run each
+    assert probe.max_inside == 1  # never two page scripts inside at once
+
+
+# -- progress ---------------------------------------------------------------------------------
+
+
+async def test_a_three_second_wait_for_with_a_progress_token_gets_progress(fresh_chromium, http_server, tmp_path):
+    async with serving(tmp_path / "artifacts") as agent:
+        await _attach_to_tab(agent, fresh_chromium, http_server, "progress")
+        seen: list[tuple[float, float | None, str | None, float]] = []
+
+        async def on_progress(value: float, total: float | None, message: str | None) -> None:
+            seen.append((value, total, message, time.monotonic()))
+
+        with anyio.fail_after(30):
+            result = await agent.client.call_tool(
+                "browser_session",
+                {"action": "wait_for", "text": "never on the page", "timeout_ms": 3000},
+                progress_callback=on_progress,
+            )
+    assert result.is_error and result.structured_content["code"] == ErrorCode.TIMEOUT
+    assert len(seen) >= 4  # a heartbeat every half second over three seconds
+    values = [v for v, *_ in seen]
+    assert values == sorted(set(values))
+    assert all(total == 3.0 for _, total, _, _ in seen)
+    assert seen[-1][2] is not None and seen[-1][2].startswith("wait_for: waiting for text 'never on the page'")
+    assert "text not found" in seen[-1][2]
+
+
+# -- bounded waits ----------------------------------------------------------------------------
+
+
+async def test_a_ninety_second_wait_for_answers_at_the_call_bound_with_a_continuation(
+    fresh_chromium, http_server, tmp_path
+):
+    async with serving(tmp_path / "artifacts", max_call_seconds=3) as agent:
+        await _attach_to_tab(agent, fresh_chromium, http_server, "bound")
+        started = time.monotonic()
+        first = await agent.call("browser_session", 30, action="wait_for", text="late text", timeout_ms=90000)
+        took = time.monotonic() - started
+        sc = first.structured_content
+        assert not first.is_error and sc["status"] == "waiting", first.content[0].text
+        assert took < 3.5  # answered inside the bound (3 s here), not after the 90 s target
+        left = sc["continueWith"]["timeout_ms"]
+        assert sc["remainingMs"] == left and 86000 <= left <= 88000
+        assert sc["state"] == {"textFound": False}
+        text = first.content[0].text
+        assert text.startswith("still waiting: text 'late text' not met after")
+        assert f"call wait_for again with the same arguments and timeout_ms={left}" in text.lower()
+
+        # the caller continues with what the answer said; the text comes meanwhile
+        await agent.js("setTimeout(() => document.body.append('late text'), 1000); 1")
+        second = await agent.call("browser_session", 30, action="wait_for", text="late text", timeout_ms=left)
+        assert not second.is_error and second.structured_content["status"] == "ok"
+        assert second.structured_content["state"]["textFound"] is True
+
+
+@pytest.mark.slow
+async def test_over_stdio_a_ninety_second_wait_for_answers_before_a_sixty_second_client_timeout(
+    fresh_chromium, http_server, tmp_path
+):
+    """The default bound as an agent meets it: the TypeScript SDK's client gives up after 60 s."""
+    user = UserTabs(fresh_chromium.http_url)
+    await user.close_all_but({await user.open(http_server.url("/faults/tab.html?name=default"))})
+    params = StdioServerParameters(
+        command=ENTRY[0], args=ENTRY[1:], env=server_env(tmp_path / "artifacts"), cwd=str(ROOT)
+    )
+    async with Client(params, read_timeout_seconds=60) as client:
+        agent = Agent(client)
+        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        started = time.monotonic()
+        result = await agent.call("browser_session", 70, action="wait_for", text="never", timeout_ms=90000)
+        took = time.monotonic() - started
+    assert not result.is_error and result.structured_content["status"] == "waiting"
+    assert 45 < took < 55  # MCP_MAX_CALL_SECONDS: 50 s by default
+    assert 38000 <= result.structured_content["continueWith"]["timeout_ms"] <= 42000
+
+
+# -- cancellation -----------------------------------------------------------------------------
+
+
+async def _legacy_agent(artifacts: Path) -> tuple[BrowserMCP, BrowserManager]:
+    config = Settings(artifact_dir=artifacts)
+    manager = BrowserManager(config.target_settings())
+    capture.install(manager, config)
+    return BrowserMCP(config, manager), manager
+
+
+async def test_cancellation_frees_the_page_within_100_ms(fresh_chromium, http_server, tmp_path):
+    app, manager = await _legacy_agent(tmp_path / "artifacts")
+    try:
+        # JSON-RPC framing: the client's cancel travels as notifications/cancelled
+        async with Client(app.build(), mode="legacy") as client:
+            agent = Agent(client, app)
+            await _attach_to_tab(agent, fresh_chromium, http_server, "cancel")
+            await agent.js(
+                "document.body.insertAdjacentHTML('beforeend', '<button id=hidden style=display:none>x</button>'); 1"
+            )
+            long_calls = {
+                # a script that never ends holds the page
+                "evaluate_js": {"expression": "await new Promise(() => {})"},
+                # Playwright waits for the hidden button to become actionable
+                "click": {"selector": "#hidden", "timeout_ms": 30000},
+                # a long poll
+                "wait_for": {"text": "never on the page", "timeout_ms": 30000},
+            }
+            for name, args in long_calls.items():
+
+                async def call(name: str = name, args: dict = args) -> None:
+                    tool = "browser_interact" if name == "click" else "browser_session"
+                    await client.call_tool(tool, {"action": name, **args})
+
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(call)
+                    await wait_until(lambda name=name: app.calls_running(name) == 1, what=f"{name} running")
+                    await asyncio.sleep(0.5)  # well into its wait
+                    cancelled_at = time.monotonic()
+                    tg.cancel_scope.cancel()
+                await wait_until(lambda: not app.locks.busy() and not app.running, timeout=5, what="released")
+                freed_in = time.monotonic() - cancelled_at
+                assert freed_in < 0.1, f"{name}: the page was held {freed_in * 1000:.0f} ms after the cancel"
+                # the page answers the next call at once: nothing of the cancelled call holds it
+                assert await agent.js("document.title") == "Faults cancel"
+    finally:
+        await manager.close()
+
+
+# -- caller regexes ---------------------------------------------------------------------------
+
+
+async def test_a_runaway_url_regex_is_stopped_and_never_blocks_another_clients_tools_list(
+    fresh_chromium, http_server, tmp_path, monkeypatch
+):
+    # a longer bound than the default 0.25 s so the other client's calls surely fall inside the match
+    monkeypatch.setattr(safe_regex, "MATCH_TIMEOUT_S", 2.0)
+    user = UserTabs(fresh_chromium.http_url)
+    tab = await user.open(http_server.url("/a.html?q=" + "a" * 5000))  # no "b" anywhere in the URL
+    await user.close_all_but({tab})
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        async with Client(agent.app.build()) as other:
+            waiter = asyncio.ensure_future(
+                agent.call("browser_session", action="wait_for", url_matches="(a+)+b", timeout_ms=20000)
+            )
+            await wait_until(lambda: agent.app.calls_running("wait_for") == 1, what="wait_for running")
+            await asyncio.sleep(0.2)  # the match is running in its worker thread
+            listed = 0
+            while not waiter.done() and listed < 5:
+                tools = await other.list_tools()
+                assert {"browser_session", "browser_interact"} <= {t.name for t in tools.tools}
+                listed += 1
+            assert listed == 5 and not waiter.done(), (listed, waiter.done() and waiter.result().content[0].text)
+            result = await waiter
+    sc = result.structured_content
+    assert result.is_error and sc["code"] == ErrorCode.INVALID_ARGUMENT and sc["pattern"] == "(a+)+b"
+    assert "url_matches" in sc["message"] and "nested quantifiers" in sc["message"]
+
+
+async def test_safe_regex_takes_an_invalid_pattern_literally():
+    pattern = safe_regex.compile_pattern("a.html?x=(1", field="url_matches")
+    assert pattern.literal
+    assert await safe_regex.search(pattern, "http://127.0.0.1/a.html?x=(1")
+    assert not await safe_regex.search(pattern, "http://127.0.0.1/a.html?x=1")
+    assert await safe_regex.search(safe_regex.compile_pattern(r"/a\.html$", field="f"), "http://h/a.html")
