@@ -153,9 +153,9 @@ async def test_a_ninety_second_wait_for_answers_at_the_call_bound_with_a_continu
         took = time.monotonic() - started
         sc = first.structured_content
         assert not first.is_error and sc["status"] == "waiting", first.content[0].text
-        assert took < 3.5  # answered inside the bound (3 s here), not after the 90 s target
+        assert took < 10  # answered at the bound (3 s here, plus scheduling), not after the 90 s target
         left = sc["continueWith"]["timeout_ms"]
-        assert sc["remainingMs"] == left and 86000 <= left <= 88000
+        assert sc["remainingMs"] == left and 86000 <= left <= 89000
         assert sc["state"] == {"textFound": False}
         text = first.content[0].text
         assert text.startswith("still waiting: text 'late text' not met after")
@@ -185,8 +185,8 @@ async def test_over_stdio_a_ninety_second_wait_for_answers_before_a_sixty_second
         result = await agent.call("browser_session", 70, action="wait_for", text="never", timeout_ms=90000)
         took = time.monotonic() - started
     assert not result.is_error and result.structured_content["status"] == "waiting"
-    assert 45 < took < 55  # MCP_MAX_CALL_SECONDS: 50 s by default
-    assert 38000 <= result.structured_content["continueWith"]["timeout_ms"] <= 42000
+    assert 45 < took < 58  # MCP_MAX_CALL_SECONDS: 50 s by default, under the client's 60 s
+    assert 37000 <= result.structured_content["continueWith"]["timeout_ms"] <= 43000
 
 
 # -- cancellation -----------------------------------------------------------------------------
