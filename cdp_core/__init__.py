@@ -3,6 +3,7 @@
     async with cdp_core.connect("http://127.0.0.1:9222") as browser:
         page = await browser.attach((await browser.pages())[0]["targetId"])
         result = await page.send("Runtime.evaluate", {"expression": "1+1", "returnByValue": True})
+        typed = await page.cdp.Runtime.evaluate(expression="1+1", returnByValue=True)  # TypedDicts
 
 See ``docs/cdp_core.md`` for the guide.
 """
@@ -19,7 +20,7 @@ from .discovery import (
     read_devtools_active_port,
 )
 from .errors import CDPError, CDPException, CDPTimeout, ConnectionClosed, DiscoveryError, SessionClosed
-from .events import CDPEvent, EventStream, Subscription
+from .events import CDPEvent, EventName, EventStream, Subscription, TypedEvent
 
 __version__ = "0.1.0"
 
@@ -37,12 +38,14 @@ __all__ = [
     "ConnectionClosed",
     "DEFAULT_TIMEOUT",
     "DiscoveryError",
+    "EventName",
     "EventStream",
     "LaunchError",
     "MAX_MESSAGE_SIZE",
     "SessionClosed",
     "Subscription",
     "TargetDescription",
+    "TypedEvent",
     "connect",
     "connect_target",
     "get_version",

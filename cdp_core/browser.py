@@ -8,10 +8,14 @@ tabs, iframes and workers. Per-target sockets remain available through
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
 
 from .connection import DEFAULT_TIMEOUT, MAX_MESSAGE_SIZE, CDPSession, Connection
 from .discovery import resolve_browser_ws_url
+
+if TYPE_CHECKING:
+    from .protocol import CDP
 
 __all__ = ["Browser", "connect", "connect_target"]
 
@@ -27,6 +31,11 @@ class Browser:
     def session(self) -> CDPSession:
         """The browser target itself (``Browser.*``, ``Target.*`` commands)."""
         return self.connection.root
+
+    @property
+    def cdp(self) -> CDP:
+        """The browser target's typed commands and events: ``await browser.cdp.Target.getTargets()``."""
+        return self.connection.root.cdp
 
     async def send(
         self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = DEFAULT_TIMEOUT
@@ -98,7 +107,7 @@ class _Connector:
         connection = await Connection.open(ws_url, max_size=self._max_size)
         return Browser(connection, self._endpoint)
 
-    def __await__(self):  # type: ignore[no-untyped-def]
+    def __await__(self) -> Generator[Any, None, Browser]:
         return self._open().__await__()
 
     async def __aenter__(self) -> Browser:

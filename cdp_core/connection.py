@@ -15,7 +15,7 @@ import itertools
 import json
 import logging
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 import websockets
 from websockets.asyncio.client import ClientConnection
@@ -25,12 +25,18 @@ from .events import (
     DEFAULT_QUEUE_SIZE,
     CDPEvent,
     EventHandler,
+    EventName,
     EventStream,
     Subscription,
+    TypedEvent,
     _Subscriber,
     _SubscriberSet,
     normalize_methods,
 )
+
+if TYPE_CHECKING:
+    from .models import CDPModel
+    from .protocol import CDP
 
 log = logging.getLogger("cdp_core")
 
@@ -40,7 +46,8 @@ __all__ = ["Connection", "CDPSession", "DEFAULT_TIMEOUT", "MAX_MESSAGE_SIZE"]
 MAX_MESSAGE_SIZE = 256 * 1024 * 1024
 DEFAULT_TIMEOUT = 30.0
 
-M = TypeVar("M")
+M = TypeVar("M", bound="CDPModel")
+P = TypeVar("P")
 
 
 def _expire(future: asyncio.Future[dict[str, Any]], method: str, timeout: float) -> None:
@@ -95,11 +102,36 @@ class CDPSession:
             raise self._closed
         return await self.connection._send(method, params, self.session_id, timeout)
 
+    # -- typed commands ---------------------------------------------------------------
+
+    @property
+    def cdp(self) -> CDP:
+        """Every protocol domain, typed, on this session: ``await page.cdp.Page.navigate(url=...)``.
+
+        The generated :mod:`cdp_core.protocol` is imported on first use, one domain module
+        at a time; code that never touches it never loads it.
+        """
+        from .protocol import CDP
+
+        return CDP(self)
+
     # -- events -----------------------------------------------------------------------
 
+    @overload
+    def on(
+        self,
+        methods: EventName[P],
+        handler: Callable[[TypedEvent[P]], Any],
+        *,
+        maxsize: int = DEFAULT_QUEUE_SIZE,
+    ) -> Subscription: ...
+
+    @overload
     def on(
         self, methods: str | Iterable[str] | None, handler: EventHandler, *, maxsize: int = DEFAULT_QUEUE_SIZE
-    ) -> Subscription:
+    ) -> Subscription: ...
+
+    def on(self, methods: Any, handler: Any, *, maxsize: int = DEFAULT_QUEUE_SIZE) -> Subscription:
         """Call ``handler(event)`` for each matching event.
 
         A plain function runs inline in the reader (keep it quick); a coroutine
@@ -108,6 +140,11 @@ class CDPSession:
         sub = Subscription(normalize_methods(methods), handler, self._unsubscribe, maxsize)
         self._add(sub)
         return sub
+
+    @overload
+    def events(  # type: ignore[overload-overlap]  # an EventName is a str: typed view of the same events
+        self, methods: EventName[P], *, maxsize: int = DEFAULT_QUEUE_SIZE
+    ) -> EventStream[TypedEvent[P]]: ...
 
     @overload
     def events(
@@ -120,14 +157,15 @@ class CDPSession:
     def events(self, methods: Any = None, *, maxsize: int = DEFAULT_QUEUE_SIZE) -> EventStream[Any]:
         """An ``async for`` stream of events.
 
-        ``methods`` is a method name, several names, ``"*"``/``None`` for all, or a
-        typed event model from :mod:`cdp_core.models` (a class with a ``METHOD``
-        attribute), in which case the stream yields parsed model instances.
+        ``methods`` is a method name, several names, ``"*"``/``None`` for all, an
+        :class:`~cdp_core.events.EventName` of :mod:`cdp_core.protocol` (the same events, with
+        typed ``params``), or a typed event model from :mod:`cdp_core.models` (a class with a
+        ``METHOD`` attribute), in which case the stream yields parsed model instances.
         """
         convert: Callable[[CDPEvent], Any] | None = None
         if isinstance(methods, type) and hasattr(methods, "METHOD"):
-            model = methods
-            methods = model.METHOD
+            model = cast("type[CDPModel]", methods)
+            methods = model.METHOD  # type: ignore[attr-defined]
 
             def convert(ev: CDPEvent) -> Any:
                 return model.model_validate(ev.params)
@@ -136,19 +174,38 @@ class CDPSession:
         self._add(stream)
         return stream
 
+    @overload
+    async def wait_for(  # type: ignore[overload-overlap]  # an EventName is a str: typed view of the same event
+        self,
+        method: EventName[P],
+        predicate: Callable[[TypedEvent[P]], bool] | None = None,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> TypedEvent[P]: ...
+
+    @overload
     async def wait_for(
         self,
         method: str,
         predicate: Callable[[CDPEvent], bool] | None = None,
         *,
         timeout: float | None = DEFAULT_TIMEOUT,
-    ) -> CDPEvent:
+    ) -> CDPEvent: ...
+
+    async def wait_for(
+        self,
+        method: str,
+        predicate: Callable[[Any], bool] | None = None,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> Any:
         """Wait for the next event ``method`` (matching ``predicate``).
 
         Subscribe *before* triggering what produces the event, e.g. with
         ``waiter = asyncio.ensure_future(session.wait_for(...))``.
         """
-        async with self.events(method) as stream:
+        stream: EventStream[CDPEvent] = self.events(method)
+        async with stream:
             async with asyncio.timeout(timeout):
                 async for ev in stream:
                     if predicate is None or predicate(ev):
@@ -372,6 +429,7 @@ class Connection:
             return
         params = message.get("params") or {}
         session_id = message.get("sessionId")
+        session: CDPSession | None
         if session_id is None:
             session = self.root
         else:

@@ -19,13 +19,13 @@ import logging
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from .errors import ConnectionClosed
 
 log = logging.getLogger("cdp_core")
 
-__all__ = ["CDPEvent", "EventStream", "Subscription", "EventHandler"]
+__all__ = ["CDPEvent", "EventName", "EventStream", "Subscription", "EventHandler", "TypedEvent"]
 
 DEFAULT_QUEUE_SIZE = 10_000
 
@@ -40,7 +40,36 @@ class CDPEvent:
 
 
 T = TypeVar("T")
+P_co = TypeVar("P_co", covariant=True)
 EventHandler = Callable[[CDPEvent], Any] | Callable[[CDPEvent], Awaitable[Any]]
+
+
+class EventName(str, Generic[P_co]):
+    """An event's method name that also carries the type of its params, for type checkers.
+
+    It is a plain ``str`` at run time (``"Page.loadEventFired"``), so it works wherever a
+    method name does. The generated domains of :mod:`cdp_core.protocol` define one per event
+    (``cdp.Page.loadEventFired``); ``session.events(name)``, ``session.wait_for(name)`` and
+    ``session.on(name, handler)`` then give events whose ``params`` are typed.
+    """
+
+    __slots__ = ()
+
+
+class TypedEvent(Protocol[P_co]):
+    """What a type checker sees of a :class:`CDPEvent` received for an :class:`EventName`.
+
+    The objects are the very same :class:`CDPEvent` instances; only ``params`` is typed.
+    """
+
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def params(self) -> P_co: ...
+
+    @property
+    def session_id(self) -> str | None: ...
 
 
 class _Subscriber:
@@ -105,7 +134,7 @@ class Subscription(_Subscriber):
         while self._queue and not self.closed:
             event = self._queue.popleft()
             try:
-                await self._handler(event)  # type: ignore[misc]
+                await self._handler(event)
             except Exception:
                 self.errors += 1
                 log.exception("async event handler for %s failed", event.method)
