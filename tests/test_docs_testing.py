@@ -78,6 +78,60 @@ def test_the_plugin_options_reach_the_browser(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
 
 
+FIXTURE_CONTRACT = """
+import pytest
+
+pytestmark = pytest.mark.anyio
+OPENED: list[str] = []
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+async def test_cdp_page_is_a_fresh_tab(cdp_page, cdp_browser):
+    assert cdp_page.target_info["url"] == "about:blank"
+    OPENED.append(cdp_page.target_info["targetId"])
+    assert OPENED[0] in [p["targetId"] for p in await cdp_browser.pages()]
+
+
+async def test_the_tab_was_closed_after_the_test(cdp_page, cdp_browser):
+    assert OPENED[0] not in [p["targetId"] for p in await cdp_browser.pages()]
+    assert cdp_page.target_info["targetId"] != OPENED[0]
+
+
+async def test_mcp_client_drives_the_chromium_fixture(mcp_client, chromium, cdp_browser):
+    url = chromium.cdp_url + "/json/version"
+    result = await mcp_client.call_tool("browser_session", {"action": "navigate", "url": url})
+    assert not result.is_error, result.content
+    assert url in [p["url"] for p in await cdp_browser.pages()]
+
+
+def test_chromium_is_one_browser_for_the_session(chromium):
+    OPENED.append(str(chromium.pid))
+
+
+def test_same_browser_later(chromium):
+    assert str(chromium.pid) == OPENED[-1]
+"""
+
+
+def test_the_fixtures_keep_their_contract(tmp_path: Path) -> None:
+    """A fresh tab per test, closed after it; mcp_client attached to ``chromium``; one browser a session."""
+    (tmp_path / "test_contract.py").write_text(FIXTURE_CONTRACT, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"],
+        cwd=tmp_path,
+        env=_clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert re.search(r"\b5 passed\b", done.stdout), done.stdout[-2000:]
+
+
 @pytest.mark.parametrize("fixture", FIXTURES)
 def test_every_fixture_is_documented(fixture: str) -> None:
     text = DOC.read_text(encoding="utf-8")

@@ -103,7 +103,8 @@ def test_the_docs_smoke_test_passes_in_a_fresh_venv_with_only_the_wheel(fresh_ve
 
 def test_cdp_core_loads_no_server_dependency_in_the_wheel(fresh_venv: Path, tmp_path: Path) -> None:
     code = (
-        "import sys, cdp_core, cdp_core.models, cdp_core.chromium;"
+        "import sys, cdp_core, cdp_core.models, cdp_core.chromium, cdp_core.protocol.network;"
+        "import cdp_core.recorders.network, cdp_core.recorders.console, cdp_core.recorders.tracing;"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'playwright', 'targets', 'mcp_server'}))"
     )
     done = _run([str(fresh_venv / "bin" / "python"), "-c", code], cwd=tmp_path, env=_env())
