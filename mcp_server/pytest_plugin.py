@@ -104,17 +104,27 @@ async def cdp_browser(chromium: ChromiumProcess, anyio_backend: object) -> Async
 @pytest.fixture
 async def cdp_page(cdp_browser: Browser) -> AsyncIterator[CDPSession]:
     """A flattened session on a new ``about:blank`` tab of ``chromium``; the tab is closed after the test."""
-    from cdp_core import CDPException
-
     page = await cdp_browser.new_page("about:blank")
     try:
         yield page
     finally:
         if not cdp_browser.closed:
-            try:
-                await cdp_browser.close_target(page.target_info["targetId"])
-            except CDPException:
-                pass  # the test closed the tab (or the browser) itself
+            await _close_tab(cdp_browser, page.target_info["targetId"])
+
+
+async def _close_tab(browser: Browser, target_id: str, timeout: float = 10.0) -> None:
+    """Close the tab and wait until the browser no longer lists it (closing is asynchronous in Chrome)."""
+    import anyio
+
+    from cdp_core import CDPException
+
+    try:
+        await browser.close_target(target_id)
+        with anyio.move_on_after(timeout):
+            while any(info.get("targetId") == target_id for info in await browser.targets(None)):
+                await anyio.sleep(0.05)
+    except CDPException:
+        pass  # the test closed the tab (or the browser) itself
 
 
 @pytest.fixture
