@@ -3,7 +3,11 @@
 Why not a counter per snapshot (``uid=3_14``)? Agents keep uids across turns; a uid
 that silently points at another element after the page re-rendered, navigated or was
 snapshotted again is the worst failure an action tool can have. Here a uid is bound to
-the key ``(frame id, loader id, backendNodeId)``:
+one node of one document: ``(frame id, loader id, backendNodeId)`` when the snapshot came
+from Chrome's accessibility tree, ``(frame id, loader id, world context, key)`` when it came
+from the in-page collector (the key names the element inside our isolated world; its
+backendNodeId is looked up when an action first resolves the uid, and the uid is then
+known under both keys):
 
 - the same node of the same document keeps its uid across snapshots;
 - a new document (navigation of the page or of one frame: new ``loaderId``) never
@@ -61,17 +65,31 @@ class FrameInfo:
     world: tuple[str, int] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class UidEntry:
-    """What a uid stands for: enough to find the node again and to check it is the same."""
+    """What a uid stands for: enough to find the node again and to check it is the same.
+
+    ``backend_node_id`` is None until a uid from the in-page collector is first resolved;
+    ``world`` is then ``(execution context id of our isolated world, element key)``.
+    """
 
     uid: int
     frame_id: str
     loader_id: str
-    backend_node_id: int
+    backend_node_id: int | None
     role: str
     name: str
     session: CDPSession
+    world: tuple[int, int] | None = None
+
+
+def _keys_of(entry: UidEntry) -> list[tuple[Any, ...]]:
+    keys: list[tuple[Any, ...]] = []
+    if entry.backend_node_id is not None:
+        keys.append((entry.frame_id, entry.loader_id, entry.backend_node_id))
+    if entry.world is not None:
+        keys.append((entry.frame_id, entry.loader_id, "w", *entry.world))
+    return keys
 
 
 class UidRegistry:
@@ -80,7 +98,7 @@ class UidRegistry:
     def __init__(self, counter: Iterator[int] | None = None) -> None:
         self._counter = counter if counter is not None else _PROCESS_UIDS
         self._issued = 0
-        self._by_key: dict[tuple[str, str, int], int] = {}
+        self._by_key: dict[tuple[Any, ...], int] = {}
         self._by_uid: dict[int, UidEntry] = {}
         self._retired: OrderedDict[int, str] = OrderedDict()
         self._frames: dict[str, FrameInfo] = {}
@@ -157,8 +175,42 @@ class UidRegistry:
             uid = next(self._counter)
             self._issued += 1
             self._by_key[key] = uid
-        self._by_uid[uid] = UidEntry(uid, frame.frame_id, frame.loader_id, backend_node_id, role, name, frame.session)
+        old = self._by_uid.get(uid)
+        world = old.world if old is not None else None
+        self._by_uid[uid] = UidEntry(
+            uid, frame.frame_id, frame.loader_id, backend_node_id, role, name, frame.session, world
+        )
         return uid
+
+    def uid_for_key(self, frame: FrameInfo, context_id: int, key: int, role: str, name: str) -> int:
+        """The uid of the element the in-page collector knows as ``key`` in world ``context_id``."""
+        world_key = (frame.frame_id, frame.loader_id, "w", context_id, key)
+        uid = self._by_key.get(world_key)
+        old = self._by_uid.get(uid) if uid is not None else None
+        if old is None:
+            uid = next(self._counter)
+            self._issued += 1
+            self._by_key[world_key] = uid
+            self._by_uid[uid] = UidEntry(
+                uid, frame.frame_id, frame.loader_id, None, role, name, frame.session, (context_id, key)
+            )
+        elif old.role != role or old.name != name or old.session is not frame.session:
+            self._by_uid[uid] = UidEntry(
+                uid, old.frame_id, old.loader_id, old.backend_node_id, role, name, frame.session, old.world
+            )
+        return uid
+
+    def bind_backend(self, uid: int, backend_node_id: int) -> UidEntry:
+        """Record the backendNodeId found for a collector uid (the accessibility-tree path then finds it too)."""
+        entry = self.lookup(uid)
+        if entry.backend_node_id == backend_node_id:
+            return entry
+        entry = UidEntry(
+            uid, entry.frame_id, entry.loader_id, backend_node_id, entry.role, entry.name, entry.session, entry.world
+        )
+        self._by_uid[uid] = entry
+        self._by_key.setdefault((entry.frame_id, entry.loader_id, backend_node_id), uid)
+        return entry
 
     def lookup(self, uid: int) -> UidEntry:
         """The entry of a live uid, or :class:`StaleUid` saying why not."""
@@ -174,7 +226,9 @@ class UidRegistry:
         """Refuse ``uid`` from now on (its node left the document)."""
         entry = self._by_uid.pop(uid, None)
         if entry is not None:
-            self._by_key.pop((entry.frame_id, entry.loader_id, entry.backend_node_id), None)
+            for key in _keys_of(entry):
+                if self._by_key.get(key) == uid:
+                    del self._by_key[key]
         self._retired[uid] = reason
         while len(self._retired) > MAX_RETIRED:
             self._retired.popitem(last=False)
@@ -186,15 +240,43 @@ class UidRegistry:
                 self.retire(uid, f"it is from an old document ({reason})")
 
     def prune_document(self, frame: FrameInfo, present: set[int]) -> int:
-        """After a full snapshot of a frame: uids of nodes absent from its tree become stale."""
+        """After a full accessibility-tree snapshot of a frame: its uids of nodes absent from the tree become stale.
+
+        Only uids that tree gave (keyed by backendNodeId alone) are judged here; the in-page
+        collector reports the elements that left the document itself (:meth:`retire_keys`).
+        """
         gone = [
             uid
             for uid, e in self._by_uid.items()
-            if e.frame_id == frame.frame_id and e.loader_id == frame.loader_id and e.backend_node_id not in present
+            if e.frame_id == frame.frame_id
+            and e.loader_id == frame.loader_id
+            and e.world is None
+            and e.backend_node_id not in present
         ]
         for uid in gone:
             self.retire(uid, "its element was removed from the page")
         return len(gone)
+
+    def retire_keys(self, frame: FrameInfo, context_id: int, keys: list[int]) -> int:
+        """The collector's elements ``keys`` left the document: their uids become stale."""
+        retired = 0
+        for key in keys:
+            uid = self._by_key.get((frame.frame_id, frame.loader_id, "w", context_id, key))
+            if uid is not None:
+                self.retire(uid, "its element was removed from the page")
+                retired += 1
+        return retired
+
+    def retire_world(self, frame: FrameInfo, keep_context: int | None, reason: str) -> None:
+        """Our isolated world of this document was replaced: keys of the old one mean nothing now."""
+        for uid, entry in list(self._by_uid.items()):
+            if (
+                entry.world is not None
+                and entry.frame_id == frame.frame_id
+                and entry.loader_id == frame.loader_id
+                and entry.world[0] != keep_context
+            ):
+                self.retire(uid, f"it is from an old document ({reason})")
 
     def retire_all(self, reason: str) -> None:
         """The page is gone or was replaced wholesale."""

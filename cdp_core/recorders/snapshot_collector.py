@@ -1,0 +1,220 @@
+"""Snapshot lines computed inside the page (snapshot step 2, the default source).
+
+``snapshot_collector.js`` is evaluated once per document in our isolated world (page scripts
+cannot see or patch it, the page's CSP does not apply to it) and computes roles, accessible
+names, values and states where the DOM is; only the lines of the answer come back, as one
+JSON string. Elements are named by a key that lives in that world: a uid is bound to
+``(frame, document, world, key)``, and :func:`element_backend` turns the key into the
+element's backendNodeId when an action needs it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import CDPError
+from .snapshot_build import FrameLines, FramePlaceholder, SelectorNotFound, SnapshotOptions
+from .snapshot_format import SnapshotLine
+from .uids import FrameInfo, UidRegistry
+
+__all__ = ["CollectorFailed", "isolated_world", "read_frame", "owner_key", "element_backend", "WORLD_NAME"]
+
+WORLD_NAME = "mcp-snapshot"
+_SOURCE: str | None = None
+
+
+class CollectorFailed(Exception):
+    """The collector could not run in this frame (the caller reads the accessibility tree instead)."""
+
+
+def _source() -> str:
+    global _SOURCE
+    if _SOURCE is None:
+        _SOURCE = Path(__file__).with_name("snapshot_collector.js").read_text(encoding="utf-8")
+    return _SOURCE
+
+
+async def isolated_world(frame: FrameInfo, *, fresh: bool = False) -> int:
+    """Execution context id of our isolated world in the frame's document, with the collector installed.
+
+    Created once per document (``frame.world`` remembers it per loader id); ``fresh`` makes a
+    new one when the old context is gone.
+    """
+    if not fresh and frame.world is not None and frame.world[0] == frame.loader_id:
+        return frame.world[1]
+    world = await frame.session.send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": WORLD_NAME})
+    context_id = int(world["executionContextId"])
+    result = await frame.session.send("Runtime.evaluate", {"expression": _source(), "contextId": context_id})
+    if result.get("exceptionDetails"):
+        raise CollectorFailed(_exception_text(result["exceptionDetails"]))
+    frame.world = (frame.loader_id, context_id)
+    return context_id
+
+
+def _exception_text(details: dict[str, Any]) -> str:
+    exc = details.get("exception") or {}
+    return str(exc.get("description") or details.get("text") or "exception")[:300]
+
+
+def _context_gone(exc: CDPError) -> bool:
+    return "context" in exc.message.lower()
+
+
+async def read_frame(
+    frame: FrameInfo,
+    registry: UidRegistry,
+    options: SnapshotOptions,
+    *,
+    selector: str | None = None,
+    max_lines: int | None = None,
+) -> FrameLines:
+    """This frame's lines from the in-page collector; uids through ``registry``.
+
+    ``selector`` starts the lines at the first match (:class:`SelectorNotFound` when there is
+    none); ``max_lines`` lets the page leave out non-essential lines past the cap (counted in
+    ``omitted``). Raises :class:`CollectorFailed` when the collector cannot run here.
+    """
+    params = {
+        "selector": selector,
+        "interactiveOnly": options.interactive_only,
+        "includeUrls": options.include_urls,
+        "maxOptions": options.max_options,
+        "maxLines": max_lines,
+    }
+    expression = f"__mcpSnapshot.snapshot({json.dumps(params)})"
+    result: dict[str, Any] | None = None
+    for attempt in range(2):
+        previous = frame.world
+        try:
+            context_id = await isolated_world(frame, fresh=attempt > 0)
+        except CDPError as exc:
+            raise CollectorFailed(f"no isolated world: {exc.message}") from exc
+        if previous is not None and previous[0] == frame.loader_id and previous[1] != context_id:
+            # same document, new world: keys of the old world name nothing any more
+            registry.retire_world(frame, context_id, "the page's document was replaced")
+        try:
+            result = await frame.session.send(
+                "Runtime.evaluate", {"expression": expression, "contextId": context_id, "returnByValue": True}
+            )
+        except CDPError as exc:
+            if attempt == 0 and _context_gone(exc):
+                continue  # our world went with the document: make a new one
+            raise CollectorFailed(exc.message) from exc
+        if result.get("exceptionDetails"):
+            if attempt == 0 and "__mcpSnapshot" in _exception_text(result["exceptionDetails"]):
+                continue
+            raise CollectorFailed(_exception_text(result["exceptionDetails"]))
+        break
+    if result is None:  # pragma: no cover - the loop either breaks with a result or raises
+        raise CollectorFailed("no result")
+    data = json.loads(result["result"]["value"])
+    error = data.get("error")
+    if error == "invalid-selector":
+        raise SelectorNotFound(f"invalid selector {selector!r}")
+    if error == "no-match":
+        raise SelectorNotFound(f"no element matches {selector!r}")
+    if error == "hidden":
+        raise SelectorNotFound(f"{selector!r} matches an element that is not shown (hidden?)")
+    if data.get("gone"):
+        registry.retire_keys(frame, context_id, data["gone"])
+    return FrameLines(
+        frame,
+        _lines(data["lines"], frame, context_id, registry),
+        title=data.get("title") or "",
+        omitted=int(data.get("omitted") or 0),
+    )
+
+
+def _lines(
+    raw: list[dict[str, Any]], frame: FrameInfo, context_id: int, registry: UidRegistry
+) -> list[SnapshotLine | FramePlaceholder]:
+    ref = frame.ref
+    uid_for_key = registry.uid_for_key
+    out: list[SnapshotLine | FramePlaceholder] = []
+    for item in raw:
+        role = item["r"]
+        depth = item["d"]
+        if role == "frame":
+            out.append(FramePlaceholder(depth, ("w", item["k"])))
+            continue
+        name = item.get("n", "")
+        if role == "text":
+            out.append(SnapshotLine(role="text", name=name, frame=ref, depth=depth))
+            continue
+        key = item.get("k")
+        line = SnapshotLine(
+            role=role,
+            name=name,
+            uid=uid_for_key(frame, context_id, key, role, name) if key else None,
+            value=item.get("v"),
+            states=item.get("s") or [],
+            frame=ref,
+            depth=depth,
+            level=item.get("l"),
+            href=item.get("h"),
+            interactive=bool(item.get("i")),
+        )
+        if "o" in item:
+            line.options = item["o"]
+            line.options_total = item.get("ot", 0)
+        out.append(line)
+    return out
+
+
+async def _call_on_backend(frame: FrameInfo, backend_node_id: int, function: str) -> Any:
+    """Run ``function`` on the element in our world of the frame, returning its value (None if gone)."""
+    context_id = await isolated_world(frame)
+    try:
+        obj = (
+            await frame.session.send(
+                "DOM.resolveNode", {"backendNodeId": backend_node_id, "executionContextId": context_id}
+            )
+        )["object"]
+    except CDPError:
+        return None
+    try:
+        result = await frame.session.send(
+            "Runtime.callFunctionOn",
+            {"objectId": obj["objectId"], "functionDeclaration": function, "returnByValue": True},
+        )
+    finally:
+        await _release(frame, obj.get("objectId"))
+    return (result.get("result") or {}).get("value")
+
+
+async def owner_key(parent: FrameInfo, owner_backend: int) -> int | None:
+    """The collector's key of the ``<iframe>`` element ``owner_backend`` in the parent frame."""
+    try:
+        value = await _call_on_backend(parent, owner_backend, "function() { return __mcpSnapshot.ownerKey(this); }")
+    except CDPError:
+        return None
+    return int(value) if isinstance(value, int) else None
+
+
+async def element_backend(frame: FrameInfo, context_id: int, key: int) -> int | None:
+    """backendNodeId of the element the collector knows as ``key`` (None: it left the document).
+
+    Raises :class:`CDPError` when the world itself is gone (its document was replaced).
+    """
+    result = await frame.session.send(
+        "Runtime.evaluate", {"expression": f"__mcpSnapshot.byKey({int(key)})", "contextId": context_id}
+    )
+    obj = result.get("result") or {}
+    if result.get("exceptionDetails") or "objectId" not in obj:
+        return None
+    try:
+        node = (await frame.session.send("DOM.describeNode", {"objectId": obj["objectId"]}))["node"]
+    finally:
+        await _release(frame, obj["objectId"])
+    return int(node["backendNodeId"])
+
+
+async def _release(frame: FrameInfo, object_id: str | None) -> None:
+    if object_id is None:
+        return
+    try:
+        await frame.session.send("Runtime.releaseObject", {"objectId": object_id})
+    except CDPError:
+        pass
