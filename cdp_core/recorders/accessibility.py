@@ -36,7 +36,14 @@ from .snapshot_build import (
 )
 from .snapshot_collector import CollectorFailed, element_backend, isolated_world, owner_key, read_frame
 from .snapshot_format import Snapshot, apply_budget
-from .snapshot_frames import collect_frames, flatten_frame_tree, frame_owner, oopif_sessions, parent_session
+from .snapshot_frames import (
+    FrameNode,
+    collect_frames,
+    flatten_frame_tree,
+    frame_owner,
+    oopif_sessions,
+    parent_session,
+)
 from .uids import FrameInfo, StaleUid, UidEntry, UidRegistry
 
 __all__ = [
@@ -149,10 +156,13 @@ async def take_snapshot(
     return snapshot
 
 
-async def _owner_backends(frames: list[Any], nodes: list[Any]) -> dict[str, int]:
+async def _owner_backends(frames: list[FrameNode], nodes: list[FrameNode]) -> dict[str, int]:
     """frame id -> backendNodeId of its ``<iframe>`` element, asked of each parent's session."""
-    asks = [(f.frame_id, parent_session(f, nodes)) for f in frames]
-    asks = [(fid, s) for fid, s in asks if s is not None]
+    asks: list[tuple[str, CDPSession]] = []
+    for f in frames:
+        session = parent_session(f, nodes)
+        if session is not None:
+            asks.append((f.frame_id, session))
     found = await asyncio.gather(*(frame_owner(s, fid) for fid, s in asks))
     return {fid: backend for (fid, _), backend in zip(asks, found, strict=True) if backend is not None}
 

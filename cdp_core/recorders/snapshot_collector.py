@@ -1,6 +1,6 @@
 """Snapshot lines computed inside the page (snapshot step 2, the default source).
 
-``snapshot_collector.js`` is evaluated once per document in our isolated world (page scripts
+The collector (``snapshot_js/*.js``) is evaluated once per document in our isolated world (page scripts
 cannot see or patch it, the page's CSP does not apply to it) and computes roles, accessible
 names, values and states where the DOM is; only the lines of the answer come back, as one
 JSON string. Elements are named by a key that lives in that world: a uid is bound to
@@ -29,10 +29,16 @@ class CollectorFailed(Exception):
     """The collector could not run in this frame (the caller reads the accessibility tree instead)."""
 
 
+#: The collector's files, joined in this order inside one function scope (see dom.js).
+SCRIPT_FILES = ("dom.js", "roles.js", "names.js", "walk.js")
+
+
 def _source() -> str:
     global _SOURCE
     if _SOURCE is None:
-        _SOURCE = Path(__file__).with_name("snapshot_collector.js").read_text(encoding="utf-8")
+        folder = Path(__file__).with_name("snapshot_js")
+        parts = [(folder / name).read_text(encoding="utf-8") for name in SCRIPT_FILES]
+        _SOURCE = '(() => {\n"use strict";\n' + "\n".join(parts) + "\n})()"
     return _SOURCE
 
 

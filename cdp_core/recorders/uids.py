@@ -185,8 +185,8 @@ class UidRegistry:
     def uid_for_key(self, frame: FrameInfo, context_id: int, key: int, role: str, name: str) -> int:
         """The uid of the element the in-page collector knows as ``key`` in world ``context_id``."""
         world_key = (frame.frame_id, frame.loader_id, "w", context_id, key)
-        uid = self._by_key.get(world_key)
-        old = self._by_uid.get(uid) if uid is not None else None
+        known = self._by_key.get(world_key)
+        old = self._by_uid.get(known) if known is not None else None
         if old is None:
             uid = next(self._counter)
             self._issued += 1
@@ -194,11 +194,12 @@ class UidRegistry:
             self._by_uid[uid] = UidEntry(
                 uid, frame.frame_id, frame.loader_id, None, role, name, frame.session, (context_id, key)
             )
-        elif old.role != role or old.name != name or old.session is not frame.session:
-            self._by_uid[uid] = UidEntry(
-                uid, old.frame_id, old.loader_id, old.backend_node_id, role, name, frame.session, old.world
+            return uid
+        if old.role != role or old.name != name or old.session is not frame.session:
+            self._by_uid[old.uid] = UidEntry(
+                old.uid, old.frame_id, old.loader_id, old.backend_node_id, role, name, frame.session, old.world
             )
-        return uid
+        return old.uid
 
     def bind_backend(self, uid: int, backend_node_id: int) -> UidEntry:
         """Record the backendNodeId found for a collector uid (the accessibility-tree path then finds it too)."""
