@@ -86,6 +86,30 @@ class BrowserTarget:
         self.registry.clear()
         self._pw_page_ids.clear()
 
+    # -- tabs -----------------------------------------------------------------------
+
+    async def open_tab(self, *, background: bool = False) -> PageHandle:
+        """Open an ``about:blank`` tab, wait until capture is attached to it, and select it."""
+        if self.browser is None or self.hub is None:
+            raise ToolFailure(ErrorCode.NOT_ATTACHED, f"The {self.name} browser is not connected.")
+        created = await self.browser.send("Target.createTarget", {"url": "about:blank", "background": background})
+        page = await self.hub.wait_for_page(created["targetId"])
+        self.registry.select(page)
+        return page
+
+    async def close_tab(self, page: PageHandle) -> None:
+        """Close one tab and wait (briefly) until it is gone; callers decide whether that is allowed."""
+        if self.browser is None or page.closed:
+            return
+        await self.browser.close_target(page.target_id)
+        # closeTarget only starts closing; wait until the tab is really gone.
+        for _ in range(100):
+            if page.session.closed:
+                break
+            await asyncio.sleep(0.02)
+        if self.hub is not None:
+            self.hub.mark_closed(page)
+
     # -- Playwright mapping -----------------------------------------------------------
 
     async def _playwright_contexts(self) -> list[BrowserContext]:  # pragma: no cover - abstract

@@ -1,8 +1,9 @@
 """The user's own Chrome, attached on demand over its debugging port.
 
-Everything here is read-only towards the user's browser: we attach (flattened sessions,
+Attaching is read-only towards the user's browser: we attach (flattened sessions,
 auto-attach for iframes/workers) and resume what auto-attach paused, nothing else. No
-navigation, no new or closed tabs, no storage reset, no interception, no tab limit.
+navigation, storage reset, interception or tab limit; tabs are opened or closed only by an
+explicit ``new_page`` / ``close_page``, and emulation we set is undone before we detach.
 Playwright connects (``connect_over_cdp``, its own driver process) only when an action
 first needs it, and detaching stops that driver instead of calling ``Browser.close``, so
 nothing can close the user's Chrome.
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import cdp_core
 from cdp_core import CDPException
 
+from . import emulation
 from .base import BrowserTarget
 from .errors import ErrorCode, ToolFailure
 from .hub import Listeners, SessionHub, utc_now
@@ -212,7 +214,13 @@ class CdpTarget(BrowserTarget):
         self.registry.select(pages[best])
 
     async def detach(self) -> None:
-        """Disconnect our socket and Playwright's; the user's Chrome and its tabs stay as they are."""
+        """Disconnect our socket and Playwright's; the user's Chrome and its tabs stay as they are.
+
+        Emulation we set (viewport, network, user agent...) is cleared first: Chrome drops a gone
+        session's overrides too, but the user must not depend on that to get their tab back.
+        """
+        if self.connected:
+            await asyncio.gather(*(emulation.undo(page) for page in self.registry.pages))
         pw, self._pw, self._pw_browser = self._pw, None, None
         pw_tmp, self._pw_tmp = self._pw_tmp, None
         await self._drop_connection()

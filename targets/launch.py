@@ -23,6 +23,7 @@ from cdp_core import DiscoveryError, read_devtools_active_port
 
 from .base import BrowserTarget
 from .chrome_path import BrowserNotFound, find_chrome
+from .emulation import Viewport
 from .errors import ErrorCode, ToolFailure
 from .hub import Listeners, SessionHub, utc_now
 from .page import PageHandle
@@ -33,7 +34,10 @@ from .settings import TargetSettings
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext, Download, Page, Playwright
 
-__all__ = ["LaunchTarget"]
+__all__ = ["LaunchTarget", "LAUNCH_VIEWPORT"]
+
+#: The internal browser's viewport (Playwright sets it); ``emulate viewport=none`` returns to it.
+LAUNCH_VIEWPORT = Viewport(1280, 800, 1.0)
 
 log = logging.getLogger("targets.launch")
 
@@ -89,7 +93,7 @@ class LaunchTarget(BrowserTarget):
                 headless=self.settings.headless,
                 args=args,
                 accept_downloads=True,
-                viewport={"width": 1280, "height": 800},
+                viewport={"width": LAUNCH_VIEWPORT.width, "height": LAUNCH_VIEWPORT.height},
             )
         except Exception as exc:
             shutil.rmtree(profile, ignore_errors=True)
@@ -151,34 +155,21 @@ class LaunchTarget(BrowserTarget):
 
     # -- pages ------------------------------------------------------------------------
 
-    async def new_page(self) -> PageHandle:
+    async def new_page(self, *, background: bool = False) -> PageHandle:
         """Open a tab (our socket; Playwright sees it too), keeping at most ``max_launch_tabs`` (the oldest close)."""
         assert self.context is not None and self.hub is not None
         await self.hub.settle()
         limit = max(1, self.settings.max_launch_tabs)
         for old in self.registry.pages[: max(0, len(self.registry.pages) - limit + 1)]:
             await self.close_page(old)
-        assert self.browser is not None
-        created = await self.browser.send("Target.createTarget", {"url": "about:blank"})
-        page = await self.hub.wait_for_page(created["targetId"])
-        self.registry.select(page)
-        return page
+        return await self.open_tab(background=background)
 
     async def close_page(self, page: PageHandle) -> None:
         """Close one of *our* tabs (the launch browser only)."""
-        if self.browser is None or page.closed:
-            return
         try:
-            await self.browser.close_target(page.target_id)
-            # closeTarget only starts closing; wait (briefly) until the tab is really gone.
-            for _ in range(100):
-                if page.session.closed:
-                    break
-                await asyncio.sleep(0.02)
+            await self.close_tab(page)
         except cdp_core.CDPException as exc:
             log.debug("closing %s: %s", page.stable_page_id, exc)
-        if self.hub is not None:
-            self.hub.mark_closed(page)
 
     async def _playwright_contexts(self) -> list[BrowserContext]:
         return [self.context] if self.context is not None else []

@@ -12,29 +12,27 @@ from __future__ import annotations
 
 import itertools
 import logging
-import urllib.parse
 from typing import Any, Literal
 
-from cdp_core import CDPException, ConnectionClosed, SessionClosed
+from cdp_core import ConnectionClosed
 
 from .cdp import CdpTarget, check_cdp_url
 from .chrome_path import BrowserNotFound, find_chrome
 from .errors import ErrorCode, ToolFailure
 from .hub import Listeners, PageClosedListener, SessionListener, utc_now
 from .launch import LaunchTarget
-from .navigation import WAIT_UNTIL, NavigationError, navigate_page
 from .page import PageHandle
 from .settings import DEFAULT_CDP_URL, TargetSettings
+from .tabs import TabActions
 
 __all__ = ["BrowserManager"]
 
 log = logging.getLogger("targets")
 
 TargetName = Literal["launch", "cdp"]
-_WAIT_UNTIL = tuple(WAIT_UNTIL)
 
 
-class BrowserManager:
+class BrowserManager(TabActions):
     """Both browser targets, the active one, and the page registry API (see CONTRACTS.md)."""
 
     def __init__(self, settings: TargetSettings | None = None) -> None:
@@ -46,6 +44,7 @@ class BrowserManager:
         self.cdp = CdpTarget(self.listeners, self._new_stable_id)
         #: Set when the last launch-mode call had to restart a crashed internal browser.
         self.last_relaunch: dict[str, Any] | None = None
+        self._emulation_hooked = False
 
     @property
     def downloads(self) -> list[dict[str, Any]]:
@@ -170,88 +169,6 @@ class BrowserManager:
         if self.active_target is None:
             return None
         return self._target(self.active_target).registry.selected
-
-    # -- navigation and tabs ----------------------------------------------------------
-
-    async def navigate(self, url: str, *, wait_until: str = "load", timeout_ms: int = 30000) -> dict[str, Any]:
-        """Go to ``url`` in the current page (the internal browser starts if nothing is active)."""
-        if wait_until not in _WAIT_UNTIL:
-            raise ToolFailure(
-                ErrorCode.INVALID_ARGUMENT, f"wait_until must be one of {', '.join(_WAIT_UNTIL)}, not {wait_until!r}."
-            )
-        url = (url or "").strip()
-        if not urllib.parse.urlsplit(url).scheme:
-            raise ToolFailure(
-                ErrorCode.INVALID_ARGUMENT,
-                f"{url!r} is not an absolute URL.",
-                hint="Include the scheme, e.g. http://127.0.0.1:8000/.",
-            )
-        will_launch = self.active_target in (None, "launch") and not (
-            self.active_target is None and self.settings.default_target == "cdp"
-        )
-        if will_launch:
-            self._check_policy(url)
-        page = await self.current_page()
-        if page.target == "launch":
-            self._check_policy(url)
-        interceptor = self.launch.interceptor if page.target == "launch" else None
-        blocked_before = interceptor.blocked_total if interceptor is not None else 0
-        try:
-            facts = await navigate_page(page, url, wait_until=wait_until, timeout_ms=timeout_ms)
-        except NavigationError as exc:
-            if interceptor is not None and interceptor.blocked_total > blocked_before:
-                raise ToolFailure(
-                    ErrorCode.BLOCKED_BY_POLICY,
-                    f"Navigation to {url} was blocked: {interceptor.reason_for(url)}.",
-                    hint="Adjust ALLOWED_URLS / ALLOW_FILE_URLS / ALLOWED_FILE_ROOTS, or use an allowed URL.",
-                    url=url,
-                ) from exc
-            raise ToolFailure(
-                ErrorCode.NAVIGATION_FAILED, f"Navigation to {url} failed: {exc.error_text}", url=url
-            ) from exc
-        except ConnectionClosed as exc:
-            if isinstance(exc, SessionClosed) and page.closed and self._target(page.target).connected:
-                page._check_open()  # only the tab closed: PAGE_CLOSED
-            raise self._lost_now(self._target(page.target), exc) from exc
-        except CDPException as exc:
-            raise ToolFailure(ErrorCode.NAVIGATION_FAILED, f"Navigation to {url} failed: {exc}", url=url) from exc
-        page.active_frame = None
-        result: dict[str, Any] = {
-            **facts,
-            "target": page.target,
-            "stable_page_id": page.stable_page_id,
-        }
-        if self.last_relaunch is not None and page.target == "launch":
-            result["relaunched"] = True
-            self.last_relaunch = None
-        return result
-
-    def _check_policy(self, url: str) -> None:
-        verdict = self.launch.policy.check_url(url)
-        if not verdict.allowed:
-            raise ToolFailure(
-                ErrorCode.BLOCKED_BY_POLICY,
-                f"Navigation to {url} is not allowed: {verdict.reason}.",
-                hint="Adjust ALLOWED_URLS / ALLOW_FILE_URLS / ALLOWED_FILE_ROOTS, or use an allowed URL.",
-                url=url,
-            )
-
-    async def new_page(self, url: str | None = None) -> PageHandle:
-        """Open a tab in the internal browser (the oldest closes beyond ``max_launch_tabs``)."""
-        if self.active_target == "cdp":
-            raise ToolFailure(
-                ErrorCode.NOT_ALLOWED,
-                "New tabs are only opened in the internal browser, never in your Chrome.",
-                hint="Call use_launch_browser first, or open the tab in Chrome yourself and call list_pages.",
-            )
-        if url:
-            self._check_policy(url)
-        launch = await self._ensure_launch()
-        self.active_target = "launch"
-        page = await launch.new_page()
-        if url:
-            await self.navigate(url)
-        return page
 
     # -- switching --------------------------------------------------------------------
 

@@ -1,13 +1,21 @@
-"""Navigation over our own CDP session: ``Page.navigate`` plus lifecycle events, no Playwright.
+"""Navigation over our own CDP session: ``Page.navigate``, history and reload, plus lifecycle events, no Playwright.
 
 Playwright is for launching and for actions with actionability checks; a navigation
 needs neither, and doing it here means attaching to the user's Chrome never starts a
 Playwright connection just to change a URL. ``wait_until`` follows Playwright's names.
+
+All three ways of moving a tab (a URL, a history entry, a reload) share one follower: it
+learns which document the command started (``Page.navigate`` says so in its reply; history
+and reload only through ``Page.frameStartedNavigating`` or the first lifecycle event of a new
+loader), then waits for that document's ``wait_until`` event. A same-document move (a fragment,
+``pushState``) and a page restored from the back/forward cache fire no load: both end the wait
+at once and say so.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from cdp_core import CDPEvent, CDPException
@@ -15,7 +23,7 @@ from cdp_core import CDPEvent, CDPException
 from .errors import ErrorCode, ToolFailure
 from .page import PageHandle
 
-__all__ = ["WAIT_UNTIL", "navigate_page", "NavigationError"]
+__all__ = ["WAIT_UNTIL", "navigate_page", "go_history", "reload_page", "NavigationError"]
 
 #: Playwright's ``wait_until`` names -> the main frame's ``Page.lifecycleEvent`` name (None: commit).
 WAIT_UNTIL: dict[str, str | None] = {
@@ -25,46 +33,142 @@ WAIT_UNTIL: dict[str, str | None] = {
     "networkidle": "networkIdle",
 }
 
+_EVENTS = (
+    "Page.lifecycleEvent",
+    "Page.frameStartedNavigating",
+    "Page.frameNavigated",
+    "Page.navigatedWithinDocument",
+    "Network.loadingFailed",
+)
+
 
 class NavigationError(Exception):
-    """``Page.navigate`` answered with an ``errorText`` (``net::ERR_...``)."""
+    """The navigation failed (``net::ERR_...``), or there is nowhere to go (no history entry)."""
 
-    def __init__(self, error_text: str) -> None:
+    def __init__(self, error_text: str, *, nowhere: bool = False) -> None:
         super().__init__(error_text)
         self.error_text = error_text
+        self.nowhere = nowhere
 
 
-async def navigate_page(page: PageHandle, url: str, *, wait_until: str, timeout_ms: int) -> dict[str, Any]:
-    """Navigate ``page`` and wait for ``wait_until``; returns url, title, status (None if unknown)."""
-    session = page.session
-    wanted = WAIT_UNTIL[wait_until]
-    seen: list[tuple[str, str]] = []
-    arrived = asyncio.Event()
-    loader: dict[str, str | None] = {"id": None}
+class _Follower:
+    """What the main frame did since the command was sent: its new loader, events, failure.
 
-    def on_lifecycle(event: CDPEvent) -> None:
-        params = event.params
-        if params.get("frameId") != page.target_id:
+    Events are matched to the new document by its loader id: a late event of an earlier
+    navigation (Chrome commits the error page of a refused one after ``Page.navigate`` answered)
+    must not end or fail this one.
+    """
+
+    def __init__(self, page: PageHandle, wanted: str | None) -> None:
+        self.page = page
+        self.wanted = wanted
+        #: learn the new loader from events (history, reload); Page.navigate names it in its reply
+        self.infer = True
+        #: the command was sent: events before it belong to an earlier navigation
+        self.started = False
+        self.old_loader: str | None = None
+        self.loader: str | None = None
+        #: the new document is there (its first lifecycle event, or Page.navigate answered)
+        self.committed = False
+        self.seen: set[tuple[str, str]] = set()
+        self.unreachable: dict[str, str] = {}  # loader -> why its document could not load
+        self.done = asyncio.Event()
+        self.same_document = False
+        self.restored = False
+        self.failure: str | None = None
+
+    def expect(self, loader: str) -> None:
+        """The command's own reply named the new document (``Page.navigate`` answers once it committed)."""
+        self.loader = loader
+        self.committed = True
+        self._check()
+
+    def finish(self, *, same_document: bool = False) -> None:
+        self.same_document = self.same_document or same_document
+        self.done.set()
+
+    def _check(self) -> None:
+        if self.loader is None:
             return
-        seen.append((params.get("loaderId", ""), params.get("name", "")))
-        if loader["id"] is not None and (loader["id"], wanted) in seen:
-            arrived.set()
+        if self.loader in self.unreachable:
+            self.failure = self.unreachable[self.loader]
+            self.done.set()
+        elif self.wanted is None or (self.loader, self.wanted) in self.seen:
+            self.done.set()
 
-    subscription = session.on("Page.lifecycleEvent", on_lifecycle)
+    def on_event(self, event: CDPEvent) -> None:
+        p = event.params
+        method = event.method
+        if method == "Network.loadingFailed":
+            # A document request's id is its loader's id: that navigation failed (Chrome shows its error page).
+            if p.get("type") == "Document" and p.get("requestId"):
+                self.unreachable[str(p["requestId"])] = str(p.get("errorText") or "net::ERR_FAILED")
+                self._check()
+            return
+        frame = p.get("frame") or {}
+        if (p.get("frameId") or frame.get("id")) != self.page.target_id:
+            return
+        learn = self.infer and self.started and self.loader is None
+        if method == "Page.frameStartedNavigating":
+            if learn and "SameDocument" not in str(p.get("navigationType") or ""):
+                self.loader = p.get("loaderId") or None
+        elif method == "Page.navigatedWithinDocument":
+            if learn:
+                self.finish(same_document=True)
+        elif method == "Page.frameNavigated":
+            loader = str(frame.get("loaderId") or "")
+            if p.get("type") == "BackForwardCacheRestore" and self.infer and self.started:
+                # The restored document keeps its old loader id; only a history move of ours restores one.
+                self.restored = self.committed = True
+                self.finish()
+                return
+            if frame.get("unreachableUrl"):
+                self.unreachable.setdefault(loader, f"net::ERR_FAILED ({frame['unreachableUrl']} could not be loaded)")
+            if learn and loader != self.old_loader:
+                self.loader = loader  # a Chrome without Page.frameStartedNavigating
+            if loader == self.loader:
+                self.committed = True
+        elif method == "Page.lifecycleEvent":
+            loader, name = str(p.get("loaderId") or ""), str(p.get("name") or "")
+            self.seen.add((loader, name))
+            if learn and name == "init" and loader != self.old_loader:
+                self.loader = loader  # a Chrome without Page.frameStartedNavigating
+            if loader == self.loader:
+                self.committed = True
+        self._check()
+
+
+async def _main_loader(page: PageHandle) -> str | None:
+    try:
+        tree = await page.session.send("Page.getFrameTree", timeout=5)
+        return tree["frameTree"]["frame"].get("loaderId")
+    except (CDPException, KeyError, TypeError):
+        return None
+
+
+async def _follow(
+    page: PageHandle,
+    start: Callable[[_Follower], Awaitable[None]],
+    *,
+    wait_until: str,
+    timeout_ms: int,
+    what: str,
+) -> dict[str, Any]:
+    """Run ``start`` (sends the command) and wait for the document it brings to reach ``wait_until``."""
+    session = page.session
+    follower = _Follower(page, WAIT_UNTIL[wait_until])
+    subscription = session.on(_EVENTS, follower.on_event)
     try:
         async with asyncio.timeout(timeout_ms / 1000):
             await session.send("Page.enable")
             await session.send("Page.setLifecycleEventsEnabled", {"enabled": True})
-            reply = await session.send("Page.navigate", {"url": url}, timeout=None)
-            if reply.get("errorText"):
-                raise NavigationError(reply["errorText"])
-            loader["id"] = reply.get("loaderId")
-            # No loaderId: a same-document navigation (only the fragment changed); nothing to wait for.
-            if wanted is not None and loader["id"] is not None and (loader["id"], wanted) not in seen:
-                await arrived.wait()
+            follower.old_loader = await _main_loader(page)
+            follower.started = True
+            await start(follower)
+            await follower.done.wait()
     except TimeoutError:
         stopped = False
-        if loader["id"] is None:
+        if not follower.committed:
             # Not even committed (no response yet): while such a navigation is pending Chrome holds
             # every later command of this tab's session, so each following call would hang too.
             # Stopping it keeps the page as it was (the previous document) and usable.
@@ -75,15 +179,78 @@ async def navigate_page(page: PageHandle, url: str, *, wait_until: str, timeout_
                 pass
         raise ToolFailure(
             ErrorCode.TIMEOUT,
-            f"Navigation to {url} did not reach {wait_until!r} within {timeout_ms} ms"
+            f"{what} did not reach {wait_until!r} within {timeout_ms} ms"
             + (" (no response; the navigation was stopped, the page shows what it showed before)." if stopped else "."),
             hint="Retry with a larger timeout_ms or wait_until='domcontentloaded'.",
-            url=url,
             stopped=stopped,
         ) from None
     finally:
         subscription.cancel()
-    return await _page_facts(page)
+    if follower.failure is not None:
+        raise NavigationError(follower.failure)
+    facts = await _page_facts(page)
+    if follower.same_document:
+        facts["sameDocument"] = True
+    if follower.restored:
+        facts["fromBackForwardCache"] = True
+    return facts
+
+
+async def navigate_page(page: PageHandle, url: str, *, wait_until: str, timeout_ms: int) -> dict[str, Any]:
+    """Navigate ``page`` and wait for ``wait_until``; returns url, title, status (None if unknown)."""
+
+    async def start(follower: _Follower) -> None:
+        follower.infer = False
+        reply = await page.session.send("Page.navigate", {"url": url}, timeout=None)
+        if reply.get("errorText"):
+            raise NavigationError(reply["errorText"])
+        if reply.get("loaderId") is None:
+            follower.finish(same_document=True)  # only the fragment changed: nothing to wait for
+            return
+        follower.expect(reply["loaderId"])
+
+    return await _follow(page, start, wait_until=wait_until, timeout_ms=timeout_ms, what=f"Navigation to {url}")
+
+
+async def go_history(
+    page: PageHandle,
+    delta: int,
+    *,
+    wait_until: str,
+    timeout_ms: int,
+    check_url: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Go ``delta`` entries back (-1) or forward (+1) in the tab's history, as its back button does.
+
+    ``check_url`` may refuse the entry's URL (the internal browser's URL policy) before anything moves.
+    """
+    history = await page.session.send("Page.getNavigationHistory")
+    entries, index = history.get("entries") or [], int(history.get("currentIndex", 0))
+    target = index + delta
+    word = "back" if delta < 0 else "forward"
+    if not 0 <= target < len(entries):
+        raise NavigationError(f"there is no page to go {word} to in this tab's history", nowhere=True)
+    entry = entries[target]
+    if check_url is not None:
+        check_url(str(entry.get("url") or ""))
+
+    async def start(follower: _Follower) -> None:
+        await page.session.send("Page.navigateToHistoryEntry", {"entryId": entry["id"]})
+
+    facts = await _follow(page, start, wait_until=wait_until, timeout_ms=timeout_ms, what=f"Going {word}")
+    return {**facts, "historyIndex": target, "historyLength": len(entries)}
+
+
+async def reload_page(page: PageHandle, *, ignore_cache: bool, wait_until: str, timeout_ms: int) -> dict[str, Any]:
+    """Reload the tab (bypassing the cache when asked), as its reload button does."""
+
+    async def start(follower: _Follower) -> None:
+        await page.session.send("Page.reload", {"ignoreCache": ignore_cache})
+
+    facts = await _follow(page, start, wait_until=wait_until, timeout_ms=timeout_ms, what="Reload")
+    if ignore_cache:
+        facts["ignoredCache"] = True
+    return facts
 
 
 async def _page_facts(page: PageHandle) -> dict[str, Any]:

@@ -89,6 +89,10 @@ class PageHandle:
         }
         if self.active_frame:
             data["activeFrame"] = self.active_frame
+        emulation = self.data.get("emulation")
+        summary = emulation.summary() if hasattr(emulation, "summary") else None
+        if summary:
+            data["emulation"] = summary  # set by emulate; undone on detach
         return data
 
     def _check_open(self) -> None:

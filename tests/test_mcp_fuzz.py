@@ -24,7 +24,19 @@ from mcp_server.settings import Settings
 from targets import BrowserManager
 
 #: Actions that switch or close targets, or leave the page: tested deliberately elsewhere.
-SKIP = {"attach_cdp", "detach_cdp", "use_launch_browser", "close_browser_target", "navigate", "load_state"}
+SKIP = {
+    "attach_cdp",
+    "detach_cdp",
+    "use_launch_browser",
+    "close_browser_target",
+    "navigate",
+    "load_state",
+    "go_back",
+    "go_forward",
+    "reload",
+    "new_page",
+    "close_page",
+}
 
 
 class Harness:

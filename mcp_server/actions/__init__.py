@@ -20,6 +20,9 @@ MODULES: list[str] = [
     "snapshot",
     "interact",
     "trace",
+    "pages",
+    "emulate",
+    "storage",
 ]
 
 

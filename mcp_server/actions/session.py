@@ -71,6 +71,14 @@ def _page_line(page: dict[str, Any] | None) -> str:
     return f"{page.get('stable_page_id')} {page.get('title') or '(untitled)'} <{page.get('url')}>"
 
 
+def _short(value: Any) -> str:
+    if isinstance(value, dict):
+        return ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value.values())
+    if isinstance(value, list):
+        return "+".join(map(str, value))
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 @action(S, "get_capabilities", NoArgs, read_only=True, lock="read")
 async def get_capabilities(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """What this server can do: version, browser targets, actions (experimental ones marked)."""
@@ -106,10 +114,11 @@ async def get_browser_status(ctx: ToolContext, args: NoArgs) -> ActionResult:
     status = await ctx.manager.status()
     page = status.get("currentPage") if isinstance(status, dict) else None
     active = status.get("activeTarget") if isinstance(status, dict) else None
-    return ActionResult(
-        text=f"active target: {active or 'none'}; current page: {_page_line(page)}",
-        data={"browser": status},
-    )
+    text = f"active target: {active or 'none'}; current page: {_page_line(page)}"
+    emulating = (page or {}).get("emulation")
+    if emulating:
+        text += "; emulating " + ", ".join(f"{k}={_short(v)}" for k, v in emulating.items())
+    return ActionResult(text=text, data={"browser": status})
 
 
 @action(S, "attach_cdp", AttachArgs, lock="state")

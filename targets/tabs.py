@@ -1,0 +1,222 @@
+"""What the agent does to a tab: navigate, back/forward/reload, open and close tabs, emulation.
+
+A mixin of :class:`targets.manager.BrowserManager`, split off so the manager keeps to which
+target is active and which page is selected, while this module turns those pages' moves into
+answers and stable errors. In the user's Chrome every one of these runs only because the call
+asked for it; closing its last tab is refused (it would close Chrome).
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from typing import TYPE_CHECKING, Any, Literal
+
+from cdp_core import CDPException, ConnectionClosed, SessionClosed
+
+from . import emulation
+from .cdp import CdpTarget
+from .errors import ErrorCode, ToolFailure
+from .launch import LAUNCH_VIEWPORT, LaunchTarget
+from .navigation import WAIT_UNTIL, NavigationError, go_history, navigate_page, reload_page
+from .page import PageHandle
+
+if TYPE_CHECKING:
+    from .hub import SessionListener
+    from .settings import TargetSettings
+
+__all__ = ["TabActions"]
+
+_WAIT_UNTIL = tuple(WAIT_UNTIL)
+
+
+def _check_wait_until(wait_until: str) -> None:
+    if wait_until not in _WAIT_UNTIL:
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT, f"wait_until must be one of {', '.join(_WAIT_UNTIL)}, not {wait_until!r}."
+        )
+
+
+class TabActions:
+    """Navigation, tabs and emulation of the selected page (mixed into BrowserManager)."""
+
+    if TYPE_CHECKING:  # provided by BrowserManager
+        settings: TargetSettings
+        launch: LaunchTarget
+        cdp: CdpTarget
+        active_target: Literal["launch", "cdp"] | None
+        last_relaunch: dict[str, Any] | None
+        _emulation_hooked: bool
+
+        async def current_page(self, *, launch_if_needed: bool = True) -> PageHandle: ...
+        async def _active(self, *, launch_if_needed: bool) -> LaunchTarget | CdpTarget: ...
+        async def _ensure_launch(self) -> LaunchTarget: ...
+        def _target(self, name: Literal["launch", "cdp"]) -> LaunchTarget | CdpTarget: ...
+        def _lost_now(self, target: LaunchTarget | CdpTarget, exc: BaseException) -> ToolFailure: ...
+        def add_session_listener(self, cb: SessionListener) -> None: ...
+
+    async def navigate(self, url: str, *, wait_until: str = "load", timeout_ms: int = 30000) -> dict[str, Any]:
+        """Go to ``url`` in the current page (the internal browser starts if nothing is active)."""
+        _check_wait_until(wait_until)
+        url = (url or "").strip()
+        if not urllib.parse.urlsplit(url).scheme:
+            raise ToolFailure(
+                ErrorCode.INVALID_ARGUMENT,
+                f"{url!r} is not an absolute URL.",
+                hint="Include the scheme, e.g. http://127.0.0.1:8000/.",
+            )
+        will_launch = self.active_target in (None, "launch") and not (
+            self.active_target is None and self.settings.default_target == "cdp"
+        )
+        if will_launch:
+            self._check_policy(url)
+        page = await self.current_page()
+        if page.target == "launch":
+            self._check_policy(url)
+        return await self._moving(
+            page, navigate_page(page, url, wait_until=wait_until, timeout_ms=timeout_ms), f"Navigation to {url}", url
+        )
+
+    async def go_history(self, delta: int, *, wait_until: str = "load", timeout_ms: int = 30000) -> dict[str, Any]:
+        """Back (-1) or forward (+1) in the selected tab's history; the same report as :meth:`navigate`."""
+        _check_wait_until(wait_until)
+        page = await self.current_page(launch_if_needed=False)
+        check = self._check_policy if page.target == "launch" else None
+        move = go_history(page, delta, wait_until=wait_until, timeout_ms=timeout_ms, check_url=check)
+        return await self._moving(page, move, "Going back" if delta < 0 else "Going forward", None)
+
+    async def reload(
+        self, *, ignore_cache: bool = False, wait_until: str = "load", timeout_ms: int = 30000
+    ) -> dict[str, Any]:
+        """Reload the selected tab; the same report as :meth:`navigate`."""
+        _check_wait_until(wait_until)
+        page = await self.current_page(launch_if_needed=False)
+        move = reload_page(page, ignore_cache=ignore_cache, wait_until=wait_until, timeout_ms=timeout_ms)
+        return await self._moving(page, move, f"Reload of {page.url}", page.url)
+
+    async def _moving(self, page: PageHandle, move: Any, what: str, url: str | None) -> dict[str, Any]:
+        """Run a navigation coroutine of ``page`` and turn what can go wrong into ToolFailures."""
+        interceptor = self.launch.interceptor if page.target == "launch" else None
+        blocked_before = interceptor.blocked_total if interceptor is not None else 0
+        details = {"url": url} if url else {}
+        try:
+            facts = await move
+        except NavigationError as exc:
+            if exc.nowhere:
+                raise ToolFailure(
+                    ErrorCode.NAVIGATION_FAILED,
+                    f"{what} is not possible: {exc.error_text}.",
+                    hint="Call navigate with a URL instead.",
+                ) from exc
+            if interceptor is not None and interceptor.blocked_total > blocked_before:
+                where = url or page.url
+                raise ToolFailure(
+                    ErrorCode.BLOCKED_BY_POLICY,
+                    f"{what} was blocked: {interceptor.reason_for(where)}.",
+                    hint="Adjust ALLOWED_URLS / ALLOW_FILE_URLS / ALLOWED_FILE_ROOTS, or use an allowed URL.",
+                    **details,
+                ) from exc
+            raise ToolFailure(ErrorCode.NAVIGATION_FAILED, f"{what} failed: {exc.error_text}", **details) from exc
+        except ConnectionClosed as exc:
+            if isinstance(exc, SessionClosed) and page.closed and self._target(page.target).connected:
+                page._check_open()  # only the tab closed: PAGE_CLOSED
+            raise self._lost_now(self._target(page.target), exc) from exc
+        except CDPException as exc:
+            raise ToolFailure(ErrorCode.NAVIGATION_FAILED, f"{what} failed: {exc}", **details) from exc
+        page.active_frame = None
+        result: dict[str, Any] = {
+            **facts,
+            "target": page.target,
+            "stable_page_id": page.stable_page_id,
+        }
+        if self.last_relaunch is not None and page.target == "launch":
+            result["relaunched"] = True
+            self.last_relaunch = None
+        return result
+
+    def _check_policy(self, url: str) -> None:
+        verdict = self.launch.policy.check_url(url)
+        if not verdict.allowed:
+            raise ToolFailure(
+                ErrorCode.BLOCKED_BY_POLICY,
+                f"Navigation to {url} is not allowed: {verdict.reason}.",
+                hint="Adjust ALLOWED_URLS / ALLOW_FILE_URLS / ALLOWED_FILE_ROOTS, or use an allowed URL.",
+                url=url,
+            )
+
+    async def new_page(
+        self, url: str | None = None, *, background: bool = False, explicit: bool = False, **navigation: Any
+    ) -> PageHandle:
+        """Open a tab and select it; in the user's Chrome only when the call asked for a new tab (``explicit``).
+
+        The internal browser keeps at most ``max_launch_tabs`` (the oldest close). ``navigation``
+        (``wait_until``, ``timeout_ms``) applies to loading ``url``.
+        """
+        if self.active_target == "cdp":
+            if not explicit:
+                raise ToolFailure(
+                    ErrorCode.NOT_ALLOWED,
+                    "New tabs are only opened in the internal browser, never in your Chrome.",
+                    hint="Call use_launch_browser first, or open the tab in Chrome yourself and call list_pages.",
+                )
+            cdp = await self._active(launch_if_needed=False)
+            assert isinstance(cdp, CdpTarget)
+            try:
+                page = await cdp.open_tab(background=background)
+            except ConnectionClosed as exc:
+                raise self._lost_now(cdp, exc) from exc
+        else:
+            if url:
+                self._check_policy(url)
+            launch = await self._ensure_launch()
+            self.active_target = "launch"
+            page = await launch.new_page(background=background)
+        if url:
+            await self.navigate(url, **navigation)
+        return page
+
+    async def close_page(self, stable_page_id: str) -> dict[str, Any]:
+        """Close one tab of the active target; the last tab of the user's Chrome is refused (it would close Chrome)."""
+        target = await self._active(launch_if_needed=False)
+        if target.hub is not None:
+            await target.hub.settle()
+        page = target.registry.resolve(stable_page_id=stable_page_id)
+        was_selected = target.registry.selected is page
+        try:
+            if target is self.cdp:
+                assert self.cdp.browser is not None
+                tabs = await self.cdp.browser.pages()
+                if len(tabs) <= 1:
+                    raise ToolFailure(
+                        ErrorCode.NOT_ALLOWED,
+                        f"{stable_page_id} is the last tab of your Chrome; closing it would close Chrome.",
+                        hint="Open another tab first (new_page), or leave it open.",
+                        stable_page_id=stable_page_id,
+                    )
+            await target.close_tab(page)
+        except ConnectionClosed as exc:
+            raise self._lost_now(target, exc) from exc
+        pages = target.registry.listing()
+        selected = next((p for p in pages if p.get("selected")), None)
+        return {
+            "closed": {"stable_page_id": page.stable_page_id, "url": page.url, "title": page.title},
+            "wasSelected": was_selected,
+            "selected": selected,
+            "pageCount": len(pages),
+            "target": target.name,
+        }
+
+    async def emulate(self, **changes: Any) -> dict[str, Any]:
+        """Set or clear emulation settings of the selected tab (see :mod:`targets.emulation`)."""
+        page = await self.current_page(launch_if_needed=False)
+        if not self._emulation_hooked:
+            # After the capture listener: a new iframe's Network domain is enabled when its overrides arrive.
+            self.add_session_listener(emulation.on_session)
+            self._emulation_hooked = True
+        try:
+            own = LAUNCH_VIEWPORT if page.target == "launch" else None
+            state = await emulation.apply(page, own_viewport=own, **changes)
+        except ConnectionClosed as exc:
+            if isinstance(exc, SessionClosed) and page.closed and self._target(page.target).connected:
+                page._check_open()
+            raise self._lost_now(self._target(page.target), exc) from exc
+        return {"stable_page_id": page.stable_page_id, "target": page.target, "emulation": state.summary()}
