@@ -19,6 +19,7 @@ __all__ = [
     "HeaderRedactor",
     "redact_form_fields",
     "redact_secrets_in_text",
+    "redact_tokens",
     "is_secret_field",
     "truncate_text",
 ]
@@ -116,6 +117,29 @@ def redact_secrets_in_text(text: str) -> str:
     text = _JSON_PAIR.sub(_json, text)
     text = _MULTIPART_FIELD.sub(_multipart, text)
     return _FORM_PAIR.sub(_form, text)
+
+
+# A JWT (header.payload[.signature], base64url JSON starting with "eyJ") anywhere in a text.
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]*)?")
+# A long opaque run (session ids, API keys, hex or base64 digests): 24+ token characters.
+_OPAQUE = re.compile(r"[A-Za-z0-9_+/-]{24,}={0,2}")
+
+
+def _opaque(m: re.Match[str]) -> str:
+    run = m.group(0)
+    # Words (camelCase identifiers, kebab-case names) have no digits; tokens mix letters and digits.
+    has_digit = any(c.isdigit() for c in run)
+    has_alpha = any(c.isalpha() for c in run)
+    return REDACTED if has_digit and has_alpha else run
+
+
+def redact_tokens(text: str) -> str:
+    """Mask what looks like a credential by its shape alone: JWTs and long runs mixing letters and digits.
+
+    For values whose name says nothing (a ``localStorage`` key ``"state"`` holding a session id):
+    the name-based rules above cannot see those.
+    """
+    return _OPAQUE.sub(_opaque, _JWT.sub(REDACTED, text))
 
 
 def truncate_text(text: str, limit: int) -> tuple[str, bool]:
