@@ -62,6 +62,7 @@ def recorders_for(page: PageHandle, settings: Any) -> tuple[NetworkRecorder, Con
             preview_chars=_setting(settings, "network_preview_bytes") or 2048,
             page_url=lambda: page.url,
         )
+        console.issues.request_ids = network.entry_id_for  # an issue names the request's network entry id
         page.data["console"] = console
     return network, console
 

@@ -23,6 +23,7 @@ from typing import Any
 from ..connection import CDPSession
 from ..errors import CDPException
 from ..events import CDPEvent
+from .audits import IssueTracker
 from .network import EntryNotFound, iso_time
 from .redact import REDACTED, is_secret_field, redact_secrets_in_text
 
@@ -35,6 +36,7 @@ CONSOLE_EVENTS = (
     "Runtime.executionContextsCleared",
     "Log.entryAdded",
     "Page.frameNavigated",
+    "Audits.issueAdded",
 )
 
 _TYPE_ALIASES = {"warn": "warning", "verbose": "debug", "startGroup": "group", "startGroupCollapsed": "group"}
@@ -201,6 +203,8 @@ class ConsoleRecorder:
         self._frame_urls: dict[str, str] = {}
         self._session_kind: dict[str | None, str] = {}
         self._subscriptions: list[Any] = []
+        #: DevTools Issues (Audits domain) become ``type: "issue"`` entries of this timeline.
+        self.issues = IssueTracker()
 
     async def attach(self, session: CDPSession, *, frame_kind: str = "page") -> None:
         """Subscribe, then enable Runtime and Log; what they replay is marked ``replayed``."""
@@ -233,6 +237,14 @@ class ConsoleRecorder:
             pass  # workers on some builds have no Log domain
         finally:
             self._replaying.discard(("Log", key))
+        if frame_kind != "worker":
+            self._replaying.add(("Audits", key))
+            try:
+                await session.send("Audits.enable")  # replays the issues Chrome collected before we came
+            except CDPException:
+                pass
+            finally:
+                self._replaying.discard(("Audits", key))
 
     def detach(self) -> None:
         for sub in self._subscriptions:
@@ -271,6 +283,8 @@ class ConsoleRecorder:
             self._on_exception(session, frame_kind, p)
         elif m == "Log.entryAdded":
             self._on_log(session, frame_kind, p)
+        elif m == "Audits.issueAdded":
+            self._on_issue(session, frame_kind, p)
         elif m == "Runtime.executionContextCreated":
             ctx = p.get("context") or {}
             frame_id = (ctx.get("auxData") or {}).get("frameId")
@@ -287,6 +301,8 @@ class ConsoleRecorder:
                 if len(self._frame_urls) > 10_000:
                     self._frame_urls.clear()
                 self._frame_urls[frame["id"]] = str(frame.get("url", "")) + str(frame.get("urlFragment") or "")
+            if frame_kind == "page" and not frame.get("parentId"):
+                self.issues.forget()  # a new document: its issues are news again
 
     def _frame_url(self, session: CDPSession, frame_kind: str, context_id: Any, fallback: str) -> str:
         if frame_kind != "page":
@@ -401,6 +417,19 @@ class ConsoleRecorder:
         }
         if e.get("networkRequestId"):
             entry["networkRequestId"] = e["networkRequestId"]
+        self._add(entry)
+
+    def _on_issue(self, session: CDPSession, frame_kind: str, p: dict[str, Any]) -> None:
+        entry = self.issues.entry(p.get("issue") or {}, session)
+        if entry is None:
+            return  # reported again, or one too many of its kind on this document (counted)
+        entry["timestamp"] = iso_time()
+        entry["pageUrl"] = self.page_url
+        # Every entry says where: the script line when Chrome names one, else the request or the page.
+        entry.setdefault("location", {"url": (entry.get("request") or {}).get("url") or self.page_url})
+        if frame_kind != "page":
+            entry["frameUrl"] = self._frame_url(session, frame_kind, None, "")
+        entry["replayed"] = ("Audits", session.session_id) in self._replaying
         self._add(entry)
 
     # -- queries ----------------------------------------------------------------------

@@ -738,6 +738,13 @@ class NetworkRecorder:
             raise EntryNotFound(self._missing_message(entry_id))
         return self._full(entry)
 
+    def entry_id_for(self, request_id: str) -> int | None:
+        """The id of the newest stored entry (redirect hop) of a CDP ``requestId``, on any session."""
+        for (_, rid), chain in self._chains.items():
+            if rid == request_id and chain and chain[-1].id in self._entries:
+                return chain[-1].id
+        return None
+
     def has(self, entry_id: int) -> bool:
         return int(entry_id) in self._entries
 

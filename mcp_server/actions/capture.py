@@ -45,7 +45,7 @@ def _not_found(exc: EntryNotFound, what: str) -> ToolFailure:
 
 
 class ConsoleListArgs(ActionArgs):
-    types: list[str] | None = Field(None, description="Entry types, e.g. error, warning, log, pageerror")
+    types: list[str] | None = Field(None, description="Entry types, e.g. error, warning, log, pageerror, issue")
     limit: int = Field(50, ge=1, le=1000, description="Newest entries to return")
     include_stack: bool = Field(False, description="Include stack frames")
     since_id: int | None = Field(None, description="Only ids after this")
@@ -90,6 +90,7 @@ async def console_list(ctx: ToolContext, args: ConsoleListArgs) -> ActionResult:
     """Console messages, uncaught errors and browser log entries of the selected page, oldest first."""
     page = await ctx.captured_page()
     recorder = console_of(page)
+    await recorder.issues.settle()  # DevTools issues name their element a moment after they arrive
     entries = recorder.list(
         types=args.types, limit=args.limit, include_stack=args.include_stack, since_id=args.since_id
     )

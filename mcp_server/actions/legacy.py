@@ -390,7 +390,7 @@ async def get_network_errors(ctx: ToolContext, args: NetworkErrorsArgs) -> Actio
 
 
 class ConsoleLogsArgs(ActionArgs):
-    types: list[str] | None = Field(None, description="Entry types, e.g. error, warning, log, pageerror")
+    types: list[str] | None = Field(None, description="Entry types, e.g. error, warning, log, pageerror, issue")
     limit: int = Field(50, ge=1, le=1000, description="Newest entries to return")
 
 
