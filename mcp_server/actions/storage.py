@@ -66,7 +66,7 @@ def cookie_row(cookie: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-@action(S, "cookies", NoArgs, read_only=True)
+@action(S, "cookies", NoArgs, read_only=True, lock="page")
 async def cookies(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """The selected page's cookies (all its frames): name, domain, path, flags, size, expiry; never values."""
     page = await ctx.page()
@@ -155,7 +155,7 @@ def _area_lines(name: str, area: dict[str, Any]) -> list[str]:
     return lines
 
 
-@action(S, "storage", NoArgs, read_only=True)
+@action(S, "storage", NoArgs, read_only=True, lock="page")
 async def storage(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """localStorage and sessionStorage keys of the selected page/frame, with redacted value previews."""
     page = await ctx.page()
