@@ -35,4 +35,19 @@ def load_actions() -> list[str]:
             continue
         importlib.import_module(qualified)
         loaded.append(name)
+    _in_module_order()
     return loaded
+
+
+def _in_module_order() -> None:
+    """Put the action table in MODULES order, whatever imported a module first.
+
+    A test that imports one action module before the server loads them all (to unit-test a
+    helper of it) must not reorder tools/list and the generated docs/tools.md.
+    """
+    from .. import registry
+
+    rank = {f"{__name__}.{name}": i for i, name in enumerate(MODULES)}
+    ordered = sorted(registry.ACTIONS.items(), key=lambda kv: rank.get(kv[1].handler.__module__, len(rank)))
+    registry.ACTIONS.clear()
+    registry.ACTIONS.update(ordered)
