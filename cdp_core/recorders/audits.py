@@ -6,7 +6,8 @@ its SameSite attributes, a script blocked by CSP, mixed content, a deprecated AP
 labels point nowhere, an ad removed for its CPU use. Each ``Audits.issueAdded`` becomes one
 ``type: "issue"`` entry with a readable text, its ``kind`` and ``reason``, a ``severity``
 (``error`` when something was blocked or refused), and what it concerns: the request (its
-URL and, when captured, the network entry id) or the element (described from its node).
+URL and, when captured, the network entry id) or the element (described from its node, e.g.
+``input#qty name=qty2``).
 
 Chrome reports some issues again and again (form checks rerun on every DOM change), so
 identical issues are kept once per document, and one kind of problem is capped per
@@ -336,16 +337,18 @@ class IssueTracker:
             return None
         self._groups[group] = entry
         request = entry.get("request")
-        if request and request.get("requestId") and self.request_ids is not None:
+        request_id = request.pop("requestId", None) if request else None  # CDP's id: of no use to an agent
+        if request and request_id and self.request_ids is not None:
             try:
-                found = self.request_ids(request["requestId"])
+                found = self.request_ids(request_id)
             except Exception:  # noqa: BLE001 - a lookup must never lose the issue
                 found = None
             if found is not None:
                 request["networkId"] = found
                 entry["text"] += f" (network #{found})"
-        if "nodeId" in entry and len(self._tasks) < MAX_PENDING_DESCRIPTIONS:
-            self._spawn(self._describe(entry, session))
+        node = entry.pop("nodeId", None)  # a backend node id: the element's description is what helps
+        if node is not None and len(self._tasks) < MAX_PENDING_DESCRIPTIONS:
+            self._spawn(self._describe(entry, node, session))
         return entry
 
     def _spawn(self, coro: Any) -> None:
@@ -357,11 +360,11 @@ class IssueTracker:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _describe(self, entry: dict[str, Any], session: CDPSession) -> None:
+    async def _describe(self, entry: dict[str, Any], node: int, session: CDPSession) -> None:
         try:
-            reply = await session.send("DOM.describeNode", {"backendNodeId": entry["nodeId"]}, timeout=5)
+            reply = await session.send("DOM.describeNode", {"backendNodeId": node}, timeout=5)
         except (CDPException, TimeoutError):
-            return  # the node is gone (or the page): the entry keeps its node id
+            return  # the node is gone (or the page): the text still says what is wrong
         element = describe_node(reply.get("node") or {})
         entry["element"] = element
         entry["text"] = f"{entry['text']} [{element}]"
