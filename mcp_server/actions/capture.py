@@ -21,6 +21,7 @@ from targets.errors import ErrorCode, ToolFailure
 
 from ..capture import console_of, network_of
 from ..registry import ActionArgs, ActionResult, action
+from ..stacks import frame_text, location_text, map_console_entries, map_initiator
 from .pagejs import capture_png
 
 if TYPE_CHECKING:
@@ -70,19 +71,23 @@ def _closed_note(page: PageHandle, data: dict[str, Any]) -> str:
 
 def _console_line(e: dict[str, Any]) -> str:
     loc = e.get("location") or {}
-    line = loc.get("lineNumber")
     # Browser log entries (a failed resource load) have a URL but no line: no ":None" suffix.
-    where = f" ({loc['url']}{'' if line is None else f':{line}'})" if loc.get("url") else ""
+    where = f" ({location_text(loc)})" if loc.get("url") else ""
     flag = " [replayed]" if e.get("replayed") else ""
     return f"#{e['id']} [{e['type']}]{flag} {str(e.get('text', ''))[:200]}{where}"
 
 
 def _stack_lines(e: dict[str, Any], limit: int) -> list[str]:
     """Stack frames as text: many clients hand the model only the text content, not structuredContent."""
-    return [
-        f"    at {f.get('function') or '(anonymous)'} ({f.get('url')}:{f.get('lineNumber')}:{f.get('columnNumber')})"
-        for f in (e.get("stack") or [])[:limit]
-    ]
+    return [f"    at {frame_text(f)}" for f in (e.get("stack") or [])[:limit]]
+
+
+def _source_map_notes(data: dict[str, Any], notes: list[str]) -> str:
+    """Maps that could not be read: said once per answer, in both renderings."""
+    if not notes:
+        return ""
+    data["sourceMapNotes"] = notes
+    return "\n" + "\n".join(f"source map: {n}" for n in notes)
 
 
 @action(S, "console_list", ConsoleListArgs, read_only=True, lock="read")
@@ -94,6 +99,7 @@ async def console_list(ctx: ToolContext, args: ConsoleListArgs) -> ActionResult:
     entries = recorder.list(
         types=args.types, limit=args.limit, include_stack=args.include_stack, since_id=args.since_id
     )
+    notes = await map_console_entries(page, entries)
     stats = recorder.stats
     text = f"{len(entries)} console entr{'y' if len(entries) == 1 else 'ies'} (captured since {stats['capturedSince']}"
     text += f", {stats['evicted']} evicted)" if stats["evicted"] else ")"
@@ -105,6 +111,7 @@ async def console_list(ctx: ToolContext, args: ConsoleListArgs) -> ActionResult:
                 lines += _stack_lines(e, 5)
         text += ":\n" + "\n".join(lines)
     data = {"entries": entries, **stats}
+    text += _source_map_notes(data, notes)
     text += _closed_note(page, data)
     return ActionResult(text=text, data=data)
 
@@ -118,9 +125,11 @@ async def console_get(ctx: ToolContext, args: ConsoleGetArgs) -> ActionResult:
         entry = recorder.get(args.id, include_stack=args.include_stack)
     except EntryNotFound as exc:
         raise _not_found(exc, "console") from None
+    notes = await map_console_entries(page, [entry])
     lines = [_console_line(entry), *_stack_lines(entry, 10)]
     data = {"entry": entry, "capturedSince": recorder.captured_since}
-    return ActionResult(text="\n".join(lines) + _closed_note(page, data), data=data)
+    text = "\n".join(lines) + _source_map_notes(data, notes)
+    return ActionResult(text=text + _closed_note(page, data), data=data)
 
 
 @action(S, "console_clear", NoArgs, lock="page")
@@ -199,16 +208,18 @@ async def network_get(ctx: ToolContext, args: NetworkGetArgs) -> ActionResult:
         entry = recorder.get(args.id)
     except EntryNotFound as exc:
         raise _not_found(exc, "network") from None
+    notes = await map_initiator(page, entry)
     lines = [_network_line(entry)]
     if entry.get("postDataPreview"):
         lines.append(f"payload: {entry['postDataPreview'][:300]}")
     if entry.get("initiator", {}) and entry["initiator"].get("stackTop"):
-        top = entry["initiator"]["stackTop"]
-        lines.append(f"initiator: {top['function']} ({top['url']}:{top['lineNumber']})")
+        stack = entry["initiator"].get("stack") or [entry["initiator"]["stackTop"]]
+        lines.append("initiator: " + " < ".join(frame_text(f) for f in stack[:5]))
     if not entry.get("bodyHeld") and entry.get("resourceType") != "websocket":
         lines.append("body: not held in memory (network_save_body asks the browser)")
     data = {"entry": entry, "capturedSince": recorder.captured_since}
-    return ActionResult(text="\n".join(lines) + _closed_note(page, data), data=data)
+    text = "\n".join(lines) + _source_map_notes(data, notes)
+    return ActionResult(text=text + _closed_note(page, data), data=data)
 
 
 @action(S, "network_save_body", SaveBodyArgs, lock="page")
@@ -453,6 +464,12 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
         else:
             errors = console.list(types=["error", "pageerror"], include_stack=True)
             warnings = console.list(types=["warning"], include_stack=True)
+            try:
+                map_notes = await map_console_entries(page, errors[-n:])
+            except CDPException as exc:
+                map_notes = [f"not mapped: {exc}"]
+            if map_notes:
+                bundle["sourceMapNotes"] = map_notes
             bundle["console"] = {
                 "errors": [_compact_console(e) for e in errors[-n:]],
                 "warnings": [_compact_console(e) for e in warnings[-n:]],
@@ -522,7 +539,9 @@ def _bundle_markdown(bundle: dict[str, Any]) -> str:
 def _bundle_console_line(e: dict[str, Any]) -> str:
     # Replayed entries happened before attach (Chrome re-sends them on enable): say so, as the lists do.
     flag = " [replayed]" if e.get("replayed") else ""
-    stack = " < ".join(f.get("function") or "(anonymous)" for f in e.get("stackTop") or [])
+    stack = " < ".join(
+        (f.get("original") or {}).get("function") or f.get("function") or "(anonymous)" for f in e.get("stackTop") or []
+    )
     return f"  #{e['id']} [{e['type']}]{flag} {str(e['text'])[:160]}" + (f" (at {stack})" if stack else "")
 
 

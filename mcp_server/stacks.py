@@ -1,0 +1,100 @@
+"""Source-mapped stacks in answers: console entries and request initiators, mapped when read.
+
+The recorders keep generated locations only (events are handled in the reader, where no
+fetch may happen). Reading actions pass their entries here: each frame whose script has a
+readable source map gains ``original`` (file, function, 1-based line and column, the line of
+code when the map embeds sources), the generated location stays as it was, and a map that
+cannot be read is said once per answer in ``sourceMapNotes``. One resolver a page, created on
+first use (:class:`cdp_core.recorders.source_maps.SourceMapResolver`, bounded cache).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from cdp_core.recorders.source_maps import SourceMapResolver
+
+if TYPE_CHECKING:
+    from targets import PageHandle
+
+__all__ = ["resolver_of", "map_console_entries", "map_initiator", "frame_text", "location_text"]
+
+#: Seconds one answer may spend fetching scripts and maps (the rest is said in a note).
+BUDGET_S = 10.0
+
+
+def resolver_of(page: PageHandle) -> SourceMapResolver:
+    """The page's resolver (made on first use; remade when the page's session changed)."""
+    resolver = page.data.get("sourcemaps")
+    if not isinstance(resolver, SourceMapResolver) or resolver.session is not page.session:
+        resolver = SourceMapResolver(page.session, page.data.get("network"))
+        page.data["sourcemaps"] = resolver
+    return resolver
+
+
+async def map_console_entries(page: PageHandle, entries: list[dict[str, Any]]) -> list[str]:
+    """Add ``original`` to the stack frames and location of console entries, in place; the notes."""
+    if page.closed or page.session.closed:
+        return []
+    refs: list[tuple[dict[str, Any], str, int]] = []
+    frames: list[dict[str, Any]] = []
+    for entry in entries:
+        for i, frame in enumerate(entry.get("stack") or ()):
+            refs.append((entry, "stack", i))
+            frames.append(frame)
+        loc = entry.get("location")
+        if isinstance(loc, dict) and loc.get("url") and loc.get("lineNumber") is not None:
+            top = (entry.get("stack") or [{}])[0]
+            same = top.get("url") == loc["url"] and top.get("lineNumber") == loc["lineNumber"]
+            refs.append((entry, "location", -1))
+            frames.append({**loc, "function": top.get("function") if same else None})
+    if not frames:
+        return []
+    result = await resolver_of(page).resolve(frames, budget_s=BUDGET_S)
+    for (entry, kind, i), mapped in zip(refs, result.frames, strict=True):
+        original = mapped.get("original")
+        if original is None:
+            continue
+        if kind == "stack":
+            entry["stack"] = list(entry["stack"])
+            entry["stack"][i] = {**entry["stack"][i], "original": original}
+        else:
+            entry["location"] = {**entry["location"], "original": original}
+    return result.notes
+
+
+async def map_initiator(page: PageHandle, entry: dict[str, Any]) -> list[str]:
+    """Add ``original`` to a network entry's initiator stack (and its ``stackTop``), in place."""
+    initiator = entry.get("initiator")
+    if not isinstance(initiator, dict) or not initiator.get("stack") or page.closed or page.session.closed:
+        return []
+    result = await resolver_of(page).resolve(initiator["stack"], budget_s=BUDGET_S)
+    entry["initiator"] = {**initiator, "stack": result.frames, "stackTop": result.frames[0]}
+    return result.notes
+
+
+def _where(url: Any, line: Any, col: Any) -> str:
+    return f"{url}:{line}" + (f":{col}" if col is not None else "")
+
+
+def frame_text(frame: dict[str, Any]) -> str:
+    """``validateOrder (…/orders.js:14:5) [generated o …/orders.min.js:1:139]`` or the generated frame."""
+    name = frame.get("function") or "(anonymous)"
+    here = _where(frame.get("url"), frame.get("lineNumber"), frame.get("columnNumber"))
+    original = frame.get("original")
+    if not original:
+        return f"{name} ({here})"
+    o_name = original.get("function") or name
+    o_where = _where(original.get("url"), original.get("lineNumber"), original.get("columnNumber"))
+    return f"{o_name} ({o_where}) [generated {name} {here}]"
+
+
+def location_text(loc: dict[str, Any]) -> str:
+    """A console entry's location for the text answer (original first when mapped)."""
+    line = loc.get("lineNumber")
+    here = f"{loc['url']}{'' if line is None else f':{line}'}"
+    original = loc.get("original")
+    if not original:
+        return here
+    o_where = _where(original.get("url"), original.get("lineNumber"), original.get("columnNumber"))
+    return f"{o_where} [generated {here}]"

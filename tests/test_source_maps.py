@@ -1,0 +1,237 @@
+"""Source-mapped stacks through a real MCP client: minified code read back as its authors wrote it.
+
+The order form loads ``orders.min.js`` (terser, top-level mangling: every function is one
+letter) with its map. The agent reads the console error, the uncaught TypeError and the
+order POST's initiator: each frame names the original function, file and line, and keeps
+the generated location. A map that is missing is said, never guessed; a ``debugger;``
+statement in the page keeps running (nothing enables the Debugger domain). The same holds
+in the user's Chrome, on a background tab whose script loaded before we attached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from httpserver import Reply
+from mcp.client import Client
+
+import cdp_core
+from cdp_core.sourcemap import decode_vlq_segment, function_declaration, parse_source_map, source_mapping_url
+from mcp_server.cli import build_app
+from mcp_server.settings import Settings
+
+PAGES = Path(__file__).parent / "pages" / "sourcemap"
+
+
+def _page(script: str) -> str:
+    # The error listener only notes that the order failed (the error is still reported).
+    return (
+        f"<!doctype html><html><head><title>Ordini {script}</title></head><body><h1>Ordini</h1>"
+        '<script>addEventListener("error", () => { window.orderFailed = true; });</script>'
+        f'<script src="/sourcemap/{script}"></script></body></html>'
+    )
+
+
+@pytest.fixture
+def order_pages(http_server) -> dict[str, str]:
+    http_server.route("/sm/api/orders", Reply(200, "{}", "application/json"))
+    urls = {}
+    for variant, script in (
+        ("map", "orders.min.js"),
+        ("inline", "orders.inline.min.js"),
+        ("broken", "orders.broken.min.js"),
+        ("nomap", "orders.nomap.min.js"),
+    ):
+        http_server.route(f"/sm/{variant}.html", Reply(200, _page(script)))
+        urls[variant] = http_server.url(f"/sm/{variant}.html")
+    return urls
+
+
+@pytest.fixture
+async def client(artifacts_dir: Path) -> AsyncIterator[Client]:
+    manager, server = build_app(Settings(artifact_dir=str(artifacts_dir)))
+    try:
+        async with Client(server) as c:
+            yield c
+    finally:
+        await manager.close()
+
+
+async def call(client: Client, action: str, **args: Any) -> tuple[Any, dict[str, Any]]:
+    result = await client.call_tool("browser_session", {"action": action, **args})
+    sc = result.structured_content or {}
+    assert not result.is_error, sc
+    return result, sc
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(block.text for block in result.content if getattr(block, "text", None))
+
+
+async def wait_console(client: Client, want: int) -> list[dict[str, Any]]:
+    """The script's errors (console.error and uncaught), once ``want`` of them arrived."""
+    for _ in range(300):
+        _, sc = await call(client, "console_list", types=["error"], include_stack=True)
+        mine = [e for e in sc["entries"] if e["source"] in ("console", "exception")]
+        if len(mine) >= want:
+            return mine
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"fewer than {want} console errors: {sc}")
+
+
+def originals(frames: list[dict[str, Any]]) -> list[str | None]:
+    return [(f.get("original") or {}).get("function") for f in frames]
+
+
+async def assert_page_keeps_running(client: Client) -> None:
+    """Run the page's ``debugger;`` statement: a page whose Debugger domain is on would pause
+    there and the call would time out; ours returns at once, the counter moved on."""
+    _, sc = await call(
+        client, "evaluate_js", expression="const before = window.ticks; pauseForDebugger(); [before, window.ticks]"
+    )
+    before, after = sc["result"]
+    assert after == before + 1
+
+
+async def test_minified_stacks_name_the_original_functions(client: Client, order_pages: dict[str, str]):
+    await call(client, "navigate", url=order_pages["map"])
+    entries = await wait_console(client, 2)
+    console_error = next(e for e in entries if e["type"] == "error")
+    page_error = next(e for e in entries if e["type"] == "pageerror")
+
+    # console.error inside validateOrder, called by submitOrder, called by the startOrder timer.
+    assert originals(console_error["stack"])[:3] == ["validateOrder", "submitOrder", "startOrder"]
+    top = console_error["stack"][0]
+    assert top["function"] == "t" and top["url"].endswith("/sourcemap/orders.min.js") and top["lineNumber"] == 1
+    assert top["original"]["url"].endswith("/sourcemap/orders.js")
+    assert top["original"]["lineNumber"] == 14  # console.error(...) in orders.js
+    assert top["original"]["code"].startswith('console.error("order without customer"')
+    assert console_error["location"]["original"]["lineNumber"] == 14
+
+    # The uncaught TypeError thrown in formatAmount.
+    assert originals(page_error["stack"])[:4] == ["formatAmount", "validateOrder", "submitOrder", "startOrder"]
+    assert page_error["stack"][0]["original"]["lineNumber"] == 7
+    assert page_error["location"]["original"]["lineNumber"] == 7
+
+    # Text-only clients read the same: original first, the generated location kept.
+    result, sc = await call(client, "console_get", id=page_error["id"])
+    text = text_of(result)
+    assert "at formatAmount (" in text and "orders.js:7:" in text and "[generated o " in text
+    assert "orders.min.js:1:" in text
+    assert sc["entry"]["stack"][1]["original"]["function"] == "validateOrder"
+
+    # The order POST: its initiator is sendOrder in orders.js, called by submitOrder.
+    _, listed = await call(client, "network_list", url_contains="/sm/api/orders")
+    result, sc = await call(client, "network_get", id=listed["entries"][-1]["id"])
+    initiator = sc["entry"]["initiator"]
+    assert originals(initiator["stack"])[:2] == ["sendOrder", "submitOrder"]
+    assert initiator["stackTop"]["original"]["lineNumber"] == 20
+    assert initiator["stackTop"]["function"] == "r"
+    assert "initiator: sendOrder (" in text_of(result)
+    assert "sourceMapNotes" not in sc
+
+    # The page's `debugger;` statement never paused it: its interval keeps counting.
+    await assert_page_keeps_running(client)
+
+
+async def test_inline_data_url_map(client: Client, order_pages: dict[str, str]):
+    await call(client, "navigate", url=order_pages["inline"])
+    entries = await wait_console(client, 2)
+    page_error = next(e for e in entries if e["type"] == "pageerror")
+    assert originals(page_error["stack"])[:2] == ["formatAmount", "validateOrder"]
+    assert page_error["stack"][0]["original"]["url"].endswith("/sourcemap/orders.js")
+    assert "code" not in page_error["stack"][0]["original"]  # this map carries no sourcesContent
+
+
+async def test_unreadable_map_is_said_and_nothing_is_guessed(client: Client, order_pages: dict[str, str]):
+    await call(client, "navigate", url=order_pages["broken"])
+    entries = await wait_console(client, 2)
+    result, sc = await call(client, "console_list", types=["error"], include_stack=True)
+    assert all("original" not in f for e in sc["entries"] for f in e["stack"])
+    notes = sc["sourceMapNotes"]
+    assert len(notes) == 1 and "missing.min.js.map" in notes[0] and "HTTP 404" in notes[0]
+    assert "source map:" in text_of(result) and "HTTP 404" in text_of(result)
+    # A script without any map is not worth a note.
+    await call(client, "console_clear")
+    await call(client, "navigate", url=order_pages["nomap"])
+    await wait_console(client, 2)
+    _, sc = await call(client, "console_list", types=["error"], include_stack=True)
+    assert "sourceMapNotes" not in sc
+    assert all("original" not in f for e in sc["entries"] for f in e["stack"])
+    assert entries  # the broken variant logged its errors too
+
+
+async def test_users_chrome_background_tab_loaded_before_attach(
+    artifacts_dir: Path, order_pages: dict[str, str], fresh_chromium
+):
+    """The script and its error came before we attached; the tab the agent reads is in the background."""
+    orders = await cdp_core.new_tab(fresh_chromium.http_url, order_pages["map"])
+    other = await cdp_core.new_tab(fresh_chromium.http_url, "about:blank")
+    async with httpx.AsyncClient(trust_env=False) as http:
+        await http.get(f"{fresh_chromium.http_url}/json/activate/{other.id}")
+    async with cdp_core.connect(fresh_chromium.http_url) as user:  # the user saw the order fail
+        session = await user.attach(orders.id)
+        for _ in range(200):
+            reply = await session.send(
+                "Runtime.evaluate", {"expression": "!!window.orderFailed", "returnByValue": True}
+            )
+            if reply["result"]["value"]:
+                break
+            await asyncio.sleep(0.05)
+    manager, server = build_app(Settings(artifact_dir=str(artifacts_dir)))
+    try:
+        async with Client(server) as c:
+            await call(c, "attach_cdp", cdp_url=fresh_chromium.http_url)
+            await call(c, "select_page", stable_page_id=await _stable_id(c, orders.id))
+            entries = await wait_console(c, 2)
+            page_error = next(e for e in entries if e["type"] == "pageerror")
+            assert page_error["replayed"] is True
+            assert originals(page_error["stack"])[:2] == ["formatAmount", "validateOrder"]
+            # Errors after attach too (the agent runs the order again), and the page keeps running.
+            await call(c, "evaluate_js", expression="setTimeout(() => submitOrder(), 0); 1")
+            entries = await wait_console(c, 4)
+            fresh = [e for e in entries if e["type"] == "error" and not e.get("replayed")]
+            assert originals(fresh[-1]["stack"])[:2] == ["validateOrder", "submitOrder"]
+            await assert_page_keeps_running(c)
+            await call(c, "detach_cdp")
+    finally:
+        await manager.close()
+    assert fresh_chromium.alive
+
+
+async def _stable_id(client: Client, target_id: str) -> str:
+    _, sc = await call(client, "list_pages")
+    for page in sc["pages"]:
+        if page.get("targetId") == target_id:
+            return page["stable_page_id"]
+    raise AssertionError(f"no page {target_id} in {sc['pages']}")
+
+
+# -- the decoder against terser's output and the specification's rules ---------------------
+
+
+def test_vlq_values_from_the_specification():
+    assert decode_vlq_segment("AAAA") == [0, 0, 0, 0]
+    assert decode_vlq_segment("C") == [1]
+    assert decode_vlq_segment("D") == [-1]
+    assert decode_vlq_segment("gB") == [16]
+    assert decode_vlq_segment("2HwcrxB") == [123, 456, -789]
+
+
+def test_terser_map_lookups_and_function_names():
+    script = (PAGES / "orders.min.js").read_text()
+    smap = parse_source_map((PAGES / "orders.min.js.map").read_text(), "http://h/sourcemap/orders.min.js.map")
+    assert source_mapping_url(script) == "orders.min.js.map"
+    line = script.split("\n")[0]
+    pos = smap.lookup(0, line.index("throw new"))
+    assert (pos.source, pos.line + 1) == ("http://h/sourcemap/orders.js", 7)
+    decl = function_declaration(script, 0, line.index("console.error"), "t")
+    assert decl is not None and smap.name_at(*decl) == "validateOrder"
+    # The timer's function is also called "o" (like formatAmount): the nearest declaration wins.
+    decl = function_declaration(script, 0, line.index("e()},100"), "o")
+    assert decl is not None and smap.name_at(*decl) == "startOrder"
