@@ -23,6 +23,7 @@ MODULES: list[str] = [
     "pages",
     "emulate",
     "storage",
+    "memory",
 ]
 
 
