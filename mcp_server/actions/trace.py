@@ -30,6 +30,7 @@ from cdp_core.recorders.tracing import NoTraceRunning, TraceAlreadyRunning, Trac
 from targets.errors import ErrorCode, ToolFailure
 
 from ..registry import ActionArgs, ActionResult, action
+from ..trace_text import summary_text
 
 if TYPE_CHECKING:
     from targets import PageHandle
@@ -137,52 +138,6 @@ async def _summary_of(ctx: ToolContext, path: Path) -> dict[str, Any]:
             cache.clear()
         cache[key] = summary
     return {**cache[key], "tracePath": ctx.artifacts.relative(path)}
-
-
-def _fmt_ms(ms: Any) -> str:
-    if ms is None:
-        return "n/a"
-    return f"{ms / 1000:.2f} s" if ms >= 1000 else f"{ms:.0f} ms"
-
-
-def summary_text(s: dict[str, Any]) -> str:
-    """Three short lines an agent can read without opening the structured data."""
-    head = f"Trace of {s.get('navigationUrl') or 'the page'} over {_fmt_ms(s.get('durationMs'))}"
-    parts = [f"{s.get('longTaskCount', 0)} long task(s)"]
-    tasks = s.get("longestTasks") or []
-    if tasks:
-        t = tasks[0]
-        where = ""
-        script = t.get("script")
-        if script:
-            fn = script.get("functionName") or "(anonymous)"
-            url = str(script.get("url", "")).rsplit("/", 1)[-1]
-            where = f" in {fn} {url}:{script.get('lineNumber', '?')}"
-        parts[0] += f", longest {_fmt_ms(t.get('durationMs'))} ({t.get('activity')}{where})"
-    parts.append(f"{s.get('requestCount', 0)} request(s)")
-    slow = s.get("slowestRequests") or []
-    if slow:
-        parts[-1] += f", slowest {_fmt_ms(slow[0].get('durationMs'))} {slow[0].get('url')}"
-    marks = ", ".join(
-        f"{label} {_fmt_ms(s.get(key))}"
-        for label, key in (("FCP", "fcpMs"), ("LCP", "lcpMs"), ("DCL", "dclMs"), ("load", "loadMs"))
-        if s.get(key) is not None
-    )
-    if s.get("cls") is not None:
-        marks += f"{', ' if marks else ''}CLS {s['cls']}"
-    hot = s.get("hotFunctions") or []
-    if hot:
-        h = hot[0]
-        where = str(h.get("url", "")).rsplit("/", 1)[-1]
-        where = f" {where}:{h.get('lineNumber', '?')}" if where else ""
-        parts.append(f"hottest function {h['functionName']}{where} ({_fmt_ms(h.get('selfMs'))} self)")
-    cats = s.get("mainThreadTimeMs") or {}
-    lines = [f"{head}: " + "; ".join(parts) + "."]
-    if marks:
-        lines.append(marks + ".")
-    if cats:
-        lines.append("Main thread: " + ", ".join(f"{k} {_fmt_ms(v)}" for k, v in cats.items()) + ".")
-    return "\n".join(lines)
 
 
 # -- actions -------------------------------------------------------------------------------
