@@ -12,19 +12,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from .trace_collect import (
+from .trace_collect import TraceCollector
+from .trace_insights import build_insights
+from .trace_records import (
     _NAMES,
     CATEGORY_NAMES,
     LONG_TASK_MS,
     TASK,
     TOP_N,
-    TraceCollector,
     _is_main_frame,
     _ms,
     _Request,
     _Thread,
 )
-from .trace_insights import build_insights
 
 __all__ = ["build_summary"]
 

@@ -35,10 +35,11 @@ import ipaddress
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
-from .trace_collect import _ms
+from .trace_records import _ms
 
 if TYPE_CHECKING:
-    from .trace_collect import TraceCollector, _Request
+    from .trace_collect import TraceCollector
+    from .trace_records import _Request
 
 __all__ = ["build_insights", "site_of"]
 
