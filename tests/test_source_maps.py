@@ -139,6 +139,18 @@ async def test_minified_stacks_name_the_original_functions(client: Client, order
     await assert_page_keeps_running(client)
 
 
+async def test_script_in_a_cross_origin_iframe(client: Client, order_pages: dict[str, str], http_server):
+    """The order form inside an iframe of another origin (its own process and session)."""
+    inner = order_pages["map"].replace("127.0.0.1", "localhost")
+    http_server.route("/sm/outer.html", Reply(200, f'<title>Portale</title><iframe src="{inner}"></iframe>'))
+    await call(client, "navigate", url=http_server.url("/sm/outer.html"))
+    entries = await wait_console(client, 2)
+    page_error = next(e for e in entries if e["type"] == "pageerror")
+    assert page_error["stack"][0]["url"].startswith("http://localhost:")
+    assert originals(page_error["stack"])[:2] == ["formatAmount", "validateOrder"]
+    assert page_error["stack"][0]["original"]["url"].endswith("/sourcemap/orders.js")
+
+
 async def test_inline_data_url_map(client: Client, order_pages: dict[str, str]):
     await call(client, "navigate", url=order_pages["inline"])
     entries = await wait_console(client, 2)
