@@ -33,7 +33,7 @@ __all__ = ["MemorySnapshotArgs", "heap_summary"]
 KIND = "memory"
 SUFFIX = ".heapsnapshot"
 SIDECAR = ".summary.json"
-TOP = 8
+TOP = 6
 
 
 class MemorySnapshotArgs(ActionArgs):
@@ -147,10 +147,10 @@ async def memory_snapshot(ctx: ToolContext, args: MemorySnapshotArgs) -> ActionR
         f"Heap snapshot {rel} ({_kb(result.bytes_written)}, open in DevTools > Memory): "
         f"{summary['nodeCount']:,} objects, {_kb(summary['totalSize'])} self size.",
         "Top by retained size: "
-        + ", ".join(f"{c['name']} {_kb(c['retainedSize'])} ({c['count']:,})" for c in summary["topByRetainedSize"][:5])
+        + ", ".join(f"{c['name']} {_kb(c['retainedSize'])} ({c['count']:,})" for c in summary["topByRetainedSize"])
         + ".",
         "Top by self size: "
-        + ", ".join(f"{c['name']} {_kb(c['selfSize'])} ({c['count']:,})" for c in summary["topBySelfSize"][:5])
+        + ", ".join(f"{c['name']} {_kb(c['selfSize'])} ({c['count']:,})" for c in summary["topBySelfSize"])
         + ".",
     ]
     if detached["count"]:
@@ -163,7 +163,7 @@ async def memory_snapshot(ctx: ToolContext, args: MemorySnapshotArgs) -> ActionR
         data["comparedTo"] = ctx.artifacts.relative(earlier)
         data["growth"] = [{"name": g["name"], "count": g["countDelta"], "size": g["sizeDelta"]} for g in growth]
         data["totalSizeDelta"] = summary["totalSize"] - before["totalSize"]
-        grew = ", ".join(f"{g['name']} {g['countDelta']:+,} ({_signed_kb(g['sizeDelta'])})" for g in growth[:5])
+        grew = ", ".join(f"{g['name']} {g['countDelta']:+,} ({_signed_kb(g['sizeDelta'])})" for g in growth)
         lines.append(
             f"Since {data['comparedTo']}: total {_signed_kb(data['totalSizeDelta'])}; "
             f"{grew or 'no constructor changed'}."
