@@ -31,6 +31,11 @@ def summary_text(s: dict[str, Any]) -> str:
             fn = script.get("functionName") or "(anonymous)"
             url = str(script.get("url", "")).rsplit("/", 1)[-1]
             where = f" in {fn} {url}:{script.get('lineNumber', '?')}"
+        hot = next((h for h in t.get("hotFunctions") or [] if h.get("url")), None)
+        if hot:  # where the task spent its time, by the CPU profile: the line to look at
+            file = str(hot["url"]).rsplit("/", 1)[-1]
+            where += f", hottest {hot['functionName']} {file}:{hot.get('lineNumber', '?')}"
+            where += f" {_fmt_ms(hot.get('selfMs'))} self"
         parts[0] += f", longest {_fmt_ms(t.get('durationMs'))} ({t.get('activity')}{where})"
     parts.append(f"{s.get('requestCount', 0)} request(s)")
     slow = s.get("slowestRequests") or []
