@@ -23,16 +23,27 @@ __all__ = ["resolver_of", "map_console_entries", "map_initiator", "frame_text", 
 BUDGET_S = 10.0
 
 
-def resolver_of(page: PageHandle) -> SourceMapResolver:
-    """The page's resolver (made on first use; remade when the page's session changed)."""
+def resolver_of(page: PageHandle, policy: Any = None) -> SourceMapResolver:
+    """The page's resolver (made on first use; remade when the page's session changed).
+
+    ``policy``: the launch browser's URL policy; a map outside ``ALLOWED_URLS`` is then not
+    fetched (``Network.loadNetworkResource`` is not subject to the request interception).
+    """
     resolver = page.data.get("sourcemaps")
     if not isinstance(resolver, SourceMapResolver) or resolver.session is not page.session:
         resolver = SourceMapResolver(page.session, page.data.get("network"))
         page.data["sourcemaps"] = resolver
+    if policy is not None and page.target == "launch":
+
+        def refuse(url: str) -> str | None:
+            verdict = policy.check_url(url)
+            return None if verdict.allowed else verdict.reason
+
+        resolver.refuse_url = refuse
     return resolver
 
 
-async def map_console_entries(page: PageHandle, entries: list[dict[str, Any]]) -> list[str]:
+async def map_console_entries(page: PageHandle, entries: list[dict[str, Any]], policy: Any = None) -> list[str]:
     """Add ``original`` to the stack frames and location of console entries, in place; the notes."""
     if page.closed or page.session.closed:
         return []
@@ -50,7 +61,7 @@ async def map_console_entries(page: PageHandle, entries: list[dict[str, Any]]) -
             frames.append({**loc, "function": top.get("function") if same else None})
     if not frames:
         return []
-    result = await resolver_of(page).resolve(frames, budget_s=BUDGET_S)
+    result = await resolver_of(page, policy).resolve(frames, budget_s=BUDGET_S)
     for (entry, kind, i), mapped in zip(refs, result.frames, strict=True):
         original = mapped.get("original")
         if original is None:
@@ -63,12 +74,12 @@ async def map_console_entries(page: PageHandle, entries: list[dict[str, Any]]) -
     return result.notes
 
 
-async def map_initiator(page: PageHandle, entry: dict[str, Any]) -> list[str]:
+async def map_initiator(page: PageHandle, entry: dict[str, Any], policy: Any = None) -> list[str]:
     """Add ``original`` to a network entry's initiator stack (and its ``stackTop``), in place."""
     initiator = entry.get("initiator")
     if not isinstance(initiator, dict) or not initiator.get("stack") or page.closed or page.session.closed:
         return []
-    result = await resolver_of(page).resolve(initiator["stack"], budget_s=BUDGET_S)
+    result = await resolver_of(page, policy).resolve(initiator["stack"], budget_s=BUDGET_S)
     entry["initiator"] = {**initiator, "stack": result.frames, "stackTop": result.frames[0]}
     return result.notes
 

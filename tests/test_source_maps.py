@@ -247,3 +247,23 @@ def test_terser_map_lookups_and_function_names():
     # The timer's function is also called "o" (like formatAmount): the nearest declaration wins.
     decl = function_declaration(script, 0, line.index("e()},100"), "o")
     assert decl is not None and smap.name_at(*decl) == "startOrder"
+
+
+async def test_allowed_urls_keep_a_map_outside_them_unfetched(
+    artifacts_dir: Path, order_pages: dict[str, str], http_server
+):
+    """The internal browser's ALLOWED_URLS hold for maps too (loadNetworkResource is not intercepted)."""
+    base = http_server.url("/")
+    settings = Settings(artifact_dir=str(artifacts_dir), allowed_urls=[f"{base}sm/*", f"{base}sourcemap/*.js"])
+    manager, server = build_app(settings)
+    try:
+        async with Client(server) as c:
+            before = len([r for r in http_server.requests if r.path.endswith(".map")])
+            await call(c, "navigate", url=order_pages["map"])
+            await wait_console(c, 2)
+            _, sc = await call(c, "console_list", types=["error"], include_stack=True)
+            assert all("original" not in f for e in sc["entries"] for f in e["stack"])
+            assert any("not in ALLOWED_URLS" in n for n in sc["sourceMapNotes"])
+            assert len([r for r in http_server.requests if r.path.endswith(".map")]) == before
+    finally:
+        await manager.close()

@@ -24,7 +24,7 @@ import base64
 import time
 import urllib.parse
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -83,6 +83,7 @@ class SourceMapResolver:
         max_script_bytes: int = 16 * MiB,
         fetch_timeout: float = 5.0,
         error_ttl: float = 30.0,
+        refuse_url: Callable[[str], str | None] | None = None,
     ) -> None:
         self.session = session
         self.network = network
@@ -92,6 +93,8 @@ class SourceMapResolver:
         self.max_script_bytes = max_script_bytes
         self.fetch_timeout = fetch_timeout
         self.error_ttl = error_ttl
+        #: Says why a map URL must not be fetched (the launch browser's URL policy), else None.
+        self.refuse_url = refuse_url
         self._cache: OrderedDict[str, _Script] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
         self.bytes_held = 0
@@ -287,6 +290,9 @@ class SourceMapResolver:
         scheme = urllib.parse.urlsplit(url).scheme
         if scheme not in ("http", "https"):
             raise SourceMapError(f"{scheme or 'relative'}: URLs are not fetched")
+        why = self.refuse_url(url) if self.refuse_url is not None else None
+        if why:
+            raise SourceMapError(f"not fetched: {why}")
         params: dict[str, Any] = {
             "url": url,
             "options": {"disableCache": False, "includeCredentials": same_origin},

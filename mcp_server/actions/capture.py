@@ -82,6 +82,12 @@ def _stack_lines(e: dict[str, Any], limit: int) -> list[str]:
     return [f"    at {frame_text(f)}" for f in (e.get("stack") or [])[:limit]]
 
 
+def _policy(ctx: ToolContext) -> Any:
+    """The launch browser's URL policy (source maps outside ALLOWED_URLS are not fetched)."""
+    launch = getattr(ctx.manager, "launch", None)
+    return getattr(launch, "policy", None)
+
+
 def _source_map_notes(data: dict[str, Any], notes: list[str]) -> str:
     """Maps that could not be read: said once per answer, in both renderings."""
     if not notes:
@@ -99,7 +105,7 @@ async def console_list(ctx: ToolContext, args: ConsoleListArgs) -> ActionResult:
     entries = recorder.list(
         types=args.types, limit=args.limit, include_stack=args.include_stack, since_id=args.since_id
     )
-    notes = await map_console_entries(page, entries)
+    notes = await map_console_entries(page, entries, _policy(ctx))
     stats = recorder.stats
     text = f"{len(entries)} console entr{'y' if len(entries) == 1 else 'ies'} (captured since {stats['capturedSince']}"
     text += f", {stats['evicted']} evicted)" if stats["evicted"] else ")"
@@ -125,7 +131,7 @@ async def console_get(ctx: ToolContext, args: ConsoleGetArgs) -> ActionResult:
         entry = recorder.get(args.id, include_stack=args.include_stack)
     except EntryNotFound as exc:
         raise _not_found(exc, "console") from None
-    notes = await map_console_entries(page, [entry])
+    notes = await map_console_entries(page, [entry], _policy(ctx))
     lines = [_console_line(entry), *_stack_lines(entry, 10)]
     data = {"entry": entry, "capturedSince": recorder.captured_since}
     text = "\n".join(lines) + _source_map_notes(data, notes)
@@ -208,7 +214,7 @@ async def network_get(ctx: ToolContext, args: NetworkGetArgs) -> ActionResult:
         entry = recorder.get(args.id)
     except EntryNotFound as exc:
         raise _not_found(exc, "network") from None
-    notes = await map_initiator(page, entry)
+    notes = await map_initiator(page, entry, _policy(ctx))
     lines = [_network_line(entry)]
     if entry.get("postDataPreview"):
         lines.append(f"payload: {entry['postDataPreview'][:300]}")
@@ -465,7 +471,7 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
             errors = console.list(types=["error", "pageerror"], include_stack=True)
             warnings = console.list(types=["warning"], include_stack=True)
             try:
-                map_notes = await map_console_entries(page, errors[-n:])
+                map_notes = await map_console_entries(page, errors[-n:], _policy(ctx))
             except CDPException as exc:
                 map_notes = [f"not mapped: {exc}"]
             if map_notes:
