@@ -167,7 +167,7 @@ class _Builder:
             "layoutShiftCount": shift_count,
             "slowestRequests": [_request_dict(r, origin) for r in slowest],
             "mainThreadTimeMs": {k: round(v / 1000.0, 1) for k, v in by_cat.items()},
-            "insights": insights,
+            **({"insights": insights} if insights else {}),
             "notes": notes,
         }
 
