@@ -148,3 +148,30 @@ async def test_users_chrome_background_tab(artifacts_dir: Path, leaky_page: str,
             },
         )
         assert reply["result"]["value"] == ["/mem/ordini.html", 600, "hidden"]
+
+
+async def test_a_summary_longer_than_the_call_bound_answers_with_the_file(
+    artifacts_dir: Path, leaky_page: str, monkeypatch: pytest.MonkeyPatch
+):
+    """A huge heap's summary may outlast MCP_MAX_CALL_SECONDS: the answer still comes in time, with the file."""
+    import time
+
+    import mcp_server.actions.memory as memory
+
+    real = memory.heap_summary
+
+    def slow_summary(path: Path) -> dict[str, Any]:
+        time.sleep(6)
+        return real(path)
+
+    monkeypatch.setattr(memory, "heap_summary", slow_summary)
+    manager, server = build_app(Settings(artifact_dir=str(artifacts_dir), max_call_seconds=4))
+    try:
+        async with Client(server) as c:
+            await call(c, "navigate", url=leaky_page)
+            result, sc = await call(c, "memory_snapshot")
+            assert not result.is_error, sc
+            assert sc["summaryPending"] is True and (artifacts_dir / sc["snapshotPath"]).is_file()
+            assert "goes on in the background" in text_of(result)
+    finally:
+        await manager.close()

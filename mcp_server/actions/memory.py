@@ -91,6 +91,7 @@ def _resolve_earlier(ctx: ToolContext, raw: str) -> Path:
     "memory_snapshot",
     MemorySnapshotArgs,
     description="Heap snapshot to artifacts/memory/ (DevTools opens it): sizes, top constructors, detached DOM",
+    lock="page",
 )
 async def memory_snapshot(ctx: ToolContext, args: MemorySnapshotArgs) -> ActionResult:
     """Take a heap snapshot of the selected page, save it and summarize it (optionally against an earlier one)."""
@@ -117,9 +118,29 @@ async def memory_snapshot(ctx: ToolContext, args: MemorySnapshotArgs) -> ActionR
             stable_page_id=page.stable_page_id,
         ) from None
     await ctx.report_progress(result.bytes_written, None, "summarizing the snapshot")
+
+    def both() -> tuple[dict[str, Any], dict[str, Any] | None]:
+        # The earlier one first: its sidecar usually makes it instant, so a cut leaves the new one.
+        earlier_summary = heap_summary(earlier) if earlier is not None else None
+        return heap_summary(result.path), earlier_summary
+
+    # The summary of a very large heap can outlast the call bound: the answer then gives the
+    # file, and the summary goes on in its thread (it writes the sidecar a later call reads).
+    work = asyncio.ensure_future(asyncio.to_thread(both))
+    wait_s, _cut = ctx.bound(600.0, reserve_s=2.0)
     try:
-        summary = await asyncio.to_thread(heap_summary, result.path)
-        before = await asyncio.to_thread(heap_summary, earlier) if earlier is not None else None
+        summary, before = await asyncio.wait_for(asyncio.shield(work), wait_s)
+    except TimeoutError:
+        work.add_done_callback(lambda f: f.exception() if not f.cancelled() else None)
+        rel = ctx.artifacts.relative(result.path)
+        return ActionResult(
+            text=(
+                f"Heap snapshot {rel} ({_kb(result.bytes_written)}) saved; its summary takes longer than this call "
+                f"may (MCP_MAX_CALL_SECONDS) and goes on in the background. Open the file in DevTools > Memory, "
+                f"or pass it as compare_to of a later memory_snapshot (by then summarized)."
+            ),
+            data={"snapshotPath": rel, "bytes": result.bytes_written, "summaryPending": True},
+        )
     except HeapSnapshotError as exc:
         raise ToolFailure(
             ErrorCode.INVALID_ARGUMENT,
