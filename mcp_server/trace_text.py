@@ -61,6 +61,9 @@ def summary_text(s: dict[str, Any]) -> str:
     if cats:
         lines.append("Main thread: " + ", ".join(f"{k} {_fmt_ms(v)}" for k, v in cats.items()) + ".")
     lines += insights_lines(s.get("insights") or {})
+    notes = s.get("notes") or []
+    if notes:  # what the numbers cannot say (no navigation, a background tab, a cut file)
+        lines.append("Note: " + "; ".join(notes) + ".")
     return "\n".join(lines)
 
 

@@ -257,3 +257,34 @@ async def test_users_chrome(artifacts_dir: Path, http_server, fresh_chromium):
     finally:
         await manager.close()
     assert tab.id in [t.id for t in await cdp_core.list_targets(fresh_chromium.http_url)]
+
+
+async def test_users_background_tab_says_it_painted_nothing(artifacts_dir: Path, http_server, fresh_chromium):
+    """A reload traced in a background tab paints nothing: no invented LCP or render-blocking, a note says why."""
+    import asyncio
+
+    import httpx
+
+    import cdp_core
+
+    url = trace_pages.install_insights(http_server)
+    await cdp_core.new_tab(fresh_chromium.http_url, url)
+    other = await cdp_core.new_tab(fresh_chromium.http_url, "about:blank")
+    async with httpx.AsyncClient(trust_env=False) as http:
+        await http.get(f"{fresh_chromium.http_url}/json/activate/{other.id}")
+    manager, server = build_app(Settings(artifact_dir=str(artifacts_dir)))
+    try:
+        async with Client(server) as c:
+            await call(c, "attach_cdp", cdp_url=fresh_chromium.http_url)
+            await call(c, "select_page", url_contains="/insights/page.html")
+            await call(c, "performance_start_trace", reload=True)
+            await asyncio.sleep(2.0)  # the load (hidden tabs still load; they do not paint)
+            result, sc = await call(c, "performance_stop_trace")
+            summary = sc["summary"]
+            ins = summary.get("insights") or {}
+            assert "lcp" not in ins and "renderBlocking" not in ins
+            assert summary["fcpMs"] is None and any("background" in n for n in summary["notes"])
+            assert "background" in text_of(result)
+            await call(c, "detach_cdp")
+    finally:
+        await manager.close()
