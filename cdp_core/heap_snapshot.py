@@ -39,8 +39,8 @@ class HeapSnapshotError(ValueError):
 @dataclass
 class HeapSnapshot:
     meta: dict[str, Any]
-    nodes: array
-    edges: array
+    nodes: array[int]
+    edges: array[int]
     strings: list[str]
     node_fields: list[str] = field(default_factory=list)
     edge_fields: list[str] = field(default_factory=list)
@@ -87,7 +87,7 @@ class _Chunks:
             if not self.more():
                 return False
 
-    def ints(self, out: array) -> array:
+    def ints(self, out: array[int]) -> array[int]:
         """The integers of the array whose ``[`` was just passed, up to its ``]``."""
         while True:
             end = self.buf.find("]", self.pos)
@@ -129,7 +129,7 @@ class _Chunks:
             self.pos = end
 
 
-def _extend(out: array, text: str) -> array:
+def _extend(out: array[int], text: str) -> array[int]:
     text = text.strip().strip(",")
     if not text:
         return out
@@ -216,7 +216,7 @@ def class_name(node_type: str, name: str) -> str:
     return _TYPE_CLASS.get(node_type, f"({node_type})")
 
 
-def _dominators(snap: HeapSnapshot) -> tuple[array, array, array]:
+def _dominators(snap: HeapSnapshot) -> tuple[array[int], array[int], array[float]]:
     """(postorder of reachable node ordinals, idom by ordinal (-1 unreachable), retained sizes)."""
     nf = len(snap.node_fields)
     ef = len(snap.edge_fields)
@@ -375,7 +375,7 @@ def summarize_heap(snap: HeapSnapshot, *, top: int = 10) -> dict[str, Any]:
     class_retained = _class_retained(order, idom, retained, class_of, len(class_names))
     reachable_size = sum(nodes[v * nf + f_size] for v in order)
 
-    by_class = [
+    by_class: list[dict[str, Any]] = [
         {"name": class_names[c], "count": counts[c], "selfSize": self_sizes[c], "retainedSize": int(class_retained[c])}
         for c in range(len(class_names))
     ]
@@ -403,7 +403,9 @@ def summarize_heap(snap: HeapSnapshot, *, top: int = 10) -> dict[str, Any]:
     }
 
 
-def _class_retained(order: array, idom: array, retained: array, class_of: array, classes: int) -> array:
+def _class_retained(
+    order: array[int], idom: array[int], retained: array[float], class_of: array[int], classes: int
+) -> array[float]:
     """Per class, the retained size of its objects not dominated by an object of the same class."""
     m = len(order)
     out = array("d", [0.0]) * classes

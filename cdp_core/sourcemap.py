@@ -203,7 +203,8 @@ class SourceMap:
         sources = data.get("sources")
         if not isinstance(mappings, str) or not isinstance(sources, list):
             raise SourceMapError("a source map needs 'mappings' (a string) and 'sources' (a list)")
-        root = data.get("sourceRoot") if isinstance(data.get("sourceRoot"), str) else ""
+        root_value = data.get("sourceRoot")
+        root = root_value if isinstance(root_value, str) else ""
         self.sources = [resolve_url(map_url, _with_root(root, str(s or ""))) for s in sources]
         content = data.get("sourcesContent")
         self.sources_content = [c if isinstance(c, str) else None for c in content] if isinstance(content, list) else []

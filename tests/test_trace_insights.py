@@ -218,7 +218,10 @@ def check_dashboard(result: Any, sc: dict[str, Any]) -> None:
     assert abs(sum(parts.values()) - lcp["ms"]) <= 0.3  # the parts add up to the LCP (rounding)
     sites = {t["site"]: t for t in ins["thirdParties"]}
     assert sites["127.0.0.1"].get("firstParty") is True
-    assert sites["localhost"]["mainThreadMs"] >= trace_pages.VENDOR_BUSY_MS / 3  # sampled, not exact
+    vendor = sites["localhost"]
+    assert vendor["requests"] == 1 and vendor["transferBytes"] > 0 and "firstParty" not in vendor
+    # CPU samples (a loaded machine samples the 120 ms loop sparsely): the vendor still leads.
+    assert vendor["mainThreadMs"] > sites["127.0.0.1"]["mainThreadMs"]
     longest = sc["summary"]["longestTasks"][0]
     assert longest["durationMs"] >= trace_pages.VENDOR_BUSY_MS
     assert any("vendor.js" in (f.get("url") or "") for f in longest["hotFunctions"])

@@ -34,27 +34,13 @@ class _Builder:
 
     def __init__(self, c: TraceCollector) -> None:
         self.c = c
-        for name in (
-            "thread_names",
-            "threads",
-            "min_ts",
-            "max_ts",
-            "requests",
-            "navs",
-            "commits",
-            "initial_frames",
-            "marks",
-            "shifts",
-            "profiles",
-            "functions",
-            "events",
-        ):
-            setattr(self, name, getattr(c, name))
 
-    def _hot(self, thread: tuple[Any, Any], start: float | None = None, end: float | None = None) -> list[dict]:
+    def _hot(
+        self, thread: tuple[Any, Any], start: float | None = None, end: float | None = None
+    ) -> list[dict[str, Any]]:
         """Functions by self time (CPU samples) on ``thread``, optionally within [start, end]."""
         totals: dict[int, float] = {}
-        for prof in self.profiles.values():
+        for prof in self.c.profiles.values():
             if prof.thread != thread:
                 continue
             for t, fn, w in zip(prof.ts, prof.fn, prof.weight, strict=True):
@@ -62,7 +48,7 @@ class _Builder:
                     totals[fn] = totals.get(fn, 0.0) + w
         out = []
         for fn, us in sorted(totals.items(), key=lambda kv: kv[1], reverse=True)[:TOP_N]:
-            name, url, line, col = self.functions[fn]
+            name, url, line, col = self.c.functions[fn]
             entry: dict[str, Any] = {"functionName": name or "(anonymous)", "selfMs": _ms(us)}
             if url:
                 entry["url"] = _short(url)
@@ -76,35 +62,35 @@ class _Builder:
     # -- results --------------------------------------------------------------------------
 
     def _main_thread(self, nav: dict[str, Any] | None) -> tuple[Any, Any] | None:
-        renderers = [k for k, n in self.thread_names.items() if n == "CrRendererMain" and k in self.threads]
+        renderers = [k for k, n in self.c.thread_names.items() if n == "CrRendererMain" and k in self.c.threads]
         preferred_pids = []
         if nav is not None:
             preferred_pids.append(nav["pid"])
-        preferred_pids += [pid for _, _, pid in sorted(self.commits, key=lambda c: c[0], reverse=True)]
+        preferred_pids += [pid for _, _, pid in sorted(self.c.commits, key=lambda c: c[0], reverse=True)]
         preferred_pids += [
             f.get("processId")
-            for f in self.initial_frames
+            for f in self.c.initial_frames
             if f.get("isOutermostMainFrame", f.get("isInPrimaryMainFrame"))
         ]
         for pid in preferred_pids:
             for key in renderers:
                 if key[0] == pid:
                     return key
-        pool = renderers or list(self.threads)
-        pool = [k for k in pool if k in self.threads]
+        pool = renderers or list(self.c.threads)
+        pool = [k for k in pool if k in self.c.threads]
         if not pool:
             return None
-        return max(pool, key=lambda k: (self.threads[k].task_us, len(self.threads[k].ts)))
+        return max(pool, key=lambda k: (self.c.threads[k].task_us, len(self.c.threads[k].ts)))
 
     def result(self, truncated: bool = False) -> dict[str, Any]:
         notes: list[str] = []
-        nav = max(self.navs, key=lambda n: n["ts"]) if self.navs else None
-        origin = nav["ts"] if nav else self.min_ts or 0.0
+        nav = max(self.c.navs, key=lambda n: n["ts"]) if self.c.navs else None
+        origin = nav["ts"] if nav else self.c.min_ts or 0.0
         navigation_url = nav["url"] if nav else None
-        if navigation_url is None and self.commits:
-            navigation_url = max(self.commits, key=lambda c: c[0])[1]
+        if navigation_url is None and self.c.commits:
+            navigation_url = max(self.c.commits, key=lambda c: c[0])[1]
         if navigation_url is None:
-            for f in self.initial_frames:
+            for f in self.c.initial_frames:
                 if _is_main_frame(f) and f.get("url"):
                     navigation_url = str(f["url"])
                     break
@@ -116,7 +102,7 @@ class _Builder:
         by_cat = {n: 0.0 for n in (*CATEGORY_NAMES, "other")}
         hot: list[dict[str, Any]] = []
         if main is not None:
-            thread = self.threads[main]
+            thread = self.c.threads[main]
             by_cat, long_tasks, long_count = _breakdown(thread, origin)
             for task in long_tasks:
                 task["hotFunctions"] = self._hot(main, *task.pop("_span"))[:3]
@@ -124,7 +110,7 @@ class _Builder:
             main_info = {
                 "pid": main[0],
                 "tid": main[1],
-                "name": self.thread_names.get(main, ""),
+                "name": self.c.thread_names.get(main, ""),
                 "busyMs": _ms(thread.task_us),
                 "taskCount": thread.task_count,
             }
@@ -139,9 +125,9 @@ class _Builder:
                 "no first contentful paint after the navigation: the trace stopped before the page painted "
                 "(paint is reported after load at times), or the tab was in the background"
             )
-        cls, shift_count = _cls([s for s in self.shifts if nav is None or s[0] >= nav["ts"]])
+        cls, shift_count = _cls([s for s in self.c.shifts if nav is None or s[0] >= nav["ts"]])
 
-        requests = [r for r in self.requests.values() if r.start is not None]
+        requests = [r for r in self.c.requests.values() if r.start is not None]
         finished = [r for r in requests if r.end is not None]
         slowest = sorted(finished, key=lambda r: r.end - r.start, reverse=True)[:TOP_N]  # type: ignore[operator]
         pending = len(requests) - len(finished)
@@ -150,13 +136,13 @@ class _Builder:
         if truncated:
             notes.append("the trace file ends early (cut off); the summary covers what it holds")
 
-        duration = (self.max_ts - self.min_ts) if self.min_ts is not None and self.max_ts is not None else 0.0
-        later = [n["ts"] for n in self.navs if nav is not None and n["ts"] > nav["ts"]]
-        insights = build_insights(self.c, nav, main, min(later) if later else (self.max_ts or 0.0))
+        duration = (self.c.max_ts - self.c.min_ts) if self.c.min_ts is not None and self.c.max_ts is not None else 0.0
+        later = [n["ts"] for n in self.c.navs if nav is not None and n["ts"] > nav["ts"]]
+        insights = build_insights(self.c, nav, main, min(later) if later else (self.c.max_ts or 0.0))
         return {
             "navigationUrl": navigation_url,
             "durationMs": _ms(duration),
-            "eventCount": self.events,
+            "eventCount": self.c.events,
             "mainThread": main_info,
             "requestCount": len(requests),
             "longTaskCount": long_count,
@@ -179,18 +165,18 @@ class _Builder:
 
         def mine(ts: float, mark_frame: Any, d: dict[str, Any]) -> bool:
             if nav_id and d.get("navigationId"):
-                return d["navigationId"] == nav_id
-            return ts >= start and (frame is None or mark_frame is None or mark_frame == frame)
+                return bool(d["navigationId"] == nav_id)
+            return bool(ts >= start) and (frame is None or mark_frame is None or mark_frame == frame)
 
         def first(kind: str) -> tuple[float, Any, dict[str, Any]] | None:
-            hits = [m for m in self.marks[kind] if mine(*m)]
+            hits = [m for m in self.c.marks[kind] if mine(*m)]
             return min(hits, key=lambda m: m[0]) if hits else None
 
         for kind, key in (("fcp", "fcpMs"), ("dcl", "dclMs"), ("load", "loadMs")):
             hit = first(kind)
             if hit is not None:
                 out[key] = _ms(hit[0] - start)
-        lcps = [m for m in self.marks["lcp"] if mine(*m)]
+        lcps = [m for m in self.c.marks["lcp"] if mine(*m)]
         if lcps:
             last = max(lcps, key=lambda m: (m[2].get("candidateIndex") or 0, m[0]))
             out["lcpMs"] = _ms(last[0] - start)

@@ -76,7 +76,9 @@ def _short(url: str, limit: int = 160) -> str:
     return url if len(url) <= limit else url[: limit - 3] + "..."
 
 
-def build_insights(c: TraceCollector, nav: dict[str, Any] | None, main: tuple[Any, Any] | None, end_ts: float) -> dict:
+def build_insights(
+    c: TraceCollector, nav: dict[str, Any] | None, main: tuple[Any, Any] | None, end_ts: float
+) -> dict[str, Any]:
     """The insights of navigation ``nav`` (None: only third parties over the whole trace)."""
     origin = nav["ts"] if nav else (c.min_ts or 0.0)
     requests = sorted(
@@ -157,7 +159,7 @@ def _first_byte(doc: _Request) -> float | None:
         headers = timing.get("receiveHeadersEnd")
     if not isinstance(headers, int | float):
         return None
-    return timing["requestTime"] * 1e6 + headers * 1000
+    return float(timing["requestTime"]) * 1e6 + float(headers) * 1000
 
 
 # -- render-blocking -------------------------------------------------------------------------
@@ -209,7 +211,9 @@ def _render_blocking(c: TraceCollector, nav: dict[str, Any], requests: list[_Req
 # -- layout shifts ---------------------------------------------------------------------------
 
 
-def _layout_shifts(c: TraceCollector, nav: dict[str, Any] | None, requests: list[_Request], origin: float) -> dict:
+def _layout_shifts(
+    c: TraceCollector, nav: dict[str, Any] | None, requests: list[_Request], origin: float
+) -> dict[str, Any]:
     shifts = sorted(s for s in c.shifts if nav is None or s[0] >= nav["ts"])
     if not shifts:
         return {}

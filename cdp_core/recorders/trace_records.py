@@ -123,10 +123,10 @@ def _category(name: str) -> int | None:
 class _Thread:
     """Timed events of one thread, packed: ts/dur in µs, category code, optional details."""
 
-    ts: array = field(default_factory=lambda: array("d"))
-    dur: array = field(default_factory=lambda: array("d"))
-    cat: array = field(default_factory=lambda: array("b"))
-    name: array = field(default_factory=lambda: array("H"))  # index into _NAMES
+    ts: array[float] = field(default_factory=lambda: array("d"))
+    dur: array[float] = field(default_factory=lambda: array("d"))
+    cat: array[int] = field(default_factory=lambda: array("b"))
+    name: array[int] = field(default_factory=lambda: array("H"))  # index into _NAMES
     info: dict[int, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     task_us: float = 0.0
     task_count: int = 0
@@ -197,9 +197,9 @@ class _Profile:
     thread: tuple[Any, Any] | None = None
     clock: float | None = None  # time of the last sample, µs, same clock as ts
     node_fn: dict[int, int] = field(default_factory=dict)  # profile node id -> function index (-1: skip)
-    ts: array = field(default_factory=lambda: array("d"))
-    fn: array = field(default_factory=lambda: array("i"))
-    weight: array = field(default_factory=lambda: array("d"))  # µs credited to the sample
+    ts: array[float] = field(default_factory=lambda: array("d"))
+    fn: array[int] = field(default_factory=lambda: array("i"))
+    weight: array[float] = field(default_factory=lambda: array("d"))  # µs credited to the sample
 
 
 def _is_main_frame(frame: dict[str, Any]) -> bool:
