@@ -222,9 +222,12 @@ def check_dashboard(result: Any, sc: dict[str, Any]) -> None:
     assert vendor["requests"] == 1 and vendor["transferBytes"] > 0 and "firstParty" not in vendor
     # CPU samples (a loaded machine samples the 120 ms loop sparsely): the vendor still leads.
     assert vendor["mainThreadMs"] > sites["127.0.0.1"]["mainThreadMs"]
-    longest = sc["summary"]["longestTasks"][0]
-    assert longest["durationMs"] >= trace_pages.VENDOR_BUSY_MS
-    assert any("vendor.js" in (f.get("url") or "") for f in longest["hotFunctions"])
+    # The vendor's loop is a long task whose script is vendor.js (from its EvaluateScript event;
+    # the CPU samples inside may be sparse on a loaded machine, so they are not what is checked).
+    vendor_tasks = [
+        t for t in sc["summary"]["longestTasks"] if "vendor.js" in ((t.get("script") or {}).get("url") or "")
+    ]
+    assert vendor_tasks and vendor_tasks[0]["durationMs"] >= trace_pages.VENDOR_BUSY_MS
     assert ins["layoutShifts"]["cls"] > 0
     text = text_of(result)
     assert "Render-blocking before first paint" in text and "slow.css" in text
