@@ -260,11 +260,14 @@ def test_hot_functions_from_cpu_samples_overall_and_per_long_task():
     events = [meta(PID, TID, "CrRendererMain"), x("RunTask", 100, 25), x("RunTask", 300, 80), profile, chunk1, chunk2]
     s = summarize_events(events)
     hot = s["hotFunctions"]
-    assert [h["functionName"] for h in hot] == ["(anonymous)", "render"]  # (program)/(root) left out
-    assert hot[0]["selfMs"] == 205.0 and hot[0]["url"].endswith("b.js") and hot[0]["lineNumber"] == 1
-    assert hot[1] == {
+    # A sample stands for the time until the next sample (DevTools' profile calls do the same):
+    # render at 101, 111, 121 ms (next sample at 131) = 30 ms; b.js at 331 and 336 ms = 5 ms plus
+    # one sampling interval (5 ms) for the last sample. The 200 ms before 331 belong to (program).
+    assert [h["functionName"] for h in hot] == ["render", "(anonymous)"]  # (program)/(root) left out
+    assert hot[1]["selfMs"] == 10.0 and hot[1]["url"].endswith("b.js") and hot[1]["lineNumber"] == 1
+    assert hot[0] == {
         "functionName": "render",
-        "selfMs": 21.0,
+        "selfMs": 30.0,
         "url": "http://127.0.0.1/a.js",
         "lineNumber": 10,
         "columnNumber": 5,

@@ -326,4 +326,5 @@ def _request_dict(r: _Request, origin: float) -> dict[str, Any]:
 
 def build_summary(collector: TraceCollector, truncated: bool = False) -> dict[str, Any]:
     """The summary of everything the collector saw."""
+    collector.finish()
     return _Builder(collector).result(truncated=truncated)

@@ -261,12 +261,26 @@ class TraceCollector:
             if not isinstance(delta, int | float):
                 continue
             clock += delta
+            prof.last_delta = max(float(delta), 0.0)
+            # A sample stands for the time until the next one (as DevTools' profile calls do):
+            # the sample before gets its weight now, whatever this one is (idle included).
+            if prof.open >= 0:
+                prof.weight[prof.open] = max(clock - prof.ts[prof.open], 0.0)
+                prof.open = -1
             fn = prof.node_fn.get(node_id, -1) if isinstance(node_id, int) else -1
             if fn >= 0:
+                prof.open = len(prof.ts)
                 prof.ts.append(clock)
                 prof.fn.append(fn)
-                prof.weight.append(max(float(delta), 0.0))
+                prof.weight.append(0.0)
         prof.clock = clock
+
+    def finish(self) -> None:
+        """Close what the stream left open: each profile's last sample stands for one sampling interval."""
+        for prof in self.profiles.values():
+            if prof.open >= 0:
+                prof.weight[prof.open] = prof.last_delta
+                prof.open = -1
 
 
 def _mark(kind: str) -> Callable[[TraceCollector, dict[str, Any], float], None]:

@@ -199,7 +199,9 @@ class _Profile:
     node_fn: dict[int, int] = field(default_factory=dict)  # profile node id -> function index (-1: skip)
     ts: array[float] = field(default_factory=lambda: array("d"))
     fn: array[int] = field(default_factory=lambda: array("i"))
-    weight: array[float] = field(default_factory=lambda: array("d"))  # µs credited to the sample
+    weight: array[float] = field(default_factory=lambda: array("d"))  # µs until the next sample
+    open: int = -1  # index of the last kept sample, whose weight waits for the next sample
+    last_delta: float = 0.0  # the latest sampling interval (µs)
 
 
 def _is_main_frame(frame: dict[str, Any]) -> bool:
