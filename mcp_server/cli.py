@@ -14,11 +14,13 @@ import os
 import signal
 import sys
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
+if TYPE_CHECKING:
+    from .settings import Settings
 
-from .settings import Settings, SettingsError
+# anyio, pydantic (settings) and the SDK load on demand: the quick start (quickstart.py) answers
+# the stdio handshake before any of them is imported.
 
 __all__ = ["main", "build_app", "parse_args"]
 
@@ -106,6 +108,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def settings_from(ns: argparse.Namespace) -> Settings:
+    from .settings import Settings
+
     def split(value: str | None) -> list[str] | None:
         return None if value is None else [v.strip() for v in value.split(",") if v.strip()]
 
@@ -162,6 +166,8 @@ def build_app(settings: Settings) -> tuple[Any, Any]:
 
 
 async def _close(manager: Any) -> None:
+    import anyio
+
     with anyio.CancelScope(shield=True), anyio.move_on_after(15):
         try:
             await manager.close()
@@ -169,8 +175,17 @@ async def _close(manager: Any) -> None:
             log.exception("closing the browser manager failed")
 
 
-async def _serve_stdio(server: Any, manager: Any) -> None:
+async def _serve_stdio(
+    server: Any, manager: Any, streams: tuple[Any, Any] | None = None, record_toolset: str | None = None
+) -> None:
+    """Serve the SDK on stdio (or on the quick start's ``streams``, which took over the wire first).
+
+    ``record_toolset``: record the handshake for the quick start of the next runs if it has none.
+    """
+    import anyio
     from mcp.server.stdio import stdio_server
+
+    from . import quickstart
 
     async def watch_signals() -> None:
         # The stdin reader sits in a worker thread that cancellation cannot interrupt, so a
@@ -185,7 +200,10 @@ async def _serve_stdio(server: Any, manager: Any) -> None:
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(watch_signals)
-            async with stdio_server() as (read, write):
+            key = quickstart.cache_to_record(record_toolset) if record_toolset is not None else None
+            if key is not None:
+                tg.start_soon(quickstart.record_later, server, key)
+            async with stdio_server(*(streams or ())) as (read, write):
                 await server.run(read, write, server.create_initialization_options())
             tg.cancel_scope.cancel()
     finally:
@@ -212,17 +230,10 @@ async def _serve_http(server: Any, manager: Any, host: str, port: int) -> None:
         await _close(manager)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] == "hook":
-        if importlib.util.find_spec("mcp_server.hook") is None:
-            print("mcp-browser hook: not available in this build", file=sys.stderr)
-            return 0
-        from .hook import main as hook_main
+def _prepare(ns: argparse.Namespace) -> tuple[Any, Any] | int:
+    """Settings validated, manager and server built; or the exit code after saying what is wrong."""
+    from .settings import SettingsError
 
-        return hook_main(args[1:])
-    ns = parse_args(args)
-    logging.basicConfig(level=ns.log_level.upper(), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     try:
         settings = settings_from(ns)
     except SettingsError as exc:
@@ -242,6 +253,48 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    return manager, server
+
+
+def _toolset_input(ns: argparse.Namespace) -> str:
+    """The toolset as given (flag over environment): what the quick start's cache is keyed on."""
+    return ns.toolset or os.environ.get("BROWSER_TOOLSET", "")
+
+
+def _serve_quick(prepared: tuple[Any, Any], stdin: Any, stdout: Any) -> int:
+    import anyio
+
+    manager, server = prepared
+    try:
+        anyio.run(_serve_stdio, server, manager, (stdin, stdout))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "hook":
+        if importlib.util.find_spec("mcp_server.hook") is None:
+            print("mcp-browser hook: not available in this build", file=sys.stderr)
+            return 0
+        from .hook import main as hook_main
+
+        return hook_main(args[1:])
+    ns = parse_args(args)
+    logging.basicConfig(level=ns.log_level.upper(), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    if not ns.http:
+        from . import quickstart
+
+        code = quickstart.serve(_toolset_input(ns), lambda: _prepare(ns), _serve_quick)
+        if code is not None:
+            return code
+    prepared = _prepare(ns)
+    if isinstance(prepared, int):
+        return prepared
+    manager, server = prepared
+    import anyio
+
     try:
         if ns.http:
             anyio.run(_serve_http, server, manager, ns.host, ns.port)
@@ -255,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
                     file=sys.stderr,
                     flush=True,
                 )
-            anyio.run(_serve_stdio, server, manager)
+            anyio.run(_serve_stdio, server, manager, None, _toolset_input(ns))
     except KeyboardInterrupt:
         pass
     return 0

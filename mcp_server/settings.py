@@ -43,6 +43,7 @@ ENV_NAMES: dict[str, str] = {
     "audit_log": "MCP_AUDIT_LOG",
     "chrome_path": "CHROME_PATH",
     "max_call_seconds": "MCP_MAX_CALL_SECONDS",
+    "quickstart": "MCP_QUICKSTART",
 }
 
 _LIST_FIELDS = {"allowed_urls", "allowed_file_roots", "network_redact_headers"}
@@ -84,6 +85,9 @@ class Settings(BaseModel):
     #: every call answers within this many seconds (long waits answer "waiting" and are called
     #: again); under the 60 s request timeout of the TypeScript SDK's clients and Codex
     max_call_seconds: float = Field(50, ge=1, le=3600)
+    #: answer the stdio handshake from the SDK's recorded answers while it loads (quickstart.py
+    #: reads the variable itself, before pydantic is imported; here it is validated and documented)
+    quickstart: bool = True
 
     @field_validator("network_redact_headers")
     @classmethod
