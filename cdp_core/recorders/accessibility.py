@@ -35,7 +35,7 @@ from .snapshot_build import (
     stitch,
 )
 from .snapshot_collector import CollectorFailed, element_backend, isolated_world, owner_key, read_frame
-from .snapshot_format import Snapshot, apply_budget
+from .snapshot_format import Snapshot, budget_rendered
 from .snapshot_frames import (
     FrameNode,
     collect_frames,
@@ -133,7 +133,7 @@ async def take_snapshot(
         if len(kept) < len(lines):
             notes.append(f"{len(lines) - len(kept)} lines deeper than max_depth={opts.max_depth} hidden")
         lines = kept
-    lines, omitted, cut_by = apply_budget(lines, max_lines=opts.max_lines, max_chars=opts.max_chars)
+    lines, rendered, omitted, cut_by = budget_rendered(lines, max_lines=opts.max_lines, max_chars=opts.max_chars)
     if omitted_in_page:
         omitted += omitted_in_page
         cut_by = cut_by or f"max_lines={opts.max_lines}"
@@ -151,6 +151,7 @@ async def take_snapshot(
             for i in infos.values()
         ],
         notes=notes,
+        rendered=rendered,
     )
     registry.previous = snapshot
     return snapshot

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SnapshotLine", "Snapshot", "render_line", "apply_budget", "diff_snapshots", "quote"]
+__all__ = ["SnapshotLine", "Snapshot", "render_line", "apply_budget", "budget_rendered", "diff_snapshots", "quote"]
 
 MAX_NAME_CHARS = 120
 MAX_VALUE_CHARS = 120
@@ -27,7 +27,9 @@ def quote(text: str, limit: int = MAX_NAME_CHARS) -> str:
     text = " ".join(text.split())
     if len(text) > limit:
         text = text[: limit - 1] + "…"
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if "\\" in text or '"' in text:
+        text = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + text + '"'
 
 
 @dataclass
@@ -118,12 +120,17 @@ class Snapshot:
     cut_by: str | None = None
     frames: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: the lines' texts when the budget rendered them already: each line is rendered once
+    #: (a 4000-line page took three renderings, tens of milliseconds, before)
+    rendered: list[str] | None = field(default=None, repr=False, compare=False)
 
     def header(self) -> list[str]:
         return [f"Page: {self.title}", f"URL: {self.url}"]
 
     def body_lines(self) -> list[str]:
-        return [render_line(line) for line in self.lines]
+        if self.rendered is None or len(self.rendered) != len(self.lines):
+            self.rendered = [render_line(line) for line in self.lines]
+        return self.rendered
 
     def text(self) -> str:
         out = self.header() + self.body_lines()
@@ -155,15 +162,29 @@ def apply_budget(
     Returns (kept lines, number omitted, which limit cut). Essential lines past the budget
     are kept too (they are few, and an agent that misses "Provincia obbligatoria" is lost).
     """
+    kept, _, omitted, cut_by = budget_rendered(lines, max_lines=max_lines, max_chars=max_chars)
+    return kept, omitted, cut_by
+
+
+def budget_rendered(
+    lines: list[SnapshotLine], *, max_lines: int | None, max_chars: int | None
+) -> tuple[list[SnapshotLine], list[str] | None, int, str | None]:
+    """:func:`apply_budget`, plus the kept lines' texts when it had to render them (else None)."""
     if max_lines is None and max_chars is None:
-        return lines, 0, None
+        return lines, None, 0, None
     kept: list[SnapshotLine] = []
+    texts: list[str] = []
     used_chars = 0
     cut_by: str | None = None
     omitted = 0
     for line in lines:
-        size = len(render_line(line)) + 1
         over_lines = max_lines is not None and len(kept) >= max_lines
+        if over_lines and not line.essential:
+            omitted += 1  # over the line cap: no need to render what is left out
+            cut_by = cut_by or f"max_lines={max_lines}"
+            continue
+        text = render_line(line)
+        size = len(text) + 1
         over_chars = max_chars is not None and used_chars + size > max_chars
         if (over_lines or over_chars) and not line.essential:
             omitted += 1
@@ -171,8 +192,9 @@ def apply_budget(
                 cut_by = f"max_lines={max_lines}" if over_lines else f"max_chars={max_chars}"
             continue
         kept.append(line)
+        texts.append(text)
         used_chars += size
-    return kept, omitted, cut_by
+    return kept, texts, omitted, cut_by
 
 
 def _line_key(line: SnapshotLine) -> tuple[Any, ...]:
