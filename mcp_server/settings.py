@@ -44,6 +44,7 @@ ENV_NAMES: dict[str, str] = {
     "chrome_path": "CHROME_PATH",
     "max_call_seconds": "MCP_MAX_CALL_SECONDS",
     "quickstart": "MCP_QUICKSTART",
+    "snapshot_engine": "MCP_SNAPSHOT_ENGINE",
 }
 
 _LIST_FIELDS = {"allowed_urls", "allowed_file_roots", "network_redact_headers"}
@@ -88,6 +89,9 @@ class Settings(BaseModel):
     #: answer the stdio handshake from the SDK's recorded answers while it loads (quickstart.py
     #: reads the variable itself, before pydantic is imported; here it is validated and documented)
     quickstart: bool = True
+    #: who computes snapshot lines: the in-page collector, or Chrome's accessibility tree (slower on
+    #: big pages; the reference the collector is tested against, and the way out if it misreads a page)
+    snapshot_engine: Literal["page", "ax"] = "page"
 
     @field_validator("network_redact_headers")
     @classmethod

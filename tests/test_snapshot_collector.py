@@ -233,3 +233,33 @@ async def test_snapshot_of_a_background_tab(chromium, http_server):
         finally:
             await browser.close_target(target)
     assert re.search(UID + ' button "Salva"', text) and re.search(UID + ' alert "Provincia obbligatoria"', text)
+
+
+CLOSED_SHADOW = """<!doctype html><title>Chiuso</title><button>Fuori</button><div id="host"></div>
+<script>
+  document.getElementById("host").attachShadow({mode: "closed"}).innerHTML = "<button>Dentro</button>";
+</script>"""
+
+
+async def test_closed_shadow_roots_need_the_accessibility_tree_engine(chromium, http_server, artifacts_dir):
+    """Page scripts, and so the collector, cannot see into a closed shadow root; MCP_SNAPSHOT_ENGINE=ax can."""
+    from mcp.client import Client
+
+    from mcp_server.cli import build_app
+    from mcp_server.settings import Settings
+
+    http_server.route("/collector/closed.html", Reply(200, CLOSED_SHADOW))
+    texts = {}
+    for engine in ("page", "ax"):
+        manager, server = build_app(Settings(artifact_dir=str(artifacts_dir), snapshot_engine=engine))
+        try:
+            async with Client(server) as client:
+                url = http_server.url("/collector/closed.html")
+                nav = await client.call_tool("browser_session", {"action": "navigate", "url": url})
+                assert not nav.is_error
+                snap = await client.call_tool("browser_session", {"action": "snapshot"})
+                texts[engine] = snap.content[0].text
+        finally:
+            await manager.close()
+    assert 'button "Fuori"' in texts["page"] and "Dentro" not in texts["page"]
+    assert 'button "Fuori"' in texts["ax"] and 'button "Dentro"' in texts["ax"]

@@ -292,6 +292,7 @@ async def snapshot_page(ctx: ToolContext, page: PageHandle, options: SnapshotOpt
     frame = options.frame
     if frame is None and page.active_frame:
         options.frame = page.active_frame  # select_frame applies to snapshots too
+    options.engine = getattr(ctx.settings, "snapshot_engine", "page")
     try:
         return await take_snapshot(page.session, registry_of(page), options, child_sessions=child_sessions(page))
     except SelectorNotFound as exc:
