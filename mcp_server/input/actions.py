@@ -1,0 +1,291 @@
+"""Element actions: click, hover, fill, press, select, check, files, drag, scroll into view.
+
+Each waits for the element to be actionable (:mod:`.actionability`), then sends trusted input
+through CDP to the session that runs the element (:mod:`.mouse`, :mod:`.keyboard`). None of
+them needs an animation frame, a page timer or the tab to be in front, and none changes
+which tab the user sees. They raise ToolFailure (ELEMENT_NOT_INTERACTABLE, INVALID_ARGUMENT)
+with the reason; a JavaScript dialog the action opens blocks the page's answer to the last
+input event, so callers race these coroutines against the page's dialog watch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from cdp_core import CDPError, CDPEvent, CDPException
+from targets.errors import ErrorCode, ToolFailure
+
+from . import mouse
+from .actionability import NotActionable, Point, actionable_point, check_state, not_interactable
+from .element import Element
+from .keyboard import UnknownKey, press_combo
+
+__all__ = [
+    "click",
+    "hover",
+    "fill",
+    "press_key",
+    "select_options",
+    "set_checked",
+    "set_input_files",
+    "drag",
+    "scroll_into_view",
+    "focus",
+]
+
+_SET_VALUE_TYPES = ("date", "time", "datetime-local", "month", "week", "color", "range")
+
+_PREPARE_FILL_JS = """function(value, setTypes) {
+  const el = this;
+  if (el.tagName === 'INPUT') {
+    const type = (el.getAttribute('type') || 'text').toLowerCase();
+    if (setTypes.includes(type)) {
+      el.focus();
+      el.value = value;
+      if (el.value !== value) return {error: 'cannot hold ' + JSON.stringify(value) + ' (a <input type=' + type + '>)'};
+      el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+      el.dispatchEvent(new Event('change', {bubbles: true}));
+      return {done: true};
+    }
+    if (type === 'number' && value.trim() !== '' && isNaN(Number(value)))
+      return {error: 'is a number field and ' + JSON.stringify(value) + ' is not a number'};
+  }
+  el.focus();
+  if (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') {
+    el.select();
+  } else {
+    const range = el.ownerDocument.createRange();
+    range.selectNodeContents(el);
+    const selection = el.ownerDocument.defaultView.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+  return {insert: true};
+}"""
+
+_VALUE_JS = "function() { return this.isContentEditable ? this.innerText : String(this.value); }"
+
+_SELECT_JS = """function(values) {
+  const el = this;
+  if (el.tagName !== 'SELECT') return {error: 'is a <' + el.tagName.toLowerCase() + '>, not a <select>'};
+  const options = Array.from(el.options);
+  const norm = (s) => String(s).trim().replace(/\\s+/g, ' ').toLowerCase();
+  const picked = [];
+  for (const wanted of values) {
+    const found = options.find((o) => o.value === wanted) || options.find((o) => o.label.trim() === wanted.trim())
+      || options.find((o) => norm(o.label) === norm(wanted));
+    if (!found) return {missing: wanted, available: options.slice(0, 30).map((o) => o.label.trim() || o.value)};
+    if (found.disabled) return {error: 'has the option ' + JSON.stringify(wanted) + ' disabled'};
+    picked.push(found);
+  }
+  if (!el.multiple && picked.length > 1) return {error: 'takes one value (it is not a multiple select)'};
+  for (const o of options) o.selected = picked.includes(o);
+  el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+  el.dispatchEvent(new Event('change', {bubbles: true}));
+  return {selected: picked.map((o) => o.value), labels: picked.map((o) => o.label.trim())};
+}"""
+
+_CHECKED_JS = """function() {
+  const el = this;
+  if (el.tagName === 'INPUT' && ['checkbox', 'radio'].includes((el.type || '').toLowerCase()))
+    return {checked: el.checked};
+  const role = el.getAttribute('role');
+  if (['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio'].includes(role))
+    return {checked: el.getAttribute('aria-checked') === 'true'};
+  return {error: 'is not a checkbox or radio button'};
+}"""
+
+_FOCUS_JS = """function() {
+  this.focus();
+  const active = this.ownerDocument.activeElement;
+  return active === this || this.contains(active);
+}"""
+
+
+async def click(
+    element: Element, what: str, *, timeout_ms: int, button: mouse.Button = "left", click_count: int = 1
+) -> None:
+    """Wait until actionable, then move, press and release at the element's center."""
+    point = await actionable_point(element, what, timeout_ms=timeout_ms)
+    await mouse.click_at(element.session, point, button=button, click_count=click_count)
+
+
+async def hover(element: Element, what: str, *, timeout_ms: int) -> None:
+    """Move the pointer over the element (mouseover/mouseenter, :hover)."""
+    point = await actionable_point(element, what, timeout_ms=timeout_ms, enabled=False)
+    await mouse.move(element.session, point)
+
+
+async def scroll_into_view(element: Element, what: str, *, timeout_ms: int) -> None:
+    await actionable_point(element, what, timeout_ms=timeout_ms, enabled=False, hit=False)
+
+
+async def focus(element: Element, what: str) -> None:
+    try:
+        focused = await element.call(_FOCUS_JS)
+    except CDPError as exc:
+        raise ToolFailure(
+            ErrorCode.ELEMENT_NOT_INTERACTABLE, f"{what}: {element.label} cannot take focus ({exc.message})"
+        ) from None
+    if not focused:
+        raise ToolFailure(
+            ErrorCode.ELEMENT_NOT_INTERACTABLE,
+            f"{what}: {element.label} cannot take focus (not focusable)",
+            hint="press keys in an input, a button or an element with tabindex; or click it first",
+        )
+
+
+async def fill(element: Element, value: str, what: str, *, timeout_ms: int) -> int:
+    """Replace the field's content with ``value`` (typed as one text insertion); returns the length it now holds."""
+    await actionable_point(element, what, timeout_ms=timeout_ms, editable=True, hit=False)
+    prepared = await element.call(_PREPARE_FILL_JS, value, list(_SET_VALUE_TYPES)) or {}
+    if prepared.get("error"):
+        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{what}: {element.label} {prepared['error']}")
+    if prepared.get("insert"):
+        if value:
+            await element.session.send("Input.insertText", {"text": value}, timeout=30)
+        else:
+            await press_combo(element.session, "Delete")
+    held = await element.call(_VALUE_JS)
+    return len(held or "")
+
+
+async def press_key(element: Element | None, session: Any, key: str, what: str, *, timeout_ms: int) -> None:
+    """Focus ``element`` (when given) and press ``key`` (``Enter``, ``Control+a``...) there."""
+    if element is not None:
+        await _wait_state(element, what, timeout_ms, enabled=True)
+        await focus(element, what)
+        session = element.session
+    try:
+        await press_combo(session, key)
+    except UnknownKey as exc:
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{what}: unknown key {str(exc)!r}",
+            hint="use a key name like Enter, Tab, Escape, ArrowDown, Backspace, F5, a, or a combination like Control+a",
+        ) from None
+
+
+async def select_options(
+    element: Element, values: Sequence[str], what: str, *, timeout_ms: int
+) -> dict[str, list[str]]:
+    """Pick ``values`` (option value or label) in a <select>; fires input and change like a user's pick."""
+    await _wait_state(element, what, timeout_ms, enabled=True)
+    result = await element.call(_SELECT_JS, list(values)) or {}
+    if result.get("missing") is not None:
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{what}: {element.label} has no option {result['missing']!r}",
+            hint="options: " + ", ".join(repr(o) for o in result.get("available", [])[:30]),
+            available=result.get("available", []),
+        )
+    if result.get("error"):
+        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{what}: {element.label} {result['error']}")
+    return {"values": result.get("selected", []), "labels": result.get("labels", [])}
+
+
+async def set_checked(element: Element, checked: bool, what: str, *, timeout_ms: int) -> bool:
+    """Check or uncheck by clicking it when its state differs; returns whether it changed."""
+    state = await element.call(_CHECKED_JS) or {}
+    if state.get("error"):
+        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{what}: {element.label} {state['error']}")
+    if bool(state.get("checked")) == checked:
+        return False
+    await click(element, what, timeout_ms=timeout_ms)
+    after = await element.call(_CHECKED_JS) or {}
+    if bool(after.get("checked")) != checked:
+        raise ToolFailure(
+            ErrorCode.ELEMENT_NOT_INTERACTABLE,
+            f"{what}: clicking {element.label} did not {'check' if checked else 'uncheck'} it",
+            hint="a script may keep it as it is (or it is a radio button, which cannot be unchecked)",
+        )
+    return True
+
+
+async def set_input_files(element: Element, paths: Sequence[str], what: str, *, timeout_ms: int) -> None:
+    """Give an <input type=file> these files (absolute paths), as if the user picked them."""
+    if element.tag != "INPUT" or element.type != "file":
+        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{what}: {element.label} is not an <input type=file>")
+    if len(paths) > 1 and not element.info.get("multiple"):
+        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{what}: {element.label} takes one file (no multiple attribute)")
+    await _wait_state(element, what, timeout_ms, visible=False, enabled=True)
+    await element.session.send(
+        "DOM.setFileInputFiles", {"files": list(paths), "objectId": element.object_id}, timeout=30
+    )
+
+
+async def drag(source: Element, target: Element, what: str, *, timeout_ms: int, steps: int = 5) -> dict[str, Any]:
+    """Press on ``source``, move to ``target`` and release; HTML5 drag and drop goes through Chrome's drag events.
+
+    Chrome starts a native drag (``draggable`` elements) outside the page; with
+    ``Input.setInterceptDrags`` it hands us the drag data instead, and ``Input.dispatchDragEvent``
+    delivers dragenter/dragover/drop at the target. Pointer-based drags (sortable lists)
+    just see the moves. Both elements must be in the same frame process.
+    """
+    if source.session is not target.session:
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{what}: {source.label} and {target.label} are in different frame processes",
+            hint="drag within one frame",
+        )
+    session = source.session
+    start = await actionable_point(source, what, timeout_ms=timeout_ms)
+    end = await actionable_point(target, what, timeout_ms=timeout_ms, hit=False)
+    intercepted: list[dict[str, Any]] = []
+    got = asyncio.Event()
+
+    def on_drag(event: CDPEvent) -> None:
+        intercepted.append(event.params.get("data") or {})
+        got.set()
+
+    subscription = session.on("Input.dragIntercepted", on_drag)
+    try:
+        await session.send("Input.setInterceptDrags", {"enabled": True}, timeout=10)
+        await mouse.move(session, start, deliver=False)
+        await mouse.press(session, start)
+        for step in range(1, steps + 1):
+            point = Point(start.x + (end.x - start.x) * step / steps, start.y + (end.y - start.y) * step / steps)
+            await mouse.move(session, point, buttons=mouse.BUTTON_BITS["left"])
+            if got.is_set():
+                break
+        if got.is_set():
+            data = intercepted[0]
+            for kind in ("dragEnter", "dragOver", "drop"):
+                await session.send(
+                    "Input.dispatchDragEvent", {"type": kind, "x": end.x, "y": end.y, "data": data}, timeout=10
+                )
+        await mouse.release(session, end)
+    finally:
+        subscription.cancel()
+        try:
+            await session.send("Input.setInterceptDrags", {"enabled": False}, timeout=5)
+        except CDPException:
+            pass
+    return {"html5": got.is_set()}
+
+
+async def _wait_state(
+    element: Element,
+    what: str,
+    timeout_ms: int,
+    *,
+    visible: bool = True,
+    enabled: bool = True,
+    editable: bool = False,
+) -> None:
+    """Wait (no hit test, no scrolling) until the element is attached/visible/enabled/editable."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_ms / 1000
+    delay = 0.02
+    while True:
+        try:
+            await check_state(element, visible=visible, enabled=enabled, editable=editable)
+            return
+        except NotActionable as exc:
+            if exc.final or loop.time() >= deadline:
+                waited = None if exc.final else timeout_ms
+                raise not_interactable(element, what, exc.reason, waited_ms=waited) from None
+        await asyncio.sleep(min(delay, max(0.0, deadline - loop.time())))
+        delay = min(delay * 2, 0.25)

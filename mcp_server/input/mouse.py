@@ -1,0 +1,97 @@
+"""Mouse events through ``Input.dispatchMouseEvent`` on the session that runs the element.
+
+Measured in a hidden tab (Chromium 156): ``mousePressed``/``mouseReleased`` are answered
+in a few ms; a single ``mouseMoved`` is never answered, because Chrome holds pointer moves
+for the next animation frame and a hidden tab has none. Two moves to the same point sent
+back to back are delivered together (one ``mousemove``, hover applied) and both answered,
+so :func:`move` sends a pair; in a visible tab the pair costs one frame. In an
+out-of-process iframe of a hidden tab even the pair stays held: a press delivers held moves
+(so a click needs nothing more), and for a hover :func:`move` turns on focus emulation for
+the moment it takes Chrome to draw one frame (about 20 ms; the page sees its
+``visibilityState`` go to visible and back), then turns it off again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Literal
+
+from cdp_core import CDPException, CDPSession
+
+from .actionability import Point
+
+__all__ = ["Button", "move", "press", "release", "click_at", "BUTTON_BITS"]
+
+Button = Literal["left", "right", "middle"]
+BUTTON_BITS = {"left": 1, "right": 2, "middle": 4}
+#: How long a move pair may stay unanswered before we stop waiting for it.
+MOVE_WAIT = 0.1
+#: How long a held move may take to be delivered with focus emulation on.
+FLUSH_WAIT = 1.0
+
+
+async def move(session: CDPSession, point: Point, *, buttons: int = 0, deliver: bool = True) -> bool:
+    """Move the pointer to ``point``; with ``deliver`` make sure the page got it (hover, drag).
+
+    Returns whether Chrome confirmed the move. Without ``deliver`` a held move is left to the
+    next press, which delivers it first (a click). See the module doc for the measurements.
+    """
+    params: dict[str, Any] = {"type": "mouseMoved", "x": point.x, "y": point.y, "buttons": buttons}
+    if buttons:
+        params["button"] = "left" if buttons & 1 else ("right" if buttons & 2 else "middle")
+    sends = [asyncio.ensure_future(session.send("Input.dispatchMouseEvent", params, timeout=30)) for _ in range(2)]
+    for task in sends:  # a held move must never end as an unretrieved error
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+    done, pending = await asyncio.wait(sends, timeout=MOVE_WAIT)
+    if pending and deliver:
+        try:
+            await session.send("Emulation.setFocusEmulationEnabled", {"enabled": True}, timeout=10)
+            done, pending = await asyncio.wait(sends, timeout=FLUSH_WAIT)
+        finally:
+            try:
+                await session.send("Emulation.setFocusEmulationEnabled", {"enabled": False}, timeout=10)
+            except CDPException:
+                pass
+    for task in done:
+        exc = task.exception()
+        if exc is not None and not isinstance(exc, CDPException):
+            raise exc
+    return not pending
+
+
+async def press(session: CDPSession, point: Point, *, button: Button = "left", click_count: int = 1) -> None:
+    await session.send(
+        "Input.dispatchMouseEvent",
+        {
+            "type": "mousePressed",
+            "x": point.x,
+            "y": point.y,
+            "button": button,
+            "buttons": BUTTON_BITS[button],
+            "clickCount": click_count,
+        },
+        timeout=30,
+    )
+
+
+async def release(session: CDPSession, point: Point, *, button: Button = "left", click_count: int = 1) -> None:
+    await session.send(
+        "Input.dispatchMouseEvent",
+        {
+            "type": "mouseReleased",
+            "x": point.x,
+            "y": point.y,
+            "button": button,
+            "buttons": 0,
+            "clickCount": click_count,
+        },
+        timeout=30,
+    )
+
+
+async def click_at(session: CDPSession, point: Point, *, button: Button = "left", click_count: int = 1) -> None:
+    """Move there, then press and release ``click_count`` times (2 = double click)."""
+    await move(session, point, deliver=False)
+    for count in range(1, click_count + 1):
+        await press(session, point, button=button, click_count=count)
+        await release(session, point, button=button, click_count=count)
