@@ -8,6 +8,7 @@ ConsoleRecorder live per page in ``page.data``; child sessions feed the same pai
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -67,10 +68,23 @@ def recorders_for(page: PageHandle, settings: Any) -> tuple[NetworkRecorder, Con
     return network, console
 
 
-def install(manager: BrowserManager, settings: Any) -> None:
-    """Register the listener that attaches both recorders to every page/iframe/worker session."""
+_deferred: set[asyncio.Task[None]] = set()
 
-    async def on_session(page: PageHandle, session: CDPSession, kind: str) -> None:
+
+def install(manager: BrowserManager, settings: Any) -> None:
+    """Register the listener that attaches both recorders to every page/iframe/worker session.
+
+    The dialog watch is installed first, so every page has Page enabled (dialogs reported)
+    before capture's own commands; a page that a dialog opened before attach keeps frozen
+    gets its capture attached as soon as it answers again, instead of holding the attach.
+    """
+    from . import dialogs
+    from .input import frames
+
+    dialogs.install(manager)
+    frames.install(manager)  # subscribes before the console recorder's Runtime.enable announces the contexts
+
+    async def attach_all(page: PageHandle, session: CDPSession, kind: str) -> None:
         network, console = recorders_for(page, settings)
         for recorder in (network, console):
             try:
@@ -78,6 +92,24 @@ def install(manager: BrowserManager, settings: Any) -> None:
             except CDPException as exc:
                 # A session that vanished while attaching must not break the others.
                 log.debug("capture attach failed on %s session: %s", kind, exc)
+
+    async def when_free(watch: Any, page: PageHandle, session: CDPSession, kind: str) -> None:
+        try:
+            await watch.enabling
+        except (CDPException, asyncio.CancelledError):
+            return
+        if not session.closed:
+            await attach_all(page, session, kind)
+
+    async def on_session(page: PageHandle, session: CDPSession, kind: str) -> None:
+        recorders_for(page, settings)  # the stores exist (and say capturedSince) even while the page is frozen
+        watch = page.data.get("dialogs") if kind == "page" else None
+        if watch is not None and watch.enabling is not None and not watch.enabling.done():
+            task = asyncio.get_running_loop().create_task(when_free(watch, page, session, kind))
+            _deferred.add(task)
+            task.add_done_callback(_deferred.discard)
+            return
+        await attach_all(page, session, kind)
 
     def on_closed(page: PageHandle) -> None:
         for key in ("network", "console"):

@@ -33,6 +33,8 @@ PageClosedListener = Callable[[PageHandle], None]
 
 #: A listener that takes longer than this is abandoned, so a tab is never left frozen.
 LISTENER_TIMEOUT = 10.0
+#: How long the attach waits for a page to confirm auto-attach (a frozen page confirms later).
+AUTO_ATTACH_REPLY_TIMEOUT = 2.0
 _AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
 
 
@@ -273,13 +275,19 @@ class SessionHub:
             await session.detach()
             return
         try:
-            # Children first: iframes created while the page listeners run must already be
-            # caught (and paused) by auto-attach; their own listeners wait for the page's.
-            try:
-                await session.send("Target.setAutoAttach", _AUTO_ATTACH)
-            except CDPException as exc:
-                log.debug("auto-attach on %s failed: %s", page.target_id, exc)
+            # Children first: the auto-attach request goes out before the listeners run, so iframes
+            # created meanwhile are caught (and paused); their own listeners wait for the page's.
+            # Its reply is awaited after the listeners, briefly: a page frozen by a dialog that was
+            # open before we attached answers it only once the user closes the dialog (Chrome
+            # still applies it then), and must not hold the attach for the default 30 s.
+            auto_attach = asyncio.ensure_future(session.send("Target.setAutoAttach", _AUTO_ATTACH))
+            auto_attach.add_done_callback(lambda f: f.cancelled() or f.exception())
             await self._run_listeners(page, page.sessions[0])
+            done, _ = await asyncio.wait({auto_attach}, timeout=AUTO_ATTACH_REPLY_TIMEOUT)
+            if not done:
+                log.info("auto-attach on %s not answered yet (the page is frozen?)", page.target_id)
+            elif auto_attach.exception() is not None:
+                log.debug("auto-attach on %s failed: %s", page.target_id, auto_attach.exception())
             await self._resume(session, waiting)
         finally:
             page._ready.set()

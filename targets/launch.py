@@ -115,6 +115,10 @@ class LaunchTarget(BrowserTarget):
         self.attached_at = utc_now()
         self.launches += 1
         self._watch(browser)
+        # Playwright answers (dismisses) every dialog of a context nobody listens to: listen and do
+        # nothing, so a dialog stays open for the page's DialogWatch and handle_dialog. Registered
+        # before any page of ours can run script.
+        context.on("dialog", _leave_dialog_open)
         context.on("close", lambda _c: self._on_context_closed(context))
         context.on("page", self._watch_downloads)
         for pw_page in context.pages:
@@ -212,6 +216,10 @@ class LaunchTarget(BrowserTarget):
         """Wait for downloads being saved (tests, read_downloaded_file)."""
         if self._download_tasks:
             await asyncio.wait(set(self._download_tasks), timeout=30)
+
+
+def _leave_dialog_open(_dialog: Any) -> None:
+    """Dialogs are answered only by handle_dialog (through our own CDP session), never by Playwright."""
 
 
 async def _wait_for_port(profile: Path, timeout: float = 15.0) -> int:

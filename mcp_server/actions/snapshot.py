@@ -12,15 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
-import weakref
-from collections import deque
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from cdp_core import CDPError, CDPEvent, CDPException, CDPSession
+from cdp_core import CDPError, CDPException, CDPSession
 from cdp_core.errors import CDPTimeout
 from cdp_core.recorders.accessibility import FrameNotFound, SelectorNotFound, SnapshotOptions, take_snapshot
 from cdp_core.recorders.snapshot_format import Snapshot, diff_snapshots, render_diff
@@ -28,6 +24,9 @@ from cdp_core.recorders.uids import UidRegistry
 from targets.errors import ErrorCode, ToolFailure
 
 from ..context import ToolContext
+from ..dialogs import DialogWatch, dialog_watch, require_no_dialog
+from ..dialogs import public_dialog as _public_dialog
+from ..followup import Followup, _main_loader, describe_followup
 from ..registry import ActionArgs, ActionResult, action
 from ..safe_regex import MAX_PATTERN_CHARS, compile_pattern, search
 
@@ -68,207 +67,6 @@ def child_sessions(page: PageHandle) -> dict[str, CDPSession]:
             if target_id:
                 out[target_id] = record.session
     return out
-
-
-class DialogWatch:
-    """The JavaScript dialog (alert/confirm/prompt/beforeunload) open on a page, if any.
-
-    Fed by sync handlers on the page session (``Page.javascriptDialogOpening`` /
-    ``Closed``). ``cleanups`` are CDP calls postponed because the dialog blocks the page
-    (removing a temporary uid attribute); they run once the dialog is handled.
-    """
-
-    def __init__(self) -> None:
-        self.open: dict[str, Any] | None = None
-        self.opened = asyncio.Event()
-        self.history: deque[dict[str, Any]] = deque(maxlen=20)
-        self.cleanups: list[Callable[[], Awaitable[None]]] = []
-        self.subscribed: set[int] = set()
-
-    def on_opening(self, event: CDPEvent) -> None:
-        p = event.params
-        self.open = {
-            "type": p.get("type", ""),
-            "message": str(p.get("message", ""))[:2000],
-            "defaultPrompt": p.get("defaultPrompt") or "",
-            "url": p.get("url", ""),
-            "hasBrowserHandler": bool(p.get("hasBrowserHandler")),
-            "openedAt": time.time(),
-        }
-        self.opened.set()
-
-    def on_closed(self, event: CDPEvent) -> None:
-        if self.open is not None:
-            closed = dict(self.open)
-            closed["result"] = "accepted" if event.params.get("result") else "dismissed"
-            self.history.append(closed)
-        self.open = None
-        self.opened.clear()
-
-    async def run_cleanups(self) -> None:
-        tasks, self.cleanups = self.cleanups, []
-        for fn in tasks:
-            try:
-                await asyncio.wait_for(fn(), 2.0)
-            except (CDPException, TimeoutError):
-                pass
-
-
-_listening: weakref.WeakSet[Any] = weakref.WeakSet()
-
-
-async def _subscribe(page: PageHandle, session: CDPSession, watch: DialogWatch) -> None:
-    if id(session) in watch.subscribed or session.closed:
-        return
-    watch.subscribed.add(id(session))
-    session.on("Page.javascriptDialogOpening", watch.on_opening)
-    session.on("Page.javascriptDialogClosed", watch.on_closed)
-    try:
-        # Enabling Page again is harmless and makes Chrome report a dialog already open.
-        await session.send("Page.enable", timeout=5)
-    except CDPException:
-        pass
-
-
-async def dialog_watch(ctx: ToolContext, page: PageHandle) -> DialogWatch:
-    """The page's DialogWatch; the first call also registers it for every future page."""
-    manager = ctx.manager
-    if manager not in _listening and hasattr(manager, "add_session_listener"):
-        try:
-            _listening.add(manager)
-        except TypeError:  # pragma: no cover - a manager that cannot be weakly referenced
-            pass
-
-        async def on_session(p: PageHandle, session: CDPSession, kind: str) -> None:
-            if kind == "page":
-                await _subscribe(p, session, _watch_of(p))
-
-        manager.add_session_listener(on_session)
-    watch = _watch_of(page)
-    await _subscribe(page, page.session, watch)
-    return watch
-
-
-def _watch_of(page: PageHandle) -> DialogWatch:
-    watch = page.data.get("dialogs")
-    if not isinstance(watch, DialogWatch):
-        watch = DialogWatch()
-        page.data["dialogs"] = watch
-    return watch
-
-
-def require_no_dialog(watch: DialogWatch, what: str) -> None:
-    """Refuse to run script while a dialog blocks the page (the call would hang)."""
-    if watch.open is not None:
-        d = watch.open
-        raise ToolFailure(
-            ErrorCode.DIALOG_OPEN,
-            f"{what}: a JavaScript {d['type']} is open and blocks the page: {d['message'][:200]!r}",
-            hint="call browser_session action=handle_dialog (dialog_action accept or dismiss) first",
-            dialog=_public_dialog(d),
-        )
-
-
-def _public_dialog(d: dict[str, Any]) -> dict[str, Any]:
-    return {k: d[k] for k in ("type", "message", "defaultPrompt", "url") if k in d}
-
-
-# -- what followed an action ------------------------------------------------------------------
-
-
-class Followup:
-    """Baseline taken before an action, compared after it: navigation, requests, errors, dialog."""
-
-    def __init__(self, page: PageHandle, watch: DialogWatch) -> None:
-        self.page = page
-        self.watch = watch
-        self.url = page.url
-        self.network = page.data.get("network")
-        self.console = page.data.get("console")
-        self.net_id = _last_id(self.network)
-        self.console_id = _last_id(self.console)
-        self.loader: str | None = None
-
-    async def start(self) -> Followup:
-        self.loader = await _main_loader(self.page.session)
-        return self
-
-    def _new_requests(self) -> list[dict[str, Any]]:
-        if self.network is None:
-            return []
-        return self.network.list(since_id=self.net_id)
-
-    async def settle(self, *, quiet_s: float = 0.15, max_s: float = 2.0) -> None:
-        """Give the page a moment to react: until no request it started is in flight (bounded)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + max_s
-        await asyncio.sleep(quiet_s)
-        while loop.time() < deadline and self.watch.open is None:
-            pending = [r for r in self._new_requests() if r.get("durationMs") is None and not r.get("failed")]
-            if not pending:
-                return
-            await asyncio.sleep(0.05)
-
-    async def report(self) -> dict[str, Any]:
-        requests = self._new_requests()
-        data: dict[str, Any] = {}
-        loader = None if self.watch.open is not None else await _main_loader(self.page.session)
-        navigated = (loader is not None and self.loader is not None and loader != self.loader) or (
-            self.page.url != self.url
-        )
-        if navigated:
-            data["navigation"] = {"from": self.url, "to": self.page.url}
-        if requests:
-            data["requests"] = [
-                {k: r.get(k) for k in ("id", "method", "url", "status", "resourceType", "failed")}
-                for r in requests[-10:]
-            ]
-            data["requestCount"] = len(requests)
-        if self.console is not None:
-            errors = self.console.list(since_id=self.console_id, types=["error", "pageerror"])
-            if errors:
-                data["consoleErrors"] = [
-                    {"id": e.get("id"), "type": e.get("type"), "text": str(e.get("text", ""))[:300]}
-                    for e in errors[-5:]
-                ]
-        if self.watch.open is not None:
-            data["dialog"] = _public_dialog(self.watch.open)
-        return data
-
-
-def describe_followup(data: dict[str, Any]) -> str:
-    parts: list[str] = []
-    if "navigation" in data:
-        parts.append(f"navigated to {data['navigation']['to']}")
-    for r in data.get("requests", [])[:5]:
-        status = r.get("status") if r.get("status") is not None else ("failed" if r.get("failed") else "pending")
-        parts.append(f"{r['method']} {r['url']} -> {status}")
-    if data.get("requestCount", 0) > 5:
-        parts.append(f"... {data['requestCount'] - 5} more requests")
-    for e in data.get("consoleErrors", []):
-        parts.append(f"console {e['type']}: {e['text'][:120]}")
-    if "dialog" in data:
-        d = data["dialog"]
-        parts.append(f"{d['type']} dialog opened: {d['message'][:120]!r} (use handle_dialog)")
-    return "; ".join(parts) if parts else "nothing observable followed"
-
-
-def _last_id(recorder: Any) -> int:
-    if recorder is None:
-        return 0
-    try:
-        last = recorder.list(limit=1)
-    except Exception:  # noqa: BLE001 - a recorder mid-change must not fail the action
-        return 0
-    return int(last[-1]["id"]) if last else 0
-
-
-async def _main_loader(session: CDPSession) -> str | None:
-    try:
-        tree = await session.send("Page.getFrameTree", timeout=3)
-    except (CDPException, TimeoutError):
-        return None
-    return tree["frameTree"]["frame"].get("loaderId")
 
 
 # -- snapshot ---------------------------------------------------------------------------------
@@ -528,6 +326,9 @@ async def handle_dialog(ctx: ToolContext, args: HandleDialogArgs) -> ActionResul
     """Accept or dismiss the open alert/confirm/prompt that blocks the page."""
     page = await ctx.page()
     watch = await dialog_watch(ctx, page)
+    if watch.open is None and watch.blocked_since_attach:
+        # A dialog from before attach: Chrome neither reported it to us nor lets us answer it.
+        require_no_dialog(watch, "handle_dialog")
     dialog = dict(watch.open) if watch.open else None
     follow = Followup(page, watch)
     params: dict[str, Any] = {"accept": args.dialog_action == "accept"}

@@ -175,6 +175,10 @@ class SummaryArgs(ActionArgs):
 async def performance_start_trace(ctx: ToolContext, args: StartTraceArgs) -> ActionResult:
     """Start a performance trace of the selected page (optionally reloading it)."""
     page = await ctx.page()
+    if args.reload:
+        from .pagejs import no_dialog
+
+        await no_dialog(ctx, page, "performance_start_trace")  # a reload waits for an open dialog
     browser = _traces(ctx)
     other = browser.tracing
     if other is not None and not other.closed and _state_of(other).tracer.running:

@@ -1,0 +1,186 @@
+"""JavaScript dialogs (alert, confirm, prompt, beforeunload): seen from attach, answered only by handle_dialog.
+
+Facts measured on Chromium 156 that shape this module:
+
+- An open dialog freezes its page: every command the renderer answers (``Runtime.*``,
+  ``DOM.*``, ``Page.getFrameTree``, ``Accessibility.*``, screenshots, even ``Page.enable``)
+  waits until the dialog closes. Only browser-side commands (``Target.*``,
+  ``Page.getNavigationHistory``, ``Page.handleJavaScriptDialog``) still answer.
+- Chrome reports a dialog (``Page.javascriptDialogOpening``) only to the sessions that had
+  ``Page.enable`` on when it opened, and only those can answer it. ``Page.enable`` sent later
+  does not report it again (its reply waits for the dialog to close), and
+  ``Page.handleJavaScriptDialog`` then answers "No dialog is showing".
+
+So :func:`install` enables Page on every page session as soon as the hub attaches it (before
+the page runs on), which makes every dialog opened after attach visible with its message and
+answerable. A dialog already open when we attach cannot be read nor answered through CDP:
+the page simply stops answering. The watch notices (its ``Page.enable`` stays unanswered)
+and every call that needs the page says so at once (DIALOG_OPEN, ``beforeAttach``), asking
+the user to answer it in Chrome; once they do, ``Page.enable`` returns and all is normal.
+
+Nobody but ``handle_dialog`` answers: Playwright, when connected (the internal browser),
+listens for dialogs and leaves them open (see :mod:`targets.launch`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import weakref
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from cdp_core import CDPEvent, CDPException, CDPSession
+from targets.errors import ErrorCode, ToolFailure
+
+if TYPE_CHECKING:
+    from targets import PageHandle
+
+    from .context import ToolContext
+
+__all__ = ["DialogWatch", "install", "dialog_watch", "watch_of", "require_no_dialog", "public_dialog"]
+
+#: A page whose ``Page.enable`` is still unanswered after this long is blocked (a dialog from before attach).
+BLOCKED_AFTER_S = 0.8
+
+
+class DialogWatch:
+    """The JavaScript dialog open on a page, if any.
+
+    Fed by sync handlers on the page session (``Page.javascriptDialogOpening`` / ``Closed``).
+    ``cleanups`` are CDP calls postponed because the dialog blocks the page (releasing a remote
+    object); they run once the dialog is handled.
+    """
+
+    def __init__(self) -> None:
+        self.open: dict[str, Any] | None = None
+        self.opened = asyncio.Event()
+        self.history: deque[dict[str, Any]] = deque(maxlen=20)
+        self.cleanups: list[Callable[[], Awaitable[None]]] = []
+        self.subscribed: set[int] = set()
+        #: our ``Page.enable`` on the page session while Chrome has not answered it, and since when
+        self.enabling: asyncio.Future[Any] | None = None
+        self.enabling_since = 0.0
+
+    def on_opening(self, event: CDPEvent) -> None:
+        p = event.params
+        self.open = {
+            "type": p.get("type", ""),
+            "message": str(p.get("message", ""))[:2000],
+            "defaultPrompt": p.get("defaultPrompt") or "",
+            "url": p.get("url", ""),
+            "hasBrowserHandler": bool(p.get("hasBrowserHandler")),
+            "openedAt": time.time(),
+        }
+        self.opened.set()
+
+    def on_closed(self, event: CDPEvent) -> None:
+        if self.open is not None:
+            closed = dict(self.open)
+            closed["result"] = "accepted" if event.params.get("result") else "dismissed"
+            self.history.append(closed)
+        self.open = None
+        self.opened.clear()
+
+    @property
+    def blocked_since_attach(self) -> bool:
+        """Our Page.enable has waited too long: a dialog opened before attach (or a script that never yields)."""
+        return (
+            self.open is None
+            and self.enabling is not None
+            and not self.enabling.done()
+            and time.monotonic() - self.enabling_since >= BLOCKED_AFTER_S
+        )
+
+    async def run_cleanups(self) -> None:
+        tasks, self.cleanups = self.cleanups, []
+        for fn in tasks:
+            try:
+                await asyncio.wait_for(fn(), 2.0)
+            except (CDPException, TimeoutError):
+                pass
+
+
+def watch_of(page: PageHandle) -> DialogWatch:
+    watch = page.data.get("dialogs")
+    if not isinstance(watch, DialogWatch):
+        watch = DialogWatch()
+        page.data["dialogs"] = watch
+    return watch
+
+
+def _subscribe(session: CDPSession, watch: DialogWatch) -> None:
+    """Listen, then enable Page without waiting for the reply (a page blocked by a dialog never gives one)."""
+    if id(session) in watch.subscribed or session.closed:
+        return
+    watch.subscribed.add(id(session))
+    session.on("Page.javascriptDialogOpening", watch.on_opening)
+    session.on("Page.javascriptDialogClosed", watch.on_closed)
+    future = asyncio.ensure_future(session.send("Page.enable", timeout=24 * 3600))
+    future.add_done_callback(lambda f: f.cancelled() or f.exception())
+    watch.enabling = future
+    watch.enabling_since = time.monotonic()
+
+
+async def _settle_enable(watch: DialogWatch, wait: float) -> None:
+    """Wait briefly for Page.enable's reply (a normal page answers in about a millisecond)."""
+    if watch.enabling is None or watch.enabling.done():
+        return
+    await asyncio.wait({watch.enabling}, timeout=wait)
+
+
+_installed: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def install(manager: Any) -> None:
+    """Watch dialogs on every page session from the moment it is attached (idempotent per manager)."""
+    if manager in _installed or not hasattr(manager, "add_session_listener"):
+        return
+    try:
+        _installed.add(manager)
+    except TypeError:  # pragma: no cover - a manager that cannot be weakly referenced
+        pass
+
+    async def on_session(page: PageHandle, session: CDPSession, kind: str) -> None:
+        if kind == "page":
+            watch = watch_of(page)
+            _subscribe(session, watch)
+            await _settle_enable(watch, BLOCKED_AFTER_S)
+
+    manager.add_session_listener(on_session)
+
+
+async def dialog_watch(ctx: ToolContext, page: PageHandle) -> DialogWatch:
+    """The page's DialogWatch (installing the watch for every page on first use, if not yet done)."""
+    install(ctx.manager)
+    watch = watch_of(page)
+    _subscribe(page.session, watch)
+    await _settle_enable(watch, max(0.0, BLOCKED_AFTER_S - (time.monotonic() - watch.enabling_since)))
+    return watch
+
+
+def require_no_dialog(watch: DialogWatch, what: str) -> None:
+    """Refuse at once when a dialog blocks the page (the call would hang until it is answered)."""
+    if watch.open is not None:
+        d = watch.open
+        raise ToolFailure(
+            ErrorCode.DIALOG_OPEN,
+            f"{what}: a JavaScript {d['type']} is open and blocks the page: {d['message'][:200]!r}",
+            hint="call browser_session action=handle_dialog (dialog_action accept or dismiss) first",
+            dialog=public_dialog(d),
+        )
+    if watch.blocked_since_attach:
+        waited = time.monotonic() - watch.enabling_since
+        raise ToolFailure(
+            ErrorCode.DIALOG_OPEN,
+            f"{what}: the page has not answered since we attached {waited:.0f} s ago: a JavaScript dialog that "
+            "was already open then blocks it (Chrome reports neither its text nor lets us answer it), or a "
+            "script that never yields",
+            hint="ask the user to answer the dialog in their Chrome (handle_dialog cannot), then call again",
+            dialog={"type": "unknown", "beforeAttach": True},
+        )
+
+
+def public_dialog(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: d[k] for k in ("type", "message", "defaultPrompt", "url") if k in d}

@@ -1,0 +1,175 @@
+"""What an action caused: navigation, the requests it sent (most relevant first), console errors, a dialog.
+
+A :class:`Followup` takes a baseline before the action (the last network and console ids,
+the main frame's loader) and compares after it. The answer leads with what an agent
+debugging a form needs: the navigation, the requests that change something (POST, PUT,
+DELETE...) with their status, document loads, failures and HTTP errors, XHR/fetch; static
+files (scripts, styles, images, fonts) are only counted by type, so a page load's tail of
+assets never hides the POST -> 302 that saved the form.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from cdp_core import CDPException, CDPSession
+
+from .dialogs import DialogWatch, public_dialog
+
+if TYPE_CHECKING:
+    from targets import PageHandle
+
+__all__ = ["Followup", "describe_followup", "rank_requests"]
+
+#: Requests listed by name (after ranking); the rest are counted.
+MAX_LISTED = 8
+_LISTED_TYPES = ("document", "xhr", "fetch", "websocket", "eventsource", "other", "ping", "preflight")
+
+
+def _rank(r: dict[str, Any]) -> int:
+    """0 = changes something (non-GET), 1 = a document, failure or HTTP error, 2 = XHR/fetch, 3 = static."""
+    method = str(r.get("method") or "GET").upper()
+    if method not in ("GET", "HEAD", "OPTIONS"):
+        return 0
+    status = r.get("status")
+    if r.get("resourceType") == "document" or r.get("failed") or (isinstance(status, int) and status >= 400):
+        return 1
+    if r.get("resourceType") in _LISTED_TYPES:
+        return 2
+    return 3
+
+
+def rank_requests(requests: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], Counter[str]]:
+    """(the requests worth naming, most relevant first, in order within a rank; static ones counted by type)."""
+    named = sorted((r for r in requests if _rank(r) < 3), key=_rank)  # sorted() is stable: time order kept
+    static = Counter(str(r.get("resourceType") or "other") for r in requests if _rank(r) == 3)
+    return named, static
+
+
+def _lean(r: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": r.get("id"), "method": r.get("method"), "url": r.get("url")}
+    if r.get("status") is not None:
+        out["status"] = r["status"]
+    if r.get("resourceType"):
+        out["type"] = r["resourceType"]
+    if r.get("failed"):
+        out["failed"] = r.get("failureText") or True
+    elif r.get("status") is None and r.get("durationMs") is None:
+        out["pending"] = True
+    return out
+
+
+class Followup:
+    """Baseline taken before an action, compared after it: navigation, requests, errors, dialog."""
+
+    def __init__(self, page: PageHandle, watch: DialogWatch | None) -> None:
+        self.page = page
+        self.watch = watch
+        self.url = page.url
+        self.network = page.data.get("network")
+        self.console = page.data.get("console")
+        self.net_id = _last_id(self.network)
+        self.console_id = _last_id(self.console)
+        self.loader: str | None = None
+
+    async def start(self) -> Followup:
+        self.loader = await _main_loader(self.page.session)
+        return self
+
+    def _dialog_open(self) -> bool:
+        return self.watch is not None and self.watch.open is not None
+
+    def _new_requests(self) -> list[dict[str, Any]]:
+        if self.network is None:
+            return []
+        return self.network.list(since_id=self.net_id)
+
+    async def settle(self, *, quiet_s: float = 0.15, max_s: float = 2.0) -> None:
+        """Give the page a moment to react: until no request it started is in flight (bounded)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max_s
+        await asyncio.sleep(quiet_s)
+        while loop.time() < deadline and not self._dialog_open():
+            pending = [r for r in self._new_requests() if r.get("durationMs") is None and not r.get("failed")]
+            if not pending:
+                return
+            await asyncio.sleep(0.05)
+
+    async def report(self) -> dict[str, Any]:
+        requests = self._new_requests()
+        data: dict[str, Any] = {}
+        loader = None if self._dialog_open() else await _main_loader(self.page.session)
+        navigated = (loader is not None and self.loader is not None and loader != self.loader) or (
+            self.page.url != self.url
+        )
+        if navigated:
+            data["navigation"] = {"from": self.url, "to": self.page.url}
+        if requests:
+            named, static = rank_requests(requests)
+            if named:
+                data["requests"] = [_lean(r) for r in named[:MAX_LISTED]]
+            if static:
+                data["static"] = dict(static.most_common())
+            data["requestCount"] = len(requests)
+        if self.console is not None:
+            errors = self.console.list(since_id=self.console_id, types=["error", "pageerror"])
+            if errors:
+                data["consoleErrors"] = [
+                    {"id": e.get("id"), "type": e.get("type"), "text": str(e.get("text", ""))[:300]}
+                    for e in errors[-5:]
+                ]
+                if len(errors) > 5:
+                    data["consoleErrorCount"] = len(errors)
+        if self.watch is not None and self.watch.open is not None:
+            data["dialog"] = public_dialog(self.watch.open)
+        return data
+
+
+def describe_followup(data: dict[str, Any]) -> str:
+    """The follow-up as one line of text (the same facts as the data, in the same order)."""
+    parts: list[str] = []
+    if "navigation" in data:
+        parts.append(f"navigated to {data['navigation']['to']}")
+    for r in data.get("requests", []):
+        if r.get("failed"):
+            outcome = f"failed ({r['failed']})" if isinstance(r["failed"], str) else "failed"
+        else:
+            outcome = str(r["status"]) if r.get("status") is not None else "pending"
+        kind = f" ({r['type']})" if r.get("type") in ("document", "xhr", "fetch") else ""
+        parts.append(f"{r['method']} {r['url']} -> {outcome}{kind}")
+    listed = len(data.get("requests", []))
+    static = data.get("static") or {}
+    unlisted = data.get("requestCount", 0) - listed - sum(static.values())
+    if unlisted > 0:
+        parts.append(f"{unlisted} more request(s)")
+    if static:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in static.items())
+        parts.append(f"{sum(static.values())} static file(s) ({kinds})")
+    for e in data.get("consoleErrors", []):
+        parts.append(f"console {e['type']}: {e['text'][:120]}")
+    if data.get("consoleErrorCount"):
+        parts.append(f"({data['consoleErrorCount']} console errors in all, newest 5 shown)")
+    if "dialog" in data:
+        d = data["dialog"]
+        parts.append(f"{d['type']} dialog opened: {d['message'][:120]!r} (use handle_dialog)")
+    return "; ".join(parts) if parts else "nothing observable followed"
+
+
+def _last_id(recorder: Any) -> int:
+    if recorder is None:
+        return 0
+    try:
+        last = recorder.list(limit=1)
+    except Exception:  # noqa: BLE001 - a recorder mid-change must not fail the action
+        return 0
+    return int(last[-1]["id"]) if last else 0
+
+
+async def _main_loader(session: CDPSession) -> str | None:
+    try:
+        tree = await session.send("Page.getFrameTree", timeout=3)
+    except (CDPException, TimeoutError):
+        return None
+    return tree["frameTree"]["frame"].get("loaderId")
