@@ -21,15 +21,16 @@ from cdp_core.errors import CDPError, CDPException, CDPTimeout
 from targets.errors import ErrorCode, ToolFailure
 
 from ..context import ToolContext
+from ..input.frames import main_world
 from ..registry import ActionArgs, ActionResult, action
 from .pagejs import (
     capture_png,
     exception_text,
     frames_of,
     no_dialog,
-    playwright_call,
     run_js,
     runaway_failure,
+    selected_frame,
     truncate,
     unless_dialog,
 )
@@ -83,6 +84,7 @@ class FrameInfo(BaseModel):
     url: str | None
     frame_index: int
     selected: bool
+    outOfProcess: bool | None = None
 
 
 class FramesResult(BaseModel):
@@ -262,8 +264,12 @@ def _release_later(session: Any) -> None:
     task.add_done_callback(_releases.discard)
 
 
-async def _evaluate_main(page: Any, expression: str, timeout_ms: int) -> tuple[Any, str]:
+async def _evaluate_main(
+    page: Any, expression: str, timeout_ms: int, *, session: Any = None, context_id: int | None = None
+) -> tuple[Any, str]:
     """Evaluate in the page's main world (REPL mode: top-level await, re-declarable let) -> (value, type).
+
+    ``session``/``context_id`` pick a frame: the session that runs it and its main-world context.
 
     REPL mode hands a returned promise back unresolved (``fetch(u).then(r => r.status)``), so
     it is awaited here too; objects are then read by value in a second step, so a value that
@@ -272,21 +278,24 @@ async def _evaluate_main(page: Any, expression: str, timeout_ms: int) -> tuple[A
     timeout = timeout_ms / 1000 + 5 if timeout_ms else None
     params: dict[str, Any] = {"expression": expression, "awaitPromise": True, "replMode": True}
     params["objectGroup"] = _EVAL_GROUP
+    if context_id is not None:
+        params["contextId"] = context_id
+    session = session or page.session
     if timeout_ms:
         params["timeout"] = timeout_ms
     try:
-        result = await page.session.send("Runtime.evaluate", params, timeout=timeout)
+        result = await session.send("Runtime.evaluate", params, timeout=timeout)
         _raise_if_thrown(result)
         remote = result.get("result", {})
         if remote.get("subtype") == "promise" and remote.get("objectId"):
-            awaited = await page.session.send(
+            awaited = await session.send(
                 "Runtime.awaitPromise", {"promiseObjectId": remote["objectId"], "returnByValue": True}, timeout=timeout
             )
             _raise_if_thrown(awaited)
             remote = awaited.get("result", {})
         elif remote.get("objectId"):
             try:
-                by_value = await page.session.send(
+                by_value = await session.send(
                     "Runtime.callFunctionOn",
                     {
                         "objectId": remote["objectId"],
@@ -303,7 +312,7 @@ async def _evaluate_main(page: Any, expression: str, timeout_ms: int) -> tuple[A
     finally:
         # Not awaited: a dialog the script opened (setTimeout(alert)) holds every Runtime command,
         # and the value is already here; the release happens whenever the page answers again.
-        _release_later(page.session)
+        _release_later(session)
     kind = remote.get("subtype") or remote.get("type", "undefined")
     if "value" in remote:
         return remote["value"], kind
@@ -323,24 +332,31 @@ async def evaluate_js(ctx: ToolContext, args: EvaluateArgs) -> ActionResult:
         )
     page = await ctx.page()
     watch = await no_dialog(ctx, page, "evaluate_js")
+    session, context_id = page.session, None
     if page.active_frame:
-        frame = await page.playwright_frame()
-        value = await playwright_call(frame.evaluate(args.expression), what="evaluate_js")
-        kind = type(value).__name__
-    else:
-        started = asyncio.get_running_loop().time()
-        try:
-            value, kind = await unless_dialog(
-                watch, _evaluate_main(page, args.expression, args.timeout_ms), "evaluate_js"
-            )
-        except (CDPTimeout, CDPError) as exc:
-            elapsed = asyncio.get_running_loop().time() - started
-            failure = await runaway_failure(
-                page.session, exc, timeout_ms=args.timeout_ms, elapsed_s=elapsed, what="evaluate_js"
-            )
-            if failure is exc:
-                raise
-            raise failure from None
+        ref = await selected_frame(page)
+        session = ref.session
+        if ref.parent_id is not None:  # a frame inside its session's document: run in its own context
+            context_id = main_world(page, ref)
+            if context_id is None:
+                raise ToolFailure(
+                    ErrorCode.FRAME_NOT_FOUND,
+                    "the selected frame's script context is not known yet (it may still be loading)",
+                    hint="call list_frames and select_frame again, or evaluate in the main frame",
+                )
+    started = asyncio.get_running_loop().time()
+    try:
+        value, kind = await unless_dialog(
+            watch,
+            _evaluate_main(page, args.expression, args.timeout_ms, session=session, context_id=context_id),
+            "evaluate_js",
+        )
+    except (CDPTimeout, CDPError) as exc:
+        elapsed = asyncio.get_running_loop().time() - started
+        failure = await runaway_failure(session, exc, timeout_ms=args.timeout_ms, elapsed_s=elapsed, what="evaluate_js")
+        if failure is exc:
+            raise
+        raise failure from None
     rendered = json.dumps(value, ensure_ascii=False, default=str) if value is not None else "undefined"
     preview, truncated = truncate(rendered, args.max_chars)
     data: dict[str, Any] = {"type": kind, "truncated": truncated}

@@ -25,11 +25,14 @@ __all__ = [
     "capture_png",
     "exception_text",
     "flatten_frames",
+    "input_call",
     "frame_urls",
     "frames_of",
     "no_dialog",
     "playwright_call",
+    "race_dialog",
     "run_js",
+    "selected_frame",
     "runaway_failure",
     "truncate",
     "unless_dialog",
@@ -44,20 +47,7 @@ async def run_js(ctx: ToolContext, page: Any, fn: str, arg: Any = None, *, timeo
     Playwright's frame, which already knows each frame's execution context.
     """
     if page.active_frame:
-        from playwright.async_api import Error as PlaywrightError
-
-        frame = await page.playwright_frame()
-        try:
-            return await frame.evaluate(fn, arg)
-        except PlaywrightError as exc:
-            message = str(exc).split("\n")[0]
-            if "detached" in message.lower():
-                raise ToolFailure(
-                    ErrorCode.FRAME_NOT_FOUND,
-                    f"the selected frame is gone: {message}",
-                    hint="call list_frames and select_frame again (frame_index 0 = main frame)",
-                ) from None
-            raise ToolFailure(ErrorCode.EVALUATION_FAILED, message[:500]) from None
+        return await _run_in_frame(page, fn, arg, timeout=timeout)
     started = asyncio.get_running_loop().time()
     try:
         result = await page.session.send(
@@ -73,6 +63,53 @@ async def run_js(ctx: ToolContext, page: Any, fn: str, arg: Any = None, *, timeo
     except (CDPTimeout, CDPError) as exc:
         elapsed = asyncio.get_running_loop().time() - started
         raise await runaway_failure(page.session, exc, timeout_ms=int(timeout * 1000), elapsed_s=elapsed) from None
+    if "exceptionDetails" in result:
+        raise ToolFailure(ErrorCode.EVALUATION_FAILED, exception_text(result["exceptionDetails"]))
+    return result.get("result", {}).get("value")
+
+
+async def selected_frame(page: Any) -> Any:
+    """The FrameRef of the frame chosen by select_frame (FRAME_NOT_FOUND once it is gone)."""
+    from ..input.frames import find_frame
+
+    ref = await find_frame(page, page.active_frame)
+    if ref is None:
+        raise ToolFailure(
+            ErrorCode.FRAME_NOT_FOUND,
+            f"the selected frame {page.active_frame} is gone",
+            hint="call list_frames and select_frame again (frame_index 0 = main frame)",
+        )
+    return ref
+
+
+async def _run_in_frame(page: Any, fn: str, arg: Any, *, timeout: float) -> Any:
+    """Call ``fn(arg)`` in the selected frame's main world through our CDP session (no Playwright)."""
+    from ..input.frames import frame_document
+
+    ref = await selected_frame(page)
+    try:
+        document = await frame_document(ref)
+    except CDPException as exc:
+        raise ToolFailure(
+            ErrorCode.FRAME_NOT_FOUND, f"the selected frame has no document: {exc}", hint="call list_frames"
+        ) from None
+    try:
+        result = await ref.session.send(
+            "Runtime.callFunctionOn",
+            {
+                "objectId": document,
+                "functionDeclaration": fn,
+                "arguments": [{"value": arg}],
+                "returnByValue": True,
+                "awaitPromise": True,
+            },
+            timeout=timeout + 2,
+        )
+    finally:
+        try:
+            await ref.session.send("Runtime.releaseObject", {"objectId": document}, timeout=5)
+        except CDPException:
+            pass
     if "exceptionDetails" in result:
         raise ToolFailure(ErrorCode.EVALUATION_FAILED, exception_text(result["exceptionDetails"]))
     return result.get("result", {}).get("value")
@@ -141,6 +178,24 @@ async def playwright_call(call: Any, *, what: str) -> Any:
         raise ToolFailure(ErrorCode.ELEMENT_NOT_INTERACTABLE, f"{what}: {message}") from None
 
 
+async def input_call(call: Any, *, what: str) -> Any:
+    """Await an input coroutine of :mod:`mcp_server.input`, mapping CDP failures to stable codes."""
+    from cdp_core.errors import ConnectionClosed, SessionClosed
+
+    try:
+        return await call
+    except (SessionClosed, ConnectionClosed) as exc:
+        raise ToolFailure(
+            ErrorCode.PAGE_CLOSED, f"{what}: the page or frame went away ({exc})", hint="call list_pages"
+        ) from None
+    except CDPTimeout as exc:
+        raise ToolFailure(
+            ErrorCode.TIMEOUT, f"{what}: the page did not answer ({exc})", hint="take a snapshot; retry"
+        ) from None
+    except CDPError as exc:
+        raise ToolFailure(ErrorCode.ELEMENT_NOT_INTERACTABLE, f"{what}: {exc.message}") from None
+
+
 async def no_dialog(ctx: ToolContext, page: Any, what: str) -> Any | None:
     """The page's dialog watch (from the snapshot module, when present), refusing if a dialog blocks the page.
 
@@ -187,18 +242,23 @@ async def unless_dialog(watch: Any | None, call: Any, what: str) -> Any:
 
 
 async def act(ctx: ToolContext, page: Any, what: str, call: Any) -> dict[str, Any] | None:
-    """Run a Playwright input action; return the dialog it opened and left open (None otherwise).
+    """Run an input coroutine; return the dialog it opened and left open (None otherwise).
 
-    Playwright dismisses dialogs itself unless someone listens for them (the uid actions do,
-    so handle_dialog can answer them): then the input call blocks until the dialog is
-    handled, and we answer as soon as the dialog opens instead of hanging.
+    A dialog opened by the input (an ``alert()`` in a click handler) blocks the page's answer
+    to the last input event until someone handles it, so the call answers as soon as the
+    dialog opens; the dialog stays open for handle_dialog (nobody else answers it).
     """
     try:
         watch = await no_dialog(ctx, page, what)
     except BaseException:
         call.close()  # never started: close the coroutine instead of leaking it
         raise
-    task = asyncio.ensure_future(playwright_call(call, what=what))
+    return await race_dialog(call, watch, what)
+
+
+async def race_dialog(call: Any, watch: Any | None, what: str) -> dict[str, Any] | None:
+    """Await ``call``; if a JavaScript dialog opens first, return it (the call goes on once it is handled)."""
+    task = asyncio.ensure_future(input_call(call, what=what))
     if watch is None:
         await task
         return None
@@ -211,11 +271,11 @@ async def act(ctx: ToolContext, page: Any, what: str, call: Any) -> dict[str, An
     finally:
         opened.cancel()
     if not task.done():
-        # A dialog opened. Auto-dismissed (nobody keeps it open)? Then the action completes at once.
-        done, _ = await asyncio.wait({task}, timeout=0.5)
-        if not done and watch.open is not None:
-            task.add_done_callback(lambda t: t.cancelled() or t.exception())
-            return {k: watch.open[k] for k in ("type", "message", "url") if k in watch.open}
+        # The input may complete right after the dialog (a timer's alert): give it a moment.
+        await asyncio.wait({task}, timeout=0.2)
+    if not task.done() and watch.open is not None:
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        return {k: watch.open[k] for k in ("type", "message", "url") if k in watch.open}
     await task
     return None
 
@@ -237,11 +297,15 @@ def flatten_frames(tree: dict[str, Any], parent: str | None = None) -> list[dict
 
 
 async def frames_of(page: Any) -> list[dict[str, Any]]:
-    tree = (await page.session.send("Page.getFrameTree")).get("frameTree", {})
-    frames = flatten_frames(tree)
+    """Every frame of the page (out-of-process iframes included), index 0 = the main frame."""
+    from ..input.frames import all_frames
+
+    frames = await all_frames(page)
     for index, frame in enumerate(frames):
         frame["frame_index"] = index
         frame["selected"] = frame["frame_id"] == page.active_frame or (index == 0 and not page.active_frame)
+        if not frame["outOfProcess"]:
+            del frame["outOfProcess"]
     return frames
 
 

@@ -1,12 +1,14 @@
 """Element input by CSS selector or annotate label: annotate, click_by_id, click, fill, hover, scroll, press_key.
 
-Input goes through Playwright on the selected frame for its actionability checks (visible,
-stable, enabled, scrolled into view); the first match of a selector is used and the number
-of matches is reported. Typed values are never echoed back.
+Input goes through :mod:`mcp_server.input` in the selected frame (our own actionability checks:
+visible, enabled, stable, not covered, scrolled into view; trusted CDP input), so it works in a
+background tab of the user's Chrome; the first match of a selector is used and the number of
+matches is reported. The answer lists what the action caused. Typed values are never echoed back.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -14,8 +16,11 @@ from pydantic import BaseModel, Field
 from targets.errors import ErrorCode, ToolFailure
 
 from ..context import ToolContext
+from ..followup import Followup, describe_followup
+from ..input import Element, element_from_selector
+from ..input import actions as inp
 from ..registry import ActionArgs, ActionResult, action
-from .pagejs import act, no_dialog, playwright_call, run_js, with_dialog
+from .pagejs import input_call, no_dialog, race_dialog, run_js, with_dialog
 
 S = "browser_session"
 I = "browser_interact"  # noqa: E741 - the tool's short name, used as a tag
@@ -47,6 +52,7 @@ class ClickByIdResult(BaseModel):
     element_id: int
     element: dict[str, Any] | None
     dialog: Dialog | None = None
+    followed: dict[str, Any] | None = None
 
 
 class SelectorResult(BaseModel):
@@ -54,6 +60,7 @@ class SelectorResult(BaseModel):
     matches: int
     chars: int | None = None
     dialog: Dialog | None = None
+    followed: dict[str, Any] | None = None
 
 
 class ScrollPosition(BaseModel):
@@ -71,6 +78,7 @@ class KeyResult(BaseModel):
     key: str
     selector: str | None
     dialog: Dialog | None = None
+    followed: dict[str, Any] | None = None
 
 
 # -- annotate / click_by_id -----------------------------------------------------------------
@@ -148,28 +156,33 @@ class ClickByIdArgs(ActionArgs):
 async def click_by_id(ctx: ToolContext, args: ClickByIdArgs) -> ActionResult:
     """Click the element annotate labelled with element_id."""
     page = await ctx.page()
-    await no_dialog(ctx, page, "click_by_id")
-    frame = await page.playwright_frame()
-    locator = frame.locator(f'[data-mcp-annotate-id="{args.element_id}"]')
-    if await playwright_call(locator.count(), what="click_by_id") == 0:
-        raise ToolFailure(
-            ErrorCode.STALE_UID,
-            f"label {args.element_id} is no longer on the page",
-            hint="call annotate again (labels vanish when the page navigates or re-renders)",
-            element_id=args.element_id,
+    selector = f'[data-mcp-annotate-id="{args.element_id}"]'
+    try:
+        outcome = await _selector_action(
+            ctx,
+            page,
+            selector,
+            "click_by_id",
+            lambda el: inp.click(el, "click_by_id", timeout_ms=args.timeout_ms),
         )
-    dialog = await act(ctx, page, f"click label {args.element_id}", locator.first.click(timeout=args.timeout_ms))
+    except ToolFailure as exc:
+        if exc.code == ErrorCode.ELEMENT_NOT_INTERACTABLE and exc.details.get("selector") == selector:
+            raise ToolFailure(
+                ErrorCode.STALE_UID,
+                f"label {args.element_id} is no longer on the page",
+                hint="call annotate again (labels vanish when the page navigates or re-renders)",
+                element_id=args.element_id,
+            ) from None
+        raise
     item = page.data.get("annotations", {}).get(args.element_id, {})
-    return with_dialog(
-        ActionResult(
-            text=f"clicked [{args.element_id}] {item.get('tag', '')} {item.get('text', '')!r}".rstrip(),
-            data={"element_id": args.element_id, "element": item or None},
-        ),
-        dialog,
+    result = ActionResult(
+        text=f"clicked [{args.element_id}] {item.get('tag', '')} {item.get('text', '')!r}".rstrip(),
+        data={"element_id": args.element_id, "element": item or None},
     )
+    return outcome.apply(result)
 
 
-# -- browser_interact: selector actions through Playwright ----------------------------------
+# -- browser_interact: selector actions through mcp_server.input ------------------------------
 
 
 class ClickArgs(ActionArgs):
@@ -203,54 +216,85 @@ class PressKeyArgs(ActionArgs):
     timeout_ms: int = Field(5000, ge=0, le=120000, description="Timeout in ms")
 
 
-async def _locate(ctx: ToolContext, page: Any, selector: str, what: str) -> tuple[Any, int]:
-    await no_dialog(ctx, page, what)  # counting matches runs script: it would hang behind a dialog
-    frame = await page.playwright_frame()
-    locator = frame.locator(selector)
-    count = await playwright_call(locator.count(), what=what)
-    if count == 0:
-        raise ToolFailure(
-            ErrorCode.ELEMENT_NOT_INTERACTABLE,
-            f"{what}: no element matches {selector!r}",
-            hint="check the selector with get_dom or snapshot (and select_frame for iframes)",
-            selector=selector,
-        )
-    return locator.first, count
+class _Outcome:
+    """What a selector action led to: the dialog it opened, what followed it, the match count."""
+
+    def __init__(self, count: int, dialog: dict[str, Any] | None, followed: dict[str, Any]) -> None:
+        self.count = count
+        self.dialog = dialog
+        self.followed = followed
+
+    def apply(self, result: ActionResult) -> ActionResult:
+        if self.dialog and "dialog" not in self.followed:
+            result = with_dialog(result, self.dialog)
+        elif self.dialog:
+            result.data["dialog"] = self.dialog
+        result.text += f"; then: {describe_followup(self.followed)}"
+        if self.followed:
+            result.data["followed"] = self.followed
+        return result
+
+
+async def _selector_action(
+    ctx: ToolContext, page: Any, selector: str, what: str, perform: Callable[[Element], Awaitable[Any]]
+) -> _Outcome:
+    """Find the first match in the selected frame, act (racing a dialog), release, report what followed."""
+    watch = await no_dialog(ctx, page, what)
+    element, count = await input_call(element_from_selector(page, selector), what=what)
+    try:
+        follow = await Followup(page, watch).start()
+        dialog = await race_dialog(perform(element), watch, what)
+    finally:
+        if watch is not None and watch.open is not None:
+            watch.cleanups.append(element.release)
+        else:
+            await element.release()
+    await follow.settle()
+    return _Outcome(count, dialog, await follow.report())
 
 
 @action(I, "click", ClickArgs, legacy="browser_click", result=SelectorResult, lock="page")
 async def click(ctx: ToolContext, args: ClickArgs) -> ActionResult:
     """Click the element matching a CSS selector."""
     page = await ctx.page()
-    target, count = await _locate(ctx, page, args.selector, "click")
-    dialog = await act(
-        ctx, page, "click", target.click(button=args.button, click_count=args.click_count, timeout=args.timeout_ms)
+    outcome = await _selector_action(
+        ctx,
+        page,
+        args.selector,
+        "click",
+        lambda el: inp.click(el, "click", timeout_ms=args.timeout_ms, button=args.button, click_count=args.click_count),
     )
-    result = ActionResult(text=f"clicked {args.selector}", data={"selector": args.selector, "matches": count})
-    return with_dialog(result, dialog)
+    result = ActionResult(text=f"clicked {args.selector}", data={"selector": args.selector, "matches": outcome.count})
+    return outcome.apply(result)
 
 
 @action(I, "fill", FillArgs, legacy="browser_fill", result=SelectorResult, lock="page")
 async def fill(ctx: ToolContext, args: FillArgs) -> ActionResult:
     """Fill an input/textarea matching a CSS selector (the value is not echoed back)."""
     page = await ctx.page()
-    target, count = await _locate(ctx, page, args.selector, "fill")
-    dialog = await act(ctx, page, "fill", target.fill(args.value, timeout=args.timeout_ms))
+    held: list[int] = []
+
+    async def perform(element: Element) -> None:
+        held.append(await inp.fill(element, args.value, "fill", timeout_ms=args.timeout_ms))
+
+    outcome = await _selector_action(ctx, page, args.selector, "fill", perform)
+    chars = held[0] if held else len(args.value)
     result = ActionResult(
-        text=f"filled {args.selector} ({len(args.value)} chars)",
-        data={"selector": args.selector, "matches": count, "chars": len(args.value)},
+        text=f"filled {args.selector} ({chars} chars)",
+        data={"selector": args.selector, "matches": outcome.count, "chars": chars},
     )
-    return with_dialog(result, dialog)
+    return outcome.apply(result)
 
 
 @action(I, "hover", HoverArgs, legacy="browser_hover", result=SelectorResult, lock="page")
 async def hover(ctx: ToolContext, args: HoverArgs) -> ActionResult:
     """Move the mouse over the element matching a CSS selector."""
     page = await ctx.page()
-    target, count = await _locate(ctx, page, args.selector, "hover")
-    dialog = await act(ctx, page, "hover", target.hover(timeout=args.timeout_ms))
-    result = ActionResult(text=f"hovering {args.selector}", data={"selector": args.selector, "matches": count})
-    return with_dialog(result, dialog)
+    outcome = await _selector_action(
+        ctx, page, args.selector, "hover", lambda el: inp.hover(el, "hover", timeout_ms=args.timeout_ms)
+    )
+    result = ActionResult(text=f"hovering {args.selector}", data={"selector": args.selector, "matches": outcome.count})
+    return outcome.apply(result)
 
 
 _SCROLL_JS = """
@@ -263,10 +307,13 @@ _SCROLL_JS = """
 async def scroll(ctx: ToolContext, args: ScrollArgs) -> ActionResult:
     """Scroll an element into view, or the page by amount pixels in direction."""
     page = await ctx.page()
-    await no_dialog(ctx, page, "scroll")
+    watch = await no_dialog(ctx, page, "scroll")
     if args.selector:
-        target, count = await _locate(ctx, page, args.selector, "scroll")
-        await playwright_call(target.scroll_into_view_if_needed(timeout=args.timeout_ms), what="scroll")
+        element, _count = await input_call(element_from_selector(page, args.selector), what="scroll")
+        try:
+            await race_dialog(inp.scroll_into_view(element, "scroll", timeout_ms=args.timeout_ms), watch, "scroll")
+        finally:
+            await element.release()
         return ActionResult(text=f"scrolled {args.selector} into view", data={"selector": args.selector})
     dx = {"left": -args.amount, "right": args.amount}.get(args.direction, 0)
     dy = {"up": -args.amount, "down": args.amount}.get(args.direction, 0)
@@ -278,13 +325,34 @@ async def scroll(ctx: ToolContext, args: ScrollArgs) -> ActionResult:
 async def press_key(ctx: ToolContext, args: PressKeyArgs) -> ActionResult:
     """Press a key, in the element matching selector or in the focused element."""
     page = await ctx.page()
-    if args.selector:
-        target, _ = await _locate(ctx, page, args.selector, "press_key")
-        call = target.press(args.key, timeout=args.timeout_ms)
-    else:
-        pw_page = await page.playwright_page()
-        call = pw_page.keyboard.press(args.key)
-    dialog = await act(ctx, page, "press_key", call)
     where = args.selector or "the focused element"
+    if args.selector:
+        outcome = await _selector_action(
+            ctx,
+            page,
+            args.selector,
+            "press_key",
+            lambda el: inp.press_key(el, None, args.key, "press_key", timeout_ms=args.timeout_ms),
+        )
+    else:
+        watch = await no_dialog(ctx, page, "press_key")
+        follow = await Followup(page, watch).start()
+        session = await _focused_session(page)
+        dialog = await race_dialog(
+            inp.press_key(None, session, args.key, "press_key", timeout_ms=args.timeout_ms), watch, "press_key"
+        )
+        await follow.settle()
+        outcome = _Outcome(0, dialog, await follow.report())
     result = ActionResult(text=f"pressed {args.key} in {where}", data={"key": args.key, "selector": args.selector})
-    return with_dialog(result, dialog)
+    return outcome.apply(result)
+
+
+async def _focused_session(page: Any) -> Any:
+    """The session whose frame has focus (an out-of-process iframe takes keys on its own session)."""
+    from ..input.frames import find_frame
+
+    if page.active_frame:
+        ref = await find_frame(page, page.active_frame)
+        if ref is not None:
+            return ref.session
+    return page.session

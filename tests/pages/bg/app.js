@@ -1,0 +1,1 @@
+window.loaded = (window.loaded || 0) + 1;

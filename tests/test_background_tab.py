@@ -1,0 +1,192 @@
+"""Acting in a tab the user is not looking at, through the real MCP client, on both targets.
+
+The tab under test is put in the background the way a user does it (another tab activated,
+here through ``/json/activate``): it reports ``document.visibilityState == "hidden"`` and gets
+no animation frames, which is where Playwright's clicks used to time out. Every uid and
+selector action must work there, in out-of-process iframes too, and leave the tab the user
+looks at in front. Timings are measured in tests/bench/background_input.py, not here.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from typing import Any
+
+import httpx
+from faults_util import UserTabs, serving
+from httpserver import Reply, Request
+
+import cdp_core
+from targets.errors import ErrorCode
+
+CALL = 20.0  # generous hang guard per call; the click used to fail after its own 5 s timeout
+
+
+def _route_save(http_server: Any) -> list[dict[str, list[str]]]:
+    posts: list[dict[str, list[str]]] = []
+
+    def save(req: Request) -> Reply:
+        posts.append(urllib.parse.parse_qs(req.body.decode()))
+        return Reply(302, "", headers={"Location": "/bg/done.html?saved=1"})
+
+    http_server.route("/bg/save", save)
+    return posts
+
+
+async def activate(http_url: str, target_id: str) -> None:
+    """What the user does by clicking another tab."""
+    async with httpx.AsyncClient(trust_env=False) as http:
+        reply = await http.put(f"{http_url}/json/activate/{target_id}")
+        assert reply.status_code == 200, reply.text
+
+
+async def visibility(http_url: str, target_id: str) -> str:
+    """The tab's visibility as the user's browser sees it (our own short CDP look)."""
+    async with cdp_core.connect(http_url) as browser:
+        session = await browser.attach(target_id)
+        reply = await session.send(
+            "Runtime.evaluate", {"expression": "document.visibilityState", "returnByValue": True}
+        )
+        await session.detach()
+        return str(reply["result"]["value"])
+
+
+def uid_of(snapshot: dict[str, Any], role: str, name: str) -> int:
+    for line in snapshot["lines"]:
+        if line.get("role") == role and line.get("name") == name:
+            return int(line["uid"])
+    raise AssertionError(f"no {role} {name!r} in {[(ln.get('role'), ln.get('name')) for ln in snapshot['lines']]}")
+
+
+async def interact(agent: Any, action: str, **args: Any) -> dict[str, Any]:
+    result = await agent.call("browser_interact", CALL, action=action, **args)
+    assert not result.is_error, result.content[0].text
+    return result.structured_content
+
+
+async def interact_err(agent: Any, action: str, code: str, **args: Any) -> dict[str, Any]:
+    result = await agent.call("browser_interact", CALL, action=action, **args)
+    assert result.is_error, result.content[0].text
+    assert result.structured_content["code"] == code, result.content[0].text
+    return result.structured_content
+
+
+async def test_users_chrome_background_tab_fill_click_and_submit(fresh_chromium, http_server, tmp_path):
+    posts = _route_save(http_server)
+    user = UserTabs(fresh_chromium.http_url)
+    form_tab = await user.open(http_server.url("/bg/form.html"))
+    front_tab = await user.open(http_server.url("/faults/tab.html?name=front"))
+    await activate(fresh_chromium.http_url, front_tab)
+    assert await visibility(fresh_chromium.http_url, form_tab) == "hidden"
+
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("select_page_by_title", title_contains="Change client")
+        assert await agent.js("document.visibilityState") == "hidden"
+        assert (
+            await agent.js(
+                "new Promise(r => { requestAnimationFrame(() => r('raf')); setTimeout(() => r('none'), 300); })"
+            )
+            == "none"
+        )
+        snap = await agent.s("snapshot", interactive_only=True)
+
+        # fill, select, check by uid
+        await interact(agent, "fill_uid", uid=uid_of(snap, "textbox", "Name"), value="Grace Hopper")
+        await interact(agent, "fill_uid", uid=uid_of(snap, "combobox", "Country"), value="France")
+        checked = await interact(agent, "fill_uid", uid=uid_of(snap, "checkbox", "VIP"), value="true")
+        assert checked["did"] == "checked"
+
+        # selector actions in the same hidden tab: hover reveals the menu, its link clicks
+        await interact(agent, "hover", selector="#menu")
+        assert await agent.js("getComputedStyle(document.getElementById('submenu')).display") == "block"
+        await interact(agent, "click", selector="#export")
+        assert await agent.js("document.title") == "exported"
+        await interact(agent, "fill", selector="#notes", value="called twice")
+        await interact(agent, "press_key", selector="#name", key="End")
+        assert await agent.js("document.getElementById('log').textContent") == "End;"
+
+        # the guarantees stay: covered and disabled elements are refused with the reason
+        covered = await interact_err(
+            agent, "click", ErrorCode.ELEMENT_NOT_INTERACTABLE, selector="#covered", timeout_ms=300
+        )
+        assert 'is covered by <div id="overlay">' in covered["message"]
+        disabled = await interact_err(
+            agent, "click", ErrorCode.ELEMENT_NOT_INTERACTABLE, selector="#disabled", timeout_ms=300
+        )
+        assert "is disabled" in disabled["message"]
+        assert await agent.js("document.title") == "exported"  # neither click went through
+
+        # submit by uid: the POST and its 302 lead the answer, then the page load
+        saved = await interact(agent, "click_uid", uid=uid_of(snap, "button", "Save"))
+        followed = saved["followed"]
+        assert followed["navigation"]["to"].endswith("/bg/done.html?saved=1"), followed
+        first = followed["requests"][0]
+        assert (first["method"], first["status"]) == ("POST", 302) and first["url"].endswith("/bg/save"), followed
+        assert "POST" in saved["message"] and "302" in saved["message"]
+        assert posts and posts[-1]["name"] == ["Grace Hopper"] and posts[-1]["country"] == ["fr"]
+        assert posts[-1]["vip"] == ["on"] and posts[-1]["notes"] == ["called twice"]
+
+    # the user still sees the tab they chose; ours stayed in the background
+    assert await visibility(fresh_chromium.http_url, front_tab) == "visible"
+    assert await visibility(fresh_chromium.http_url, form_tab) == "hidden"
+
+
+async def test_users_chrome_background_tab_out_of_process_iframe(fresh_chromium, http_server, tmp_path):
+    user = UserTabs(fresh_chromium.http_url)
+    host = await user.open(http_server.url("/bg/frame_parent.html"))
+    front = await user.open(http_server.url("/faults/tab.html?name=front"))
+    await activate(fresh_chromium.http_url, front)
+
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("select_page_by_title", title_contains="Frame host")
+        assert await agent.js("document.visibilityState") == "hidden"
+        snap = await agent.s("snapshot")
+        assert any(f.get("url", "").startswith("http://localhost:") for f in snap["frames"]), snap["frames"]
+        await interact(agent, "fill_uid", uid=uid_of(snap, "textbox", ""), value="Rome")
+        await interact(agent, "click_uid", uid=uid_of(snap, "button", "OK"))
+        after = await agent.s("snapshot")
+        assert any(line.get("name") == "ok clicked: Rome" for line in after["lines"]), after["lines"]
+
+        # the same by selector in the selected frame
+        frames = (await agent.s("list_frames"))["frames"]
+        index = next(f["frame_index"] for f in frames if (f.get("url") or "").startswith("http://localhost:"))
+        await agent.s("select_frame", frame_index=index)
+        await interact(agent, "fill", selector="#city", value="Milan")
+        await interact(agent, "click", selector="#ok")
+        assert await agent.js("document.getElementById('ok').textContent") == "ok clicked: Milan"
+        # everything went through our own sessions: Playwright never connected to the user's Chrome
+        assert agent.manager.cdp.state()["playwrightConnected"] is False
+    assert await visibility(fresh_chromium.http_url, front) == "visible"
+    assert await visibility(fresh_chromium.http_url, host) == "hidden"
+
+
+async def front_tab(http_url: str) -> str:
+    """The tab in front: Chrome lists pages most recently activated first."""
+    async with httpx.AsyncClient(trust_env=False) as http:
+        pages = [t for t in (await http.get(f"{http_url}/json/list")).json() if t["type"] == "page"]
+    return str(pages[0]["id"])
+
+
+async def test_internal_browser_background_tab(http_server, tmp_path):
+    # Playwright emulates focus on the internal browser's pages (they report "visible" even behind
+    # another tab); the actions must not depend on it, nor bring the tab to front.
+    posts = _route_save(http_server)
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("navigate", url=http_server.url("/bg/form.html"))
+        cdp_url = agent.manager.launch.cdp_url
+        assert cdp_url
+        async with httpx.AsyncClient(trust_env=False) as http:
+            other = (await http.put(f"{cdp_url}/json/new?about:blank")).json()
+        await activate(cdp_url, other["id"])
+        await agent.s("select_page_by_title", title_contains="Change client")
+        assert await front_tab(cdp_url) == other["id"]
+        snap = await agent.s("snapshot", interactive_only=True)
+        await interact(agent, "fill_uid", uid=uid_of(snap, "textbox", "Name"), value="Linus")
+        await interact(agent, "hover_uid", uid=uid_of(snap, "textbox", "Name"))
+        await interact(agent, "click", selector="#vip")
+        pressed = await interact(agent, "press_uid", uid=uid_of(snap, "textbox", "Name"), key="Enter")
+        assert pressed["followed"]["requests"][0]["method"] == "POST"
+        assert posts and posts[-1]["name"] == ["Linus"] and posts[-1]["vip"] == ["on"]
+        assert await front_tab(cdp_url) == other["id"]
