@@ -172,6 +172,45 @@ async def test_collector_uids_resolve_and_go_stale(chromium, http_server):
             await resolve_uid(registry, uno)
 
 
+async def test_a_repeated_snapshot_reads_the_document_as_it_is_now(chromium, http_server, monkeypatch):
+    """The main frame's read is sent with the frame tree request (one round trip): never a stale answer."""
+    used: list[bool] = []
+    take = snapshot_collector.Prefetch.take
+
+    def spy(self, frame, expression):
+        task = take(self, frame, expression)
+        used.append(task is not None)
+        return task
+
+    monkeypatch.setattr(snapshot_collector.Prefetch, "take", spy)
+    http_server.route("/collector/one.html", Reply(200, "<title>Uno</title><button>Uno</button>"))
+    http_server.route("/collector/two.html", Reply(200, "<title>Due</title><button>Altro</button>"))
+    async with open_tab(chromium) as (_, page):
+        await load(page, http_server.url("/collector/one.html"))
+        registry = UidRegistry()
+        first = (await take_snapshot(page, registry)).text()
+        assert used == []  # no world yet: nothing to send early
+        await page.send(
+            "Runtime.evaluate",
+            {
+                "expression": "document.body.append(Object.assign("
+                "document.createElement('button'), {textContent: 'Nuovo'}))"
+            },
+        )
+        second = (await take_snapshot(page, registry)).text()
+        assert used == [True]
+        uno = re.search(UID + ' button "Uno"', first).group(1)
+        assert re.search(UID + ' button "Uno"', second).group(1) == uno and 'button "Nuovo"' in second
+        await load(page, http_server.url("/collector/two.html"))  # the early read went to the old document
+        third = await take_snapshot(page, registry)
+        assert used == [True, False]
+        assert 'button "Altro"' in third.text() and "Uno" not in third.text() and third.title == "Due"
+        with pytest.raises(StaleUid, match="old document"):
+            await resolve_uid(registry, int(uno))
+        fourth = (await take_snapshot(page, registry, SnapshotOptions(selector="button"))).text()
+        assert used == [True, False, True] and 'button "Altro"' in fourth
+
+
 HOSTILE = """<!doctype html><title>Ostile</title>
 <label for="q">Cerca</label><input id="q" value="abc"><button>Vai</button>
 <ul class="errorlist"><li>Campo obbligatorio</li></ul>

@@ -34,7 +34,15 @@ from .snapshot_build import (
     SnapshotOptions,
     stitch,
 )
-from .snapshot_collector import CollectorFailed, element_backend, isolated_world, owner_key, read_frame
+from .snapshot_collector import (
+    CollectorFailed,
+    Prefetch,
+    element_backend,
+    isolated_world,
+    owner_key,
+    prefetch,
+    read_frame,
+)
 from .snapshot_format import Snapshot, budget_rendered
 from .snapshot_frames import (
     FrameNode,
@@ -74,6 +82,28 @@ async def take_snapshot(
     """
     opts = options or SnapshotOptions()
     children = dict(child_sessions if child_sessions is not None else oopif_sessions(session))
+    early = None
+    if opts.engine != "ax" and not opts.frame:
+        early = prefetch(registry, session, opts, selector=opts.selector, max_lines=_in_page_cap(opts))
+    try:
+        return await _take(session, registry, opts, children, early)
+    finally:
+        if early is not None:
+            early.drop()
+
+
+def _in_page_cap(opts: SnapshotOptions) -> int | None:
+    """The line cap the page applies itself (not with max_depth: lines past it are dropped here first)."""
+    return opts.max_lines if opts.max_depth is None else None
+
+
+async def _take(
+    session: CDPSession,
+    registry: UidRegistry,
+    opts: SnapshotOptions,
+    children: dict[str, CDPSession],
+    early: Prefetch | None,
+) -> Snapshot:
     nodes = await collect_frames(session, children)
     if not nodes:
         raise FrameNotFound("the page has no frame")
@@ -108,7 +138,7 @@ async def take_snapshot(
     if opts.engine == "ax":
         results = await read_ax_frames([infos[fid] for fid in wanted], registry, opts, selector_frame=target_id)
     else:
-        results = await _read_pages([infos[fid] for fid in wanted], registry, opts, target_id, owners, notes)
+        results = await _read_pages([infos[fid] for fid in wanted], registry, opts, target_id, owners, notes, early)
 
     for fid in wanted[1:]:
         parent = results.get(node_of[fid].parent_id or "")
@@ -175,13 +205,14 @@ async def _read_pages(
     target_id: str,
     owners: dict[str, int],
     notes: list[str],
+    early: Prefetch | None = None,
 ) -> dict[str, FrameLines | BaseException]:
     """Each frame through the in-page collector; the ones it cannot read from the accessibility tree."""
     # One isolated world per document, made before anything runs in it (two calls at once would make two).
     worlds = await asyncio.gather(*(isolated_world(f) for f in frames), return_exceptions=True)
     ready = [f for f, w in zip(frames, worlds, strict=True) if not isinstance(w, BaseException)]
     by_id = {f.frame_id: f for f in frames}
-    cap = opts.max_lines if opts.max_depth is None else None
+    cap = _in_page_cap(opts)
     ready_ids = {f.frame_id for f in ready}
     asks: list[tuple[str, FrameInfo]] = []  # (child frame, parent frame read in the page): its <iframe>'s key
     for fid in owners:
@@ -197,6 +228,7 @@ async def _read_pages(
                     opts,
                     selector=opts.selector if f.frame_id == target_id else None,
                     max_lines=cap,
+                    prefetched=early,
                 )
                 for f in ready
             ),

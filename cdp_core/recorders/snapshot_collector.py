@@ -10,6 +10,7 @@ element's backendNodeId when an action needs it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,16 @@ from .snapshot_build import FrameLines, FramePlaceholder, SelectorNotFound, Snap
 from .snapshot_format import SnapshotLine
 from .uids import FrameInfo, UidRegistry
 
-__all__ = ["CollectorFailed", "isolated_world", "read_frame", "owner_key", "element_backend", "WORLD_NAME"]
+__all__ = [
+    "CollectorFailed",
+    "Prefetch",
+    "prefetch",
+    "isolated_world",
+    "read_frame",
+    "owner_key",
+    "element_backend",
+    "WORLD_NAME",
+]
 
 WORLD_NAME = "mcp-snapshot"
 _SOURCE: str | None = None
@@ -75,21 +85,17 @@ async def read_frame(
     *,
     selector: str | None = None,
     max_lines: int | None = None,
+    prefetched: Prefetch | None = None,
 ) -> FrameLines:
     """This frame's lines from the in-page collector; uids through ``registry``.
 
     ``selector`` starts the lines at the first match (:class:`SelectorNotFound` when there is
     none); ``max_lines`` lets the page leave out non-essential lines past the cap (counted in
-    ``omitted``). Raises :class:`CollectorFailed` when the collector cannot run here.
+    ``omitted``). ``prefetched`` is the same read already sent (:func:`prefetch`), used when it
+    ran in this frame's current world. Raises :class:`CollectorFailed` when the collector
+    cannot run here.
     """
-    params = {
-        "selector": selector,
-        "interactiveOnly": options.interactive_only,
-        "includeUrls": options.include_urls,
-        "maxOptions": options.max_options,
-        "maxLines": max_lines,
-    }
-    expression = f"__mcpSnapshot.snapshot({json.dumps(params)})"
+    expression = _expression(options, selector, max_lines)
     result: dict[str, Any] | None = None
     for attempt in range(2):
         previous = frame.world
@@ -100,10 +106,14 @@ async def read_frame(
         if previous is not None and previous[0] == frame.loader_id and previous[1] != context_id:
             # same document, new world: keys of the old world name nothing any more
             registry.retire_world(frame, context_id, "the page's document was replaced")
+        early = prefetched.take(frame, expression) if attempt == 0 and prefetched is not None else None
         try:
-            result = await frame.session.send(
-                "Runtime.evaluate", {"expression": expression, "contextId": context_id, "returnByValue": True}
-            )
+            if early is not None:
+                result = await early
+            else:
+                result = await frame.session.send(
+                    "Runtime.evaluate", {"expression": expression, "contextId": context_id, "returnByValue": True}
+                )
         except CDPError as exc:
             if attempt == 0 and _context_gone(exc):
                 continue  # our world went with the document: make a new one
@@ -131,6 +141,65 @@ async def read_frame(
         title=data.get("title") or "",
         omitted=int(data.get("omitted") or 0),
     )
+
+
+def _expression(options: SnapshotOptions, selector: str | None, max_lines: int | None) -> str:
+    params = {
+        "selector": selector,
+        "interactiveOnly": options.interactive_only,
+        "includeUrls": options.include_urls,
+        "maxOptions": options.max_options,
+        "maxLines": max_lines,
+    }
+    return f"__mcpSnapshot.snapshot({json.dumps(params)})"
+
+
+class Prefetch:
+    """The main frame's read, sent before the frame tree is known (one round trip instead of two).
+
+    A repeated snapshot of the same document needs ``Page.getFrameTree`` (did the page navigate,
+    which frames are there?) and then the collector's evaluate in our world. When our world of
+    the page's document is already known, both are sent at once; the read is used only if the
+    frame tree shows that same document (:meth:`take`), and dropped otherwise (the world died
+    with its document, so nothing in the page depends on the dropped answer).
+    """
+
+    def __init__(self, frame: FrameInfo, world: tuple[str, int], expression: str) -> None:
+        self.frame_id = frame.frame_id
+        self.world = world
+        self.expression = expression
+        params = {"expression": expression, "contextId": world[1], "returnByValue": True}
+        self.task: asyncio.Task[dict[str, Any]] | None = asyncio.ensure_future(
+            frame.session.send("Runtime.evaluate", params)
+        )
+
+    def take(self, frame: FrameInfo, expression: str) -> asyncio.Task[dict[str, Any]] | None:
+        """The read, if it is this frame's in its current world with these options (then it is used up)."""
+        task = self.task
+        if task is None or frame.frame_id != self.frame_id or expression != self.expression:
+            return None
+        if frame.world != self.world or frame.loader_id != self.world[0]:
+            return None
+        self.task = None
+        return task
+
+    def drop(self) -> None:
+        """Forget an unused read (its answer or error is consumed, never reported)."""
+        task, self.task = self.task, None
+        if task is not None:
+            task.cancel()
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+
+def prefetch(
+    registry: UidRegistry, session: Any, options: SnapshotOptions, *, selector: str | None, max_lines: int | None
+) -> Prefetch | None:
+    """Send the main frame's read now when our world of its document is known (see :class:`Prefetch`)."""
+    for frame in registry.frames:
+        if frame.parent_id is None and frame.session is session and frame.world is not None:
+            if frame.world[0] == frame.loader_id:
+                return Prefetch(frame, frame.world, _expression(options, selector, max_lines))
+    return None
 
 
 def _lines(
