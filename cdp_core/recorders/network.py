@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import builtins
 import hashlib
 import itertools
 import logging
@@ -718,7 +719,7 @@ class NetworkRecorder:
             picked = picked[-limit:] if limit else []
         return [self._summary(e) for e in picked]
 
-    def entries(self) -> list[dict[str, Any]]:
+    def entries(self) -> builtins.list[dict[str, Any]]:  # `list` here is the method above
         """Every stored entry in full (redacted), oldest first: the HAR exporter's input."""
         return [self._full(e) for e in self._entries.values()]
 
