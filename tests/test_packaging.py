@@ -4,8 +4,10 @@ Everything here starts from the built artifacts, never from this checkout's ``.v
 
 - a fresh virtualenv with only the wheel and pytest runs docs/testing.md's smoke test (the
   four fixtures come from the wheel's ``pytest11`` entry point, no conftest of ours);
-- the wheel carries ``py.typed``, the agent skill and both console scripts, and importing
-  ``cdp_core`` there loads neither the MCP SDK nor Playwright;
+- the wheel carries ``py.typed``, the agent skill and both console scripts; importing
+  ``cdp_core`` there loads neither the MCP SDK nor Playwright nor pydantic, and pytest's
+  import of the plugin loads nothing but the plugin; the install has no dev tools and stays
+  under the size the README gives;
 - the README's ``uvx``/``pipx`` lines run as written, the git URL pointing at this repository
   and the PyPI name resolved from the locally built wheel (``UV_FIND_LINKS``/``PIP_FIND_LINKS``
   stand in for the index until it is published).
@@ -16,6 +18,7 @@ so deleting the virtualenv deletes it too; after the first run the module takes 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -101,14 +104,32 @@ def test_the_docs_smoke_test_passes_in_a_fresh_venv_with_only_the_wheel(fresh_ve
     assert not list(tmp_path.glob("conftest.py"))
 
 
+#: The server's own packages and what only it needs: a cdp_core user must import none of it.
+SERVER_ONLY = {"mcp_server", "targets", "mcp", "playwright", "pydantic", "pydantic_core", "starlette", "uvicorn"}
+
+
+def _loaded_after(python: Path, imports: str, cwd: Path) -> list[str]:
+    code = f"import sys, json; {imports}; print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}})))"
+    loaded = json.loads(_run([str(python), "-c", code], cwd=cwd, env=_env()).stdout)
+    return [name for name in loaded if name in SERVER_ONLY]
+
+
 def test_cdp_core_loads_no_server_dependency_in_the_wheel(fresh_venv: Path, tmp_path: Path) -> None:
-    code = (
-        "import sys, cdp_core, cdp_core.models, cdp_core.chromium, cdp_core.protocol.network;"
+    python = fresh_venv / "bin" / "python"
+    everything = (
+        "import cdp_core, cdp_core.chromium, cdp_core.protocol.network, cdp_core.sourcemap, cdp_core.heap_snapshot;"
         "import cdp_core.recorders.network, cdp_core.recorders.console, cdp_core.recorders.tracing;"
-        "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'playwright', 'targets', 'mcp_server'}))"
+        "import cdp_core.recorders.accessibility, cdp_core.recorders.har, cdp_core.recorders.source_maps"
     )
-    done = _run([str(fresh_venv / "bin" / "python"), "-c", code], cwd=tmp_path, env=_env())
-    assert done.stdout.strip() == "[]"
+    assert _loaded_after(python, everything, tmp_path) == []
+    # The one opt-in: cdp_core.models are pydantic models (docs/cdp_core.md says so).
+    assert _loaded_after(python, "import cdp_core.models", tmp_path) == ["pydantic", "pydantic_core"]
+    # pytest imports the plugin in every run of a venv it is installed in: it must stay light.
+    assert _loaded_after(python, "import mcp_server.pytest_plugin", tmp_path) == ["mcp_server"]  # itself only
+
+
+#: The README's size of a user install (wheel + pytest: ~210 MB, 160 MB of it Playwright's driver), with room.
+USER_INSTALL_MB = 260
 
 
 def test_the_wheel_has_no_dev_tools_and_finds_its_skill(fresh_venv: Path, tmp_path: Path) -> None:
@@ -116,8 +137,15 @@ def test_the_wheel_has_no_dev_tools_and_finds_its_skill(fresh_venv: Path, tmp_pa
     installed = {line.split()[0].lower() for line in listed.splitlines()[2:] if line.strip()}
     assert {"mcp-browser-debug", "playwright", "mcp", "websockets", "httpx", "pytest"} <= installed
     assert not installed & {"ruff", "mypy", "hypothesis", "uv", "pipx"}
+    files = [os.path.join(folder, name) for folder, _, names in os.walk(fresh_venv) for name in names]
+    megabytes = sum(os.lstat(path).st_size for path in files) / 1e6
+    assert megabytes < USER_INSTALL_MB, f"a user's install takes {megabytes:.0f} MB (README says ~210 MB)"
     path = _run([str(fresh_venv / "bin" / "mcp-browser"), "skill", "path"], cwd=tmp_path, env=_env()).stdout.strip()
     assert path.startswith(str(fresh_venv)) and (Path(path) / "SKILL.md").is_file()
+    home = tmp_path / "home"
+    _run([str(fresh_venv / "bin" / "mcp-browser"), "skill", "install", "--client", "codex"], env=_env(HOME=str(home)))
+    installed_skill = home / ".agents" / "skills" / "mcp-browser-automation" / "SKILL.md"
+    assert installed_skill.read_bytes() == (Path(path) / "SKILL.md").read_bytes()
 
 
 def _install_lines() -> list[str]:
