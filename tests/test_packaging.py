@@ -8,6 +8,8 @@ Everything here starts from the built artifacts, never from this checkout's ``.v
   ``cdp_core`` there loads neither the MCP SDK nor Playwright nor pydantic, and pytest's
   import of the plugin loads nothing but the plugin; the install has no dev tools and stays
   under the size the README gives;
+- ``mypy --strict`` finds cdp_core's types through the installed ``py.typed``: a user script
+  written right passes, one with a wrong parameter type fails;
 - the README's ``uvx``/``pipx`` lines run as written, the git URL pointing at this repository
   and the PyPI name resolved from the locally built wheel (``UV_FIND_LINKS``/``PIP_FIND_LINKS``
   stand in for the index until it is published).
@@ -126,6 +128,27 @@ def test_cdp_core_loads_no_server_dependency_in_the_wheel(fresh_venv: Path, tmp_
     assert _loaded_after(python, "import cdp_core.models", tmp_path) == ["pydantic", "pydantic_core"]
     # pytest imports the plugin in every run of a venv it is installed in: it must stay light.
     assert _loaded_after(python, "import mcp_server.pytest_plugin", tmp_path) == ["mcp_server"]  # itself only
+
+
+def test_mypy_strict_types_a_user_script_from_the_installed_wheel(fresh_venv: Path, tmp_path: Path) -> None:
+    """The wheel's ``py.typed`` in use: mypy resolves cdp_core from the fresh venv's site-packages.
+
+    Without the marker mypy would see ``cdp_core`` as untyped (an error under ``--strict``) and
+    could catch nothing; the scripts are tests/test_typing.py's (one right, one with mistakes).
+    """
+    from test_typing import RIGHT, WRONG
+
+    for name, code in (("user_right.py", RIGHT), ("user_wrong.py", WRONG)):
+        (tmp_path / name).write_text(code, encoding="utf-8")
+    python = str(fresh_venv / "bin" / "python")
+    command = [sys.executable, "-m", "mypy", "--strict", "--python-executable", python, "--no-error-summary"]
+    command += ["--cache-dir", str(tmp_path / ".mypy-cache")]
+    right = subprocess.run([*command, "user_right.py"], cwd=tmp_path, env=_env(), capture_output=True, text=True)
+    assert right.returncode == 0 and not right.stdout.strip(), right.stdout + right.stderr
+    wrong = subprocess.run([*command, "user_wrong.py"], cwd=tmp_path, env=_env(), capture_output=True, text=True)
+    assert wrong.returncode == 1, wrong.stdout + wrong.stderr
+    assert 'Argument "expression" to "evaluate" of "RuntimeDomain" has incompatible type "int"' in wrong.stdout
+    assert 'Unexpected keyword argument "ur" for "navigate" of "PageDomain"' in wrong.stdout
 
 
 #: The README's size of a user install (wheel + pytest: ~210 MB, 160 MB of it Playwright's driver), with room.
