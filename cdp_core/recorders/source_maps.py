@@ -105,7 +105,33 @@ class SourceMapResolver:
         """Copies of ``frames`` (1-based ``lineNumber``/``columnNumber``, ``url``, ``function``),
         each with ``original`` when its script's map maps it; notes for maps that cannot be read."""
         frames = [dict(f) for f in frames]
-        urls = list(dict.fromkeys(str(f.get("url") or "") for f in frames))
+        scripts, notes = await self._scripts(dict.fromkeys(str(f.get("url") or "") for f in frames), budget_s)
+        for frame in frames:
+            script = scripts.get(str(frame.get("url") or ""))
+            if script is None or script.source_map is None:
+                continue
+            try:
+                original = self._original(script, frame)
+            except SourceMapError as exc:
+                note = f"{frame.get('url')}: source map {script.map_url} could not be read ({exc})"
+                if note not in notes:
+                    notes.append(note)
+                continue
+            if original is not None:
+                frame["original"] = original
+        return ResolveResult(frames, notes)
+
+    async def mapped_urls(self, urls: Iterable[str], *, budget_s: float = 10.0) -> tuple[set[str], list[str]]:
+        """Which of ``urls`` name a script with a readable source map, and the notes :meth:`resolve` would give.
+
+        Lets a caller holding thousands of frames from a few scripts copy and resolve only the
+        frames a map can change (scripts and maps are fetched and cached as :meth:`resolve` does).
+        """
+        scripts, notes = await self._scripts(dict.fromkeys(urls), budget_s)
+        return {url for url, script in scripts.items() if script is not None and script.source_map is not None}, notes
+
+    async def _scripts(self, urls: Iterable[str], budget_s: float) -> tuple[dict[str, _Script | None], list[str]]:
+        """Each URL's script (None: not mappable, or not resolved within ``budget_s``) and the notes."""
         scripts: dict[str, _Script | None] = {}
         notes: list[str] = []
         deadline = time.monotonic() + budget_s
@@ -126,20 +152,7 @@ class SourceMapResolver:
         for url, script in scripts.items():
             if script is not None and script.error:
                 notes.append(f"{url}: source map {script.map_url} could not be read ({script.error})")
-        for frame in frames:
-            script = scripts.get(str(frame.get("url") or ""))
-            if script is None or script.source_map is None:
-                continue
-            try:
-                original = self._original(script, frame)
-            except SourceMapError as exc:
-                note = f"{frame.get('url')}: source map {script.map_url} could not be read ({exc})"
-                if note not in notes:
-                    notes.append(note)
-                continue
-            if original is not None:
-                frame["original"] = original
-        return ResolveResult(frames, notes)
+        return scripts, notes
 
     def clear(self) -> None:
         self._cache.clear()
