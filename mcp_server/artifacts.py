@@ -79,6 +79,9 @@ class Artifacts:
     def resolve_inside(self, path: str | Path, *, kind: str | None = None) -> Path:
         """Resolve an agent-supplied path (relative to the root, or to ``<root>/<kind>`` when given).
 
+        A relative path that starts with the kind's folder (``traces/x.json``) is the one answers
+        show (relative to the root), so it is taken as given, not nested as ``traces/traces/x.json``.
+
         Refuses anything that ends up, once ``..`` and symlinks are resolved, outside the root,
         outside ``<root>/<kind>`` when ``kind`` is given (each action stays in its own folder),
         or on a protected file (the audit log and its rotations).
@@ -86,7 +89,12 @@ class Artifacts:
         base = self.root / kind if kind else self.root
         try:
             raw = Path(path).expanduser()
-            candidate = raw if raw.is_absolute() else base / raw
+            if raw.is_absolute():
+                candidate = raw
+            elif kind and raw.parts[:1] == (kind,):
+                candidate = self.root / raw  # "traces/x.json" names <root>/traces/x.json, as answers show it
+            else:
+                candidate = base / raw
             resolved = candidate.resolve()
             if len(str(resolved)) > 4000 or any(len(part.encode()) > 255 for part in resolved.parts):
                 raise ValueError("name too long")  # else the OS refuses it later, at stat/open

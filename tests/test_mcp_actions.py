@@ -426,6 +426,12 @@ async def test_attach_to_running_chrome_and_back(mcp: Session, http_server, chro
         assert "capture starts now" in answer.content[0].text.lower()
         attached = answer.structured_content
         assert attached["capturedSince"] and any(p["url"] == url for p in attached["pages"])
+        # A second attach to the same Chrome keeps the attachment: it must not say capture starts now.
+        second = await mcp.call("browser_session", action="attach_cdp", cdp_url=chromium.http_url)
+        again = second.content[0].text.lower()
+        assert second.structured_content["alreadyAttached"] is True and "starts now" not in again
+        assert "already attached" in again and attached["capturedSince"] in second.content[0].text
+        assert second.structured_content["capturedSince"] == attached["capturedSince"]
         picked = await mcp.s("select_page_by_url", url_contains="user-tab")
         assert picked["selected"]["url"] == url
         assert await mcp.js("document.title") == "MCP App"

@@ -120,10 +120,18 @@ async def test_save_path_inside_artifacts_is_used(app, http_server, artifacts_di
         assert not result.is_error, sc
         result, sc = await call(client, "performance_stop_trace")
         assert not result.is_error, sc
+        first = sc
+        # A path as the answers show it (relative to the artifacts root) is used as given,
+        # not nested as traces/traces/as-shown.json.
+        await call(client, "performance_start_trace")
+        result, sc = await call(client, "performance_stop_trace", save_path="traces/as-shown.json")
+        assert not result.is_error, sc
     saved = artifacts_dir / "traces" / "report" / "slow-page.json"
-    assert sc["tracePath"] == "traces/report/slow-page.json" and saved.is_file()
+    assert first["tracePath"] == "traces/report/slow-page.json" and saved.is_file()
     # No navigation inside this trace: page-load marks are absent, and the summary says why.
-    assert sc["summary"]["fcpMs"] is None and any("reload=true" in n for n in sc["summary"]["notes"])
+    assert first["summary"]["fcpMs"] is None and any("reload=true" in n for n in first["summary"]["notes"])
+    assert sc["tracePath"] == "traces/as-shown.json" and (artifacts_dir / "traces" / "as-shown.json").is_file()
+    assert not (artifacts_dir / "traces" / "traces").exists()
 
 
 async def test_stop_finds_the_trace_after_another_tab_was_selected_and_a_closed_tab_loses_it(app, http_server):

@@ -129,7 +129,12 @@ async def attach_cdp(ctx: ToolContext, args: AttachArgs) -> ActionResult:
     text = f"attached to {info.get('cdpUrl') or args.cdp_url or 'Chrome'}"
     if pages:
         text += f"; {len(pages)} page(s); selected: {_page_line(next((p for p in pages if p.get('selected')), None))}"
-    text += f". Capture starts now (capturedSince {info.get('attachedAt') or info.get('capturedSince') or 'now'})."
+    since = info.get("attachedAt") or info.get("capturedSince") or "now"
+    if info.get("alreadyAttached"):
+        # The attachment and its capture go on: "starts now" with the old time would be untrue.
+        text = "already " + text + f". Capture goes on since {since} (nothing captured was lost)."
+    else:
+        text += f". Capture starts now (capturedSince {since})."
     return ActionResult(text=text, data=info)
 
 
