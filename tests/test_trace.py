@@ -459,3 +459,17 @@ async def test_page_closed_while_tracing(chromium, tmp_path: Path):
             await t.stop(tmp_path / "ok.json")
         finally:
             await browser.close_target(other.target_info["targetId"])
+
+
+def test_duration_is_the_traced_window_not_a_hidden_tabs_old_frame_events():
+    """A background tab's trace starts with async frame events stamped at its last frame (minutes ago)."""
+    start = 500_000_000.0  # µs
+    events = [
+        {"name": "PipelineReporter", "ph": "b", "ts": start - 155_000_000, "pid": 1, "tid": 2, "id": "0x1"},
+        {"name": "TracingStartedInBrowser", "ph": "I", "ts": start, "pid": 1, "tid": 1, "args": {"data": {}}},
+        {"name": "RunTask", "ph": "X", "ts": start + 100_000, "dur": 1_700_000, "pid": 1, "tid": 3},
+        {"name": "PipelineReporter", "ph": "e", "ts": start + 1_800_000, "pid": 1, "tid": 2, "id": "0x1"},
+    ]
+    assert summarize_events(events)["durationMs"] == 1800.0
+    # Without a start mark (an imported file), the first event is the start, as before.
+    assert summarize_events(events[2:])["durationMs"] == 1700.0

@@ -85,7 +85,7 @@ class _Builder:
     def result(self, truncated: bool = False) -> dict[str, Any]:
         notes: list[str] = []
         nav = max(self.c.navs, key=lambda n: n["ts"]) if self.c.navs else None
-        origin = nav["ts"] if nav else self.c.min_ts or 0.0
+        origin = nav["ts"] if nav else self.c.window_start or 0.0
         navigation_url = nav["url"] if nav else None
         if navigation_url is None and self.c.commits:
             navigation_url = max(self.c.commits, key=lambda c: c[0])[1]
@@ -136,7 +136,8 @@ class _Builder:
         if truncated:
             notes.append("the trace file ends early (cut off); the summary covers what it holds")
 
-        duration = (self.c.max_ts - self.c.min_ts) if self.c.min_ts is not None and self.c.max_ts is not None else 0.0
+        start = self.c.window_start  # not the old frame events a hidden tab reports
+        duration = max(0.0, self.c.max_ts - start) if start is not None and self.c.max_ts is not None else 0.0
         later = [n["ts"] for n in self.c.navs if nav is not None and n["ts"] > nav["ts"]]
         insights = build_insights(self.c, nav, main, min(later) if later else (self.c.max_ts or 0.0))
         return {

@@ -35,6 +35,9 @@ class TraceCollector:
         self.threads: dict[tuple[Any, Any], _Thread] = {}
         self.min_ts: float | None = None
         self.max_ts: float | None = None
+        #: when tracing started (TracingStartedInBrowser): the traced window's start. Async frame
+        #: events of a background tab carry the time of its last frame, long before.
+        self.started_ts: float | None = None
         self.requests: dict[str, _Request] = {}
         self.navs: list[dict[str, Any]] = []  # main-frame navigationStart marks
         self.commits: list[tuple[float, str, Any]] = []  # (ts, url, pid) of main-frame commits
@@ -52,6 +55,13 @@ class TraceCollector:
         self.profiles: dict[tuple[Any, Any], _Profile] = {}  # (pid, profile id) -> samples
         self.functions: list[tuple[str, str, int | None, int | None]] = []
         self._function_ids: dict[tuple[str, str, int | None, int | None], int] = {}
+
+    @property
+    def window_start(self) -> float | None:
+        """The traced window's start: when tracing started, else the first event."""
+        if self.started_ts is not None and (self.min_ts is None or self.started_ts > self.min_ts):
+            return self.started_ts
+        return self.min_ts
 
     # -- feeding --------------------------------------------------------------------------
 
@@ -197,6 +207,8 @@ class TraceCollector:
             self.commits.append((ts, str(d["url"]), d.get("processId", ev.get("pid"))))
 
     def _started(self, ev: dict[str, Any], ts: float) -> None:
+        if ts > 0 and (self.started_ts is None or ts < self.started_ts):
+            self.started_ts = ts
         frames = _data(ev).get("frames")
         if isinstance(frames, list):
             self.initial_frames.extend(f for f in frames if isinstance(f, dict))

@@ -80,7 +80,7 @@ def build_insights(
     c: TraceCollector, nav: dict[str, Any] | None, main: tuple[Any, Any] | None, end_ts: float
 ) -> dict[str, Any]:
     """The insights of navigation ``nav`` (None: only third parties over the whole trace)."""
-    origin = nav["ts"] if nav else (c.min_ts or 0.0)
+    origin = nav["ts"] if nav else (c.window_start or 0.0)
     requests = sorted(
         (r for r in c.requests.values() if r.devtools_start is not None and r.devtools_start >= origin),
         key=lambda r: r.devtools_start or 0.0,
