@@ -299,11 +299,20 @@ class DebugBundleArgs(ActionArgs):
     save_artifacts: bool = Field(False, description="Write bundle.json + bundle.md")
 
 
-def _compact_console(e: dict[str, Any]) -> dict[str, Any]:
+def _other_page(e: dict[str, Any], current_url: str) -> str | None:
+    """The page an entry belonged to when it is not the page shown now (a POST 500 before a navigation)."""
+    url = e.get("pageUrl")
+    return str(url) if url and current_url and url != current_url else None
+
+
+def _compact_console(e: dict[str, Any], current_url: str = "") -> dict[str, Any]:
     stack = e.get("stack") or []
     out = {k: e.get(k) for k in ("id", "timestamp", "type", "text", "location", "frameUrl", "source", "replayed")}
     if stack:
         out["stackTop"] = stack[:3]
+    other = _other_page(e, current_url)
+    if other:
+        out["pageUrl"] = other
     return out
 
 
@@ -315,7 +324,7 @@ def _response_preview(recorder: Any, e: dict[str, Any]) -> str | None:
     return text[:RESPONSE_PREVIEW_CHARS] + ("…" if len(text) > RESPONSE_PREVIEW_CHARS or len(body) > len(text) else "")
 
 
-def _network_item(recorder: Any, e: dict[str, Any]) -> dict[str, Any]:
+def _network_item(recorder: Any, e: dict[str, Any], current_url: str = "") -> dict[str, Any]:
     full = recorder.get(e["id"])
     item = {
         k: full.get(k)
@@ -340,6 +349,9 @@ def _network_item(recorder: Any, e: dict[str, Any]) -> dict[str, Any]:
     preview = _response_preview(recorder, e)
     if preview is not None:
         item["responsePreview"] = preview
+    other = _other_page(full, current_url)
+    if other:
+        item["pageUrl"] = other
     return item
 
 
@@ -464,6 +476,7 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
             notes.append(f"frames unavailable: {exc}")
             bundle["frames"] = []
     n = args.max_items
+    shown_url = page.url or ""
     if args.include_console:
         if console is None:
             notes.append("no console capture on this page")
@@ -477,8 +490,8 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
             if map_notes:
                 bundle["sourceMapNotes"] = map_notes
             bundle["console"] = {
-                "errors": [_compact_console(e) for e in errors[-n:]],
-                "warnings": [_compact_console(e) for e in warnings[-n:]],
+                "errors": [_compact_console(e, shown_url) for e in errors[-n:]],
+                "warnings": [_compact_console(e, shown_url) for e in warnings[-n:]],
                 "errorCount": len(errors),
                 "warningCount": len(warnings),
                 "total": len(console),
@@ -492,9 +505,9 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
             http_errors = network.list(status_min=400)
             last = network.list(resource_types=["xhr", "fetch"], limit=1)
             bundle["network"] = {
-                "failed": [_network_item(network, e) for e in failed[-n:]],
-                "httpErrors": [_network_item(network, e) for e in http_errors[-n:]],
-                "lastXhrOrFetch": _network_item(network, last[0]) if last else None,
+                "failed": [_network_item(network, e, shown_url) for e in failed[-n:]],
+                "httpErrors": [_network_item(network, e, shown_url) for e in http_errors[-n:]],
+                "lastXhrOrFetch": _network_item(network, last[0], shown_url) if last else None,
                 "failedCount": len(failed),
                 "httpErrorCount": len(http_errors),
                 "total": len(network),
@@ -538,8 +551,14 @@ def _bundle_markdown(bundle: dict[str, Any]) -> str:
         lines += [f"- #{e['id']} {e['method']} FAILED {e['failureText']} {e['url']}" for e in net["failed"][:10]]
     if bundle.get("screenshot"):
         lines += ["", f"Screenshot: {bundle['screenshot']['relativePath']}"]
+    elif bundle.get("screenshotError"):
+        lines += ["", f"Screenshot failed: {bundle['screenshotError']}"]
     lines += ["", "Full data: bundle.json"]
     return "\n".join(lines) + "\n"
+
+
+def _on_page(e: dict[str, Any]) -> str:
+    return f" (on the earlier page {str(e['pageUrl'])[:160]})" if e.get("pageUrl") else ""
 
 
 def _bundle_console_line(e: dict[str, Any]) -> str:
@@ -548,7 +567,19 @@ def _bundle_console_line(e: dict[str, Any]) -> str:
     stack = " < ".join(
         (f.get("original") or {}).get("function") or f.get("function") or "(anonymous)" for f in e.get("stackTop") or []
     )
-    return f"  #{e['id']} [{e['type']}]{flag} {str(e['text'])[:160]}" + (f" (at {stack})" if stack else "")
+    at = f" (at {stack})" if stack else ""
+    return f"  #{e['id']} [{e['type']}]{flag} {str(e['text'])[:160]}{at}{_on_page(e)}"
+
+
+def _shown(listed: int, count: int, what: str) -> str:
+    """How many of ``count`` the text lists, when not all: a count must match what follows it."""
+    if listed >= count:
+        return ""
+    return f"; the last {listed} {what} below" if listed else f"; none listed ({what} in network_list/console_list)"
+
+
+#: Entries of each list the bundle's text shows (the JSON has up to max_items).
+TEXT_ITEMS = 5
 
 
 def _summary_text(bundle: dict[str, Any]) -> str:
@@ -556,13 +587,21 @@ def _summary_text(bundle: dict[str, Any]) -> str:
     parts = [f"Debug bundle of {page['stable_page_id']} {page.get('url')} (captured since {bundle['capturedSince']})"]
     con = bundle.get("console")
     if con:
-        parts.append(f"console: {con['errorCount']} error(s), {con['warningCount']} warning(s)")
-        parts += [_bundle_console_line(e) for e in con["errors"][-5:]]
+        errors = con["errors"][-TEXT_ITEMS:]
+        shown = _shown(len(errors), con["errorCount"], "errors")
+        parts.append(f"console: {con['errorCount']} error(s), {con['warningCount']} warning(s){shown}")
+        parts += [_bundle_console_line(e) for e in errors]
     net = bundle.get("network")
     if net:
-        parts.append(f"network: {net['failedCount']} failed, {net['httpErrorCount']} HTTP error(s)")
-        parts += [f"  #{e['id']} {e['method']} {e['status']} {e['url'][:160]}" for e in net["httpErrors"][-5:]]
-        parts += [f"  #{e['id']} {e['method']} FAILED {e['failureText']} {e['url'][:160]}" for e in net["failed"][-5:]]
+        http_errors, failed = net["httpErrors"][-TEXT_ITEMS:], net["failed"][-TEXT_ITEMS:]
+        shown = _shown(len(http_errors), net["httpErrorCount"], "HTTP errors") + _shown(
+            len(failed), net["failedCount"], "failures"
+        )
+        parts.append(f"network: {net['failedCount']} failed, {net['httpErrorCount']} HTTP error(s){shown}")
+        parts += [f"  #{e['id']} {e['method']} {e['status']} {e['url'][:160]}{_on_page(e)}" for e in http_errors]
+        parts += [
+            f"  #{e['id']} {e['method']} FAILED {e['failureText']} {e['url'][:160]}{_on_page(e)}" for e in failed
+        ]
     replayed = bool(con) and any(e.get("replayed") for e in con["errors"])
     if replayed or (net and net["total"] == 0):
         # The two-prompt workflow: what happened before attach has no requests here; say what to do.
@@ -572,6 +611,11 @@ def _summary_text(bundle: dict[str, Any]) -> str:
         )
     if bundle.get("dialog"):
         parts.append(f"dialog open: {bundle['dialog'].get('type')} {str(bundle['dialog'].get('message'))[:160]!r}")
+    if bundle.get("screenshot"):
+        parts.append(f"screenshot: {bundle['screenshot']['relativePath']}")
+    elif bundle.get("screenshotError"):
+        parts.append(f"screenshot failed: {bundle['screenshotError']}")
+    parts += [f"note: {n}" for n in bundle.get("notes") or []]
     if bundle.get("files"):
         parts.append(f"saved: {bundle['files']['bundleJson']}")
     return "\n".join(parts)
@@ -590,9 +634,9 @@ async def debug_bundle(ctx: ToolContext, args: DebugBundleArgs) -> ActionResult:
         try:
             bundle["screenshot"] = await _screenshot(ctx, page, directory)
         except CDPException as exc:
-            bundle.setdefault("notes", []).append(f"screenshot failed: {exc}")
+            bundle["screenshotError"] = str(exc)
         except ToolFailure as exc:  # a background tab gets no frame: the rest of the bundle still counts
-            bundle.setdefault("notes", []).append(f"screenshot failed: {exc.message} ({exc.hint})")
+            bundle["screenshotError"] = f"{exc.message} ({exc.hint})"
     if directory is not None:
         json_path = directory / "bundle.json"
         md_path = directory / "bundle.md"
