@@ -26,7 +26,8 @@ API_KEY = "sk_live_4f9a8b7c6d5e4f3a2b1c"
 def _route_500(http_server: Any) -> None:
     def save(req: Request) -> Reply:
         script = "".join(f"console.error('save failed {i}');" for i in range(1, ERRORS_ON_500 + 1))
-        return Reply(500, f"<!doctype html><title>Server Error</title><h1>OperationalError</h1><script>{script}</script>")
+        page = f"<!doctype html><title>Server Error</title><h1>OperationalError</h1><script>{script}</script>"
+        return Reply(500, page)
 
     http_server.route("/truth/save", save)
 

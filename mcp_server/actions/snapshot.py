@@ -80,7 +80,7 @@ class SnapshotArgs(ActionArgs):
     max_lines: int = Field(400, ge=1, le=20000, description="Cap on snapshot lines")
     max_chars: int = Field(20000, ge=100, le=500000, description="Cap on returned text")
     include_urls: bool = Field(False, description="Add href of links")
-    diff: bool = Field(False, description="Return what changed since the previous snapshot of this page")
+    diff: bool = Field(False, description="Changes since the last snapshot with these options")
 
 
 async def snapshot_page(ctx: ToolContext, page: PageHandle, options: SnapshotOptions) -> Snapshot:
@@ -101,11 +101,14 @@ async def snapshot_page(ctx: ToolContext, page: PageHandle, options: SnapshotOpt
         raise ToolFailure(ErrorCode.FRAME_NOT_FOUND, str(exc), hint="frames are listed in the snapshot") from None
 
 
+#: Snapshot kinds (option sets) whose last snapshot is kept per page as a diff baseline.
+MAX_DIFF_BASES = 4
+
+
 @action(S, "snapshot", SnapshotArgs, read_only=True, lock="page")
 async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
     """Page as compact lines `[uid=N] role "name" value=... states`; act on uids with browser_interact."""
     page = await ctx.page()
-    previous = registry_of(page).previous
     options = SnapshotOptions(
         interactive_only=args.interactive_only,
         max_depth=args.max_depth,
@@ -115,7 +118,23 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
         max_chars=args.max_chars,
         include_urls=args.include_urls,
     )
+    # A diff compares snapshots taken with the same options: against an interactive_only
+    # snapshot, every text line of a full one would be "added" though nothing changed.
+    kind = (
+        args.interactive_only,
+        args.max_depth,
+        args.selector,
+        args.frame,
+        args.max_lines,
+        args.max_chars,
+        args.include_urls,
+    )
+    bases: dict[tuple[Any, ...], Any] = page.data.setdefault("snapshot_bases", {})
+    previous = bases.pop(kind, None)
     snap = await snapshot_page(ctx, page, options)
+    bases[kind] = snap
+    while len(bases) > MAX_DIFF_BASES:
+        del bases[next(iter(bases))]  # the kind used least recently
     data: dict[str, Any] = {
         "page": {"stable_page_id": page.stable_page_id, "title": snap.title, "url": snap.url},
         "stats": snap.stats(),
@@ -126,7 +145,14 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
         diff = diff_snapshots(previous, snap)
         data["diff"] = diff
         header = "\n".join(snap.header())
-        text = f"{header}\nChanges since the previous snapshot:\n{render_diff(diff)}"
+        if previous is None and len(bases) > 1:
+            changes = (
+                "(no earlier snapshot with these options: everything is new; a diff compares snapshots taken"
+                " with the same interactive_only, selector, frame, max_depth, max_lines, max_chars, include_urls)"
+            )
+        else:
+            changes = render_diff(diff)
+        text = f"{header}\nChanges since the previous snapshot:\n{changes}"
         return ActionResult(text=text, data=data)
     data["lines"] = [line.to_dict() for line in snap.lines]
     return ActionResult(text=snap.text(), data=data)
