@@ -8,6 +8,7 @@ headers, password-looking form fields masked in post data.
 
 from __future__ import annotations
 
+import bisect
 import json
 import urllib.parse
 from pathlib import Path
@@ -92,9 +93,15 @@ def build_har(
     page_url: str = "",
     include_bodies: bool = True,
 ) -> dict[str, Any]:
-    """The HAR 1.2 document of everything stored in ``recorder`` (oldest first)."""
-    page_id = "page_1"
+    """The HAR 1.2 document of everything stored in ``recorder`` (oldest first).
+
+    One HAR page per main-frame navigation (its document request, redirects included, opens it;
+    the requests after it belong to it), with its DOMContentLoaded and load times when the page
+    reported them; requests captured before the first navigation seen belong to the page that
+    was shown at attach (its load happened before capture: -1, as HAR says for unknown timings).
+    """
     started = recorder.captured_since or iso_time()
+    pages, page_of = _pages(recorder, started, page_title or page_url)
     entries: list[dict[str, Any]] = []
     for full, post_data, body in recorder.har_inputs():
         if full.get("resourceType") == "websocket" and full.get("status") is None:
@@ -140,7 +147,7 @@ def build_har(
             response["_error"] = full.get("failureText") or "failed"
         total, timings = _timings(full)
         entry: dict[str, Any] = {
-            "pageref": page_id,
+            "pageref": page_of(int(full["id"])),
             "startedDateTime": full["startedDateTime"],
             "time": total,
             "request": request,
@@ -168,18 +175,54 @@ def build_har(
         "log": {
             "version": "1.2",
             "creator": CREATOR,
-            "pages": [
-                {
-                    "startedDateTime": entries[0]["startedDateTime"] if entries else started,
-                    "id": page_id,
-                    "title": page_title or page_url or "page",
-                    "pageTimings": {"onContentLoad": -1, "onLoad": -1},
-                }
-            ],
+            "pages": pages,
             "entries": entries,
             "comment": f"captured since {started}; secrets redacted",
         }
     }
+
+
+def _pages(recorder: NetworkRecorder, started: str, shown: str) -> tuple[list[dict[str, Any]], Any]:
+    """The HAR pages (one per navigation) and a function: entry id -> its page id."""
+    navs = recorder.main_documents()
+    marks = list(recorder.page_marks)
+    pages: list[dict[str, Any]] = []
+    first_ids: list[int] = []
+    first = recorder.first_entry()
+    if not navs or (first is not None and first[0] < navs[0]["id"]):
+        # Requests before the first navigation we saw: the page that was shown at attach.
+        before = first[1] if first is not None and navs else shown
+        pages.append(
+            {
+                "startedDateTime": started,
+                "id": "page_1",
+                "title": before or "page at attach",
+                "pageTimings": {"onContentLoad": -1, "onLoad": -1},
+                "comment": "loaded before capture started",
+            }
+        )
+        first_ids.append(0)
+    for index, nav in enumerate(navs):
+        until = navs[index + 1]["ts"] if index + 1 < len(navs) else float("inf")
+
+        def since_start(kind: str, nav: dict[str, Any] = nav, until: float = until) -> float:
+            at = next((ts for k, ts in marks if k == kind and nav["ts"] <= ts < until), None)
+            return round((at - nav["ts"]) * 1000, 3) if at is not None else -1
+
+        pages.append(
+            {
+                "startedDateTime": nav["started"],
+                "id": f"page_{len(pages) + 1}",
+                "title": nav["url"],
+                "pageTimings": {"onContentLoad": since_start("dcl"), "onLoad": since_start("load")},
+            }
+        )
+        first_ids.append(nav["id"])
+
+    def page_of(entry_id: int) -> str:
+        return str(pages[max(0, bisect.bisect_right(first_ids, entry_id) - 1)]["id"])
+
+    return pages, page_of
 
 
 def write_har(path: str | Path, har: dict[str, Any]) -> Path:

@@ -60,6 +60,10 @@ NETWORK_EVENTS = (
     "Network.webSocketFrameReceived",
     "Network.webSocketFrameError",
     "Network.webSocketClosed",
+    # The main frame's DOMContentLoaded and load (Page is enabled on every page session by the
+    # dialog watch): the HAR's page timings.
+    "Page.domContentEventFired",
+    "Page.loadEventFired",
 )
 
 
@@ -213,6 +217,8 @@ class NetworkRecorder:
         self._page_url_fn = page_url
         self._page_url = ""
         self._page_session: CDPSession | None = None
+        #: ("dcl" | "load", monotonic timestamp) of the page session's main frame, newest last
+        self.page_marks: deque[tuple[str, float]] = deque(maxlen=512)
         self.captured_since: str | None = None
         self.evicted = 0
         #: Requests that reached loadingFinished/loadingFailed since attach (never reset by clear).
@@ -723,6 +729,31 @@ class NetworkRecorder:
         """Every stored entry in full (redacted), oldest first: the HAR exporter's input."""
         return [self._full(e) for e in self._entries.values()]
 
+    def main_documents(self) -> list[dict[str, Any]]:
+        """The page's navigations still stored, oldest first: first hop id, start (monotonic and
+        ISO), final URL after redirects. One per main-frame document request chain."""
+        out: list[dict[str, Any]] = []
+        for e in list(self._entries.values()):
+            if e.resource_type != "document" or e.frame_kind != "page" or e.redirected_from is not None:
+                continue
+            if not e.frame_id or e.frame_id != e.session.target_info.get("targetId"):
+                continue  # a same-process iframe's document
+            last = e
+            while last.redirected_to is not None and last.redirected_to in self._entries:
+                last = self._entries[last.redirected_to]
+            out.append({"id": e.id, "ts": e.start_ts, "started": iso_time(e.wall_time), "url": last.url})
+        return out
+
+    def first_entry(self) -> tuple[int, str] | None:
+        """(id, page URL) of the oldest stored entry."""
+        for e in self._entries.values():
+            return e.id, e.page_url
+        return None
+
+    def _on_page_mark(self, session: CDPSession, frame_kind: str, kind: str, p: dict[str, Any]) -> None:
+        if frame_kind == "page" and session is self._page_session and p.get("timestamp"):
+            self.page_marks.append((kind, float(p["timestamp"])))
+
     def har_inputs(self) -> Iterator[tuple[dict[str, Any], str | None, bytes | None]]:
         """(full redacted entry, raw post data, held response body) per entry, for the HAR writer."""
         for e in list(self._entries.values()):
@@ -1064,4 +1095,6 @@ _HANDLERS: dict[str, Callable[[NetworkRecorder, CDPSession, str, dict[str, Any]]
     "Network.webSocketFrameReceived": NetworkRecorder._on_ws_received,
     "Network.webSocketFrameError": NetworkRecorder._on_ws_error,
     "Network.webSocketClosed": NetworkRecorder._on_ws_closed,
+    "Page.domContentEventFired": lambda r, s, k, p: r._on_page_mark(s, k, "dcl", p),
+    "Page.loadEventFired": lambda r, s, k, p: r._on_page_mark(s, k, "load", p),
 }
