@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from faults_util import UserTabs, serving
 from httpserver import Reply, Request
 from test_background_tab import activate, visibility
@@ -140,15 +141,21 @@ async def test_har_has_one_page_per_navigation_with_timings(fresh_chromium, http
     assert all(e["request"]["url"].endswith("/truth/form.html") for e in by_page[pages[0]["id"]])
 
 
-async def test_snapshot_values_of_token_fields_are_redacted(fresh_chromium, http_server, tmp_path: Path):
+@pytest.mark.parametrize("engine", ["page", "ax"])
+async def test_snapshot_values_of_token_fields_are_redacted(engine, fresh_chromium, http_server, tmp_path: Path):
     await _users_background_tab(fresh_chromium, http_server, "/truth/form.html")
-    async with serving(tmp_path / "artifacts") as agent:
+    async with serving(tmp_path / "artifacts", snapshot_engine=engine) as agent:
         await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
         await agent.s("select_page_by_title", title_contains="Edit order")
-        for engine_args in ({}, {"interactive_only": True}):
-            result = await agent.call("browser_session", action="snapshot", **engine_args)
+        for args in ({}, {"interactive_only": True}):
+            result = await agent.call("browser_session", action="snapshot", **args)
             answer = result.content[0].text + json.dumps(result.structured_content)
             assert API_KEY not in answer and TOKEN not in answer
             assert "A-17" in answer  # plain values stay
             line = next(line for line in result.content[0].text.splitlines() if "API key" in line)
             assert "[redacted]" in line, line
+        # The agent's own fill of such a field is confirmed without showing the value back.
+        filled = await agent.call("browser_interact", action="fill", selector="#api_key", value="sk_test_new_value_99")
+        assert "sk_test_new_value_99" not in filled.content[0].text + json.dumps(filled.structured_content)
+        snap = await agent.call("browser_session", action="snapshot", interactive_only=True)
+        assert "sk_test_new_value_99" not in snap.content[0].text + json.dumps(snap.structured_content)

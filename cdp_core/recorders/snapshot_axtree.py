@@ -23,6 +23,7 @@ from typing import Any
 
 from ..connection import CDPSession
 from ..errors import CDPError
+from .redact import REDACTED, is_secret_field
 from .snapshot_build import (
     ALWAYS_ROLES,
     INTERACTIVE_ROLES,
@@ -264,6 +265,8 @@ class _Builder:
                     and dom.attrs.get("type", "").lower() != "password"  # never print a password
                 ):
                     value = dom.input_value
+                if value and dom is not None and _secret_field(dom):
+                    value = REDACTED  # a token-looking field (csrf, api_key...), as in post-data previews
                 if value is not None or role in VALUE_ROLES:
                     line.value = "" if value is None else str(value)
             if role in ("combobox", "listbox") and dom is not None and dom.name == "SELECT":
@@ -429,3 +432,11 @@ async def read_ax_frames(
             registry.prune_document(tree.info, present)
         out[frame_id] = FrameLines(tree.info, builder.lines, title=_name(tree.nodes[tree.root]), source="ax")
     return out
+
+
+def _secret_field(dom: DomNode) -> bool:
+    """An input or textarea whose name or id says it carries a secret (the values are masked)."""
+    if dom.name not in ("INPUT", "TEXTAREA"):
+        return False
+    field = dom.attrs.get("name") or dom.attrs.get("id") or ""
+    return bool(field) and is_secret_field(field)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CDPError
+from .redact import REDACTED, is_secret_field
 from .snapshot_build import FrameLines, FramePlaceholder, SelectorNotFound, SnapshotOptions
 from .snapshot_format import SnapshotLine
 from .uids import FrameInfo, UidRegistry
@@ -223,7 +224,7 @@ def _lines(
             role=role,
             name=name,
             uid=uid_for_key(frame, context_id, key, role, name) if key else None,
-            value=item.get("v"),
+            value=REDACTED if item.get("f") and is_secret_field(str(item["f"])) else item.get("v"),
             states=item.get("s") or [],
             frame=ref,
             depth=depth,

@@ -140,6 +140,11 @@ function collect(start, opts) {
     if (VALUE_ROLES.has(role) || formControl) {
       const value = valueOf(el, role, formControl);
       if (value !== null || VALUE_ROLES.has(role)) line.v = value === null ? "" : String(value);
+      // the field's name (or id): Python masks the value of token-looking fields (is_secret_field)
+      if (line.v && (tag === "INPUT" || tag === "TEXTAREA")) {
+        const field = attr(el, "name") || el.id;
+        if (field) line.f = field;
+      }
     }
     if ((role === "combobox" || role === "listbox") && tag === "SELECT") {
       const [options, total, value] = selectOptions(el, opts.maxOptions);
