@@ -10,6 +10,8 @@ activating another tab (``/json/activate``), as a user does by clicking another 
 - after: each uid and selector action through a real MCP client session on the hidden tab
   (median and worst of the rounds, whole call including the follow-up report), the same click on
   the visible tab, and the input module alone (no MCP, no follow-up) as a ratio hidden/visible;
+- fill and submit (POST -> 302 -> page load, the answer naming the POST) and a screenshot,
+  all in the hidden tab;
 - the out-of-process iframe click in the hidden tab.
 """
 
@@ -133,6 +135,30 @@ async def after(agent: Any, rounds: int, http_url: str, form_tab: str, front_tab
     print(f"  after   input.click alone     visible tab: {ms(visible)}  (hidden/visible = {ratio:.2f})")
 
 
+async def submit_and_screenshot(agent: Any, rounds: int, http_url: str) -> None:
+    """Fill and submit the form in the hidden tab (POST -> 302 -> page load, answer with the POST), and screenshots."""
+    fills, submits, shots, failed_shots = [], [], [], 0
+    for _ in range(rounds):
+        await agent.s("select_page_by_title", title_contains="Change client")
+        t0 = time.perf_counter()
+        result = await agent.call("browser_interact", action="fill", selector="#name", value="Grace")
+        fills.append(time.perf_counter() - t0)
+        assert not result.is_error, result.content[0].text
+        t0 = time.perf_counter()
+        result = await agent.call("browser_interact", action="click", selector="#save")
+        submits.append(time.perf_counter() - t0)
+        assert "POST" in result.content[0].text and "302" in result.content[0].text, result.content[0].text
+        assert await agent.js("document.visibilityState") == "hidden"
+        t0 = time.perf_counter()
+        shot = await agent.call("browser_session", action="screenshot")
+        shots.append(time.perf_counter() - t0)
+        failed_shots += bool(shot.is_error)
+        await agent.s("navigate", url=(await agent.manager.current_page()).url.replace("done.html", "form.html"))
+    print(f"  after   MCP fill (selector)     hidden tab : {ms(fills)}")
+    print(f"  after   MCP submit click (POST->302->load, report) hidden tab: {ms(submits)}")
+    print(f"  after   MCP screenshot          hidden tab : {ms(shots)}; {failed_shots}/{rounds} said why it failed")
+
+
 async def oopif(agent: Any, rounds: int) -> None:
     await agent.s("select_page_by_title", title_contains="Frame host")
     snap = await agent.s("snapshot")
@@ -163,6 +189,7 @@ async def run(rounds: int) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             async with serving(Path(tmp)) as agent:
                 await after(agent, rounds, chrome.http_url, form_tab, front_tab)
+                await submit_and_screenshot(agent, rounds, chrome.http_url)
                 await oopif(agent, rounds)
     finally:
         chrome.stop()
