@@ -729,7 +729,7 @@ class NetworkRecorder:
         """Every stored entry in full (redacted), oldest first: the HAR exporter's input."""
         return [self._full(e) for e in self._entries.values()]
 
-    def main_documents(self) -> list[dict[str, Any]]:
+    def main_documents(self) -> builtins.list[dict[str, Any]]:
         """The page's navigations still stored, oldest first: first hop id, start (monotonic and
         ISO), final URL after redirects. One per main-frame document request chain."""
         out: list[dict[str, Any]] = []
