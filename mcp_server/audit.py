@@ -21,8 +21,8 @@ from typing import Any
 __all__ = ["AuditLog", "redact_arguments"]
 
 _SECRET_KEY = re.compile(r"pass(word|wd)?|secret|token|auth|cookie|api[-_]?key|session[-_]?id|credential", re.I)
-#: Arguments that carry what the agent types into the page: kept as a length only,
-#: since a fill into a password field looks like any other fill from here.
+#: Arguments that carry what the agent types into the page: kept as a length only, at any
+#: depth (fill_form's ``fields``), since a fill into a password field looks like any other fill.
 _TYPED_VALUE_KEYS = frozenset({"value", "text", "prompt_text", "values"})
 _MAX_STRING = 300
 _MAX_DEPTH = 6
@@ -50,9 +50,17 @@ def _redact_url(value: str) -> str:
         return value
 
 
+def _typed(value: Any) -> str:
+    """What the log keeps of typed text: its length."""
+    length = len(value) if isinstance(value, str | list) else 1
+    return f"[{length} chars]" if isinstance(value, str) else f"[{length} items]"
+
+
 def _redact(value: Any, key: str | None = None, depth: int = 0) -> Any:
     if key is not None and _SECRET_KEY.search(key):
         return "[redacted]"
+    if key in _TYPED_VALUE_KEYS and value is not None:
+        return _typed(value)  # nested too: fill_form's fields=[{uid, value}]
     if isinstance(value, dict | list | tuple) and depth >= _MAX_DEPTH:
         return "[nested]"  # a hostile, deeply nested argument must not cost the call its log line
     if isinstance(value, dict):
@@ -75,11 +83,7 @@ def redact_arguments(arguments: dict[str, Any] | None) -> dict[str, Any]:
         out["[more fields]"] = len(items) - 50
         items = items[:50]
     for key, value in items:
-        if key in _TYPED_VALUE_KEYS and value is not None:
-            length = len(value) if isinstance(value, str | list) else 1
-            out[key] = f"[{length} chars]" if isinstance(value, str) else f"[{length} items]"
-        else:
-            out[str(key)[:100]] = _redact(value, key)
+        out[str(key)[:100]] = _redact(value, key)
     return out
 
 

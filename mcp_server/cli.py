@@ -87,6 +87,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     _bool_flag(p, "allow-file-urls", "allow file:// in the internal browser (ALLOW_FILE_URLS)")
     p.add_argument("--allowed-file-roots", help="comma-separated roots for file:// (ALLOWED_FILE_ROOTS)")
     _bool_flag(p, "block-media", "block images/media/fonts in the internal browser (BLOCK_MEDIA)")
+    p.add_argument(
+        "--upload-roots",
+        help="comma-separated folders upload_file may read besides <artifacts>/uploads (MCP_UPLOAD_ROOTS)",
+    )
     p.add_argument("--artifact-dir", help="artifacts root (MCP_ARTIFACT_DIR, default ./.mcp-browser-artifacts)")
     _bool_flag(p, "evaluate-enabled", "allow evaluate_js and JS predicates (BROWSER_EVALUATE_ENABLED)")
     p.add_argument("--audit-log", help="audit log file (MCP_AUDIT_LOG, default <artifacts>/audit.jsonl)")
@@ -123,6 +127,7 @@ def settings_from(ns: argparse.Namespace) -> Settings:
         allow_file_urls=ns.allow_file_urls,
         allowed_file_roots=split(ns.allowed_file_roots),
         block_media=ns.block_media,
+        upload_roots=split(ns.upload_roots),
         artifact_dir=ns.artifact_dir,
         evaluate_enabled=ns.evaluate_enabled,
         audit_log=ns.audit_log,

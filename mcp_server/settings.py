@@ -30,6 +30,7 @@ ENV_NAMES: dict[str, str] = {
     "allowed_urls": "ALLOWED_URLS",
     "allow_file_urls": "ALLOW_FILE_URLS",
     "allowed_file_roots": "ALLOWED_FILE_ROOTS",
+    "upload_roots": "MCP_UPLOAD_ROOTS",
     "block_media": "BLOCK_MEDIA",
     "artifact_dir": "MCP_ARTIFACT_DIR",
     "network_max_entries": "NETWORK_MAX_ENTRIES",
@@ -47,7 +48,7 @@ ENV_NAMES: dict[str, str] = {
     "snapshot_engine": "MCP_SNAPSHOT_ENGINE",
 }
 
-_LIST_FIELDS = {"allowed_urls", "allowed_file_roots", "network_redact_headers"}
+_LIST_FIELDS = {"allowed_urls", "allowed_file_roots", "upload_roots", "network_redact_headers"}
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -70,6 +71,9 @@ class Settings(BaseModel):
     allow_file_urls: bool = False
     allowed_file_roots: list[str] = Field(default_factory=list)
     block_media: bool = False
+    #: folders upload_file may take files from, besides <artifact_dir>/uploads/ (a page cannot
+    #: talk the agent into uploading a file from anywhere else)
+    upload_roots: list[str] = Field(default_factory=list)
     artifact_dir: Path = Path(".mcp-browser-artifacts")
     network_max_entries: int = Field(300, ge=1)
     network_preview_bytes: int = Field(2048, ge=0)

@@ -2,8 +2,8 @@
 
 The server the CLI builds records every tool call (ok, failed, refused by validation, for an
 unknown tool or action) with tool, action, redacted arguments, status, error code, duration
-and timestamp. A password typed with fill / fill_uid and credentials in a URL never reach the
-file, only the typed value's length does.
+and timestamp. A password typed with fill / fill_uid / fill_form / type_text and credentials
+in a URL never reach the file, only the typed value's length does.
 """
 
 from __future__ import annotations
@@ -65,6 +65,8 @@ async def test_every_call_is_one_line_with_its_outcome_and_no_secret(served):
     snap = await call("browser_session", {"action": "snapshot", "interactive_only": True})
     uid = next(line["uid"] for line in snap["lines"] if line["name"] == "Password")
     await call("browser_interact", {"action": "fill_uid", "uid": uid, "value": PLANTED})
+    await call("browser_interact", {"action": "fill_form", "fields": [{"uid": uid, "value": PLANTED}]})
+    await call("browser_interact", {"action": "type_text", "uid": uid, "text": PLANTED})
     await call("browser_session", {"action": "get_dom", "selector": "#missing"}, "INVALID_ARGUMENT")
     await call("browser_session", {"action": "no_such_action"}, "UNKNOWN_ACTION")
     await call("browser_session", {"action": "get_dom", "max_chars": "lots"}, "INVALID_ARGUMENT")
@@ -72,7 +74,7 @@ async def test_every_call_is_one_line_with_its_outcome_and_no_secret(served):
     creds = url.replace("http://", f"http://admin:{URL_SECRET}@") + f"?token={URL_SECRET}&page=2"
     await call("browser_session", {"action": "wait_for", "url_matches": creds, "timeout_ms": 100}, "TIMEOUT")
     typed = await client.call_tool("browser_session", {"action": "evaluate_js", "expression": "pw.value"})
-    assert typed.structured_content["result"] == PLANTED  # the fills really typed it
+    assert typed.structured_content["result"] == PLANTED * 2  # the fills really typed it (type_text appended)
     calls.append(("browser_session", {"action": "evaluate_js"}, None))
 
     entries = _entries(log)
@@ -92,6 +94,10 @@ async def test_every_call_is_one_line_with_its_outcome_and_no_secret(served):
     fills = [e for e in entries if e["action"] in ("fill", "fill_uid")]
     assert len(fills) == 3 and all(e["arguments"]["value"] == f"[{len(PLANTED)} chars]" for e in fills)
     assert fills[0]["arguments"]["selector"] == "#pw" and fills[2]["arguments"]["uid"] == uid
+    form = next(e for e in entries if e["action"] == "fill_form")  # typed values nested in fields too
+    assert form["arguments"]["fields"] == [{"uid": uid, "value": f"[{len(PLANTED)} chars]"}]
+    typing = next(e for e in entries if e["action"] == "type_text")
+    assert typing["arguments"] == {"uid": uid, "text": f"[{len(PLANTED)} chars]"}
     assert "admin:[redacted]@" in entries[-2]["arguments"]["url_matches"]
     text = log.read_text(encoding="utf-8")
     assert PLANTED not in text and URL_SECRET not in text
