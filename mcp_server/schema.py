@@ -77,7 +77,16 @@ def args_schema(model: type[ActionArgs]) -> dict[str, Any]:
     return schema
 
 
-_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength")
+_BOUNDS = (
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+)
 _PER_ACTION = ("default", *_BOUNDS)
 
 
@@ -114,6 +123,8 @@ def condensed_schema(specs: list[ActionSpec]) -> dict[str, Any]:
         # Bounds stay in the per-action models (and in the legacy tools' schemas); listing them
         # for ~50 fields would cost the agent a few hundred tokens on every turn.
         properties[name] = {k: v for k, v in prop.items() if k not in _BOUNDS}
+        if prop.get("type") == "boolean" and prop.get("default") is False:
+            del properties[name]["default"]  # a flag is off unless sent: saying so costs every turn
     action = {"type": "string", "enum": [spec.name for spec in specs]}
     return {
         "type": "object",

@@ -58,7 +58,9 @@ TOOL_DESCRIPTIONS = {
         "navigates). Pages, navigation, DOM/snapshot, console, network with bodies, traces, state. "
         "Set `action`; send only that action's fields. Big output goes to files under the artifacts dir."
     ),
-    "browser_interact": "Act on the selected page: click, fill, hover, press, scroll (CSS selector or snapshot uid).",
+    "browser_interact": (
+        "Act on the selected page by snapshot uid or CSS selector: click, fill, forms, type, drag, upload, hover."
+    ),
 }
 
 

@@ -19,6 +19,7 @@ MODULES: list[str] = [
     "capture",
     "snapshot",
     "interact",
+    "forms",
     "trace",
     "pages",
     "emulate",

@@ -29,16 +29,15 @@ from .pagejs import race_dialog
 __all__ = ["UidArgs", "FillUidArgs", "PressUidArgs"]
 
 I = "browser_interact"  # noqa: E741 - the tool's short name, used as a tag
-_TRUE = {"true", "on", "1", "yes", "checked", "x"}
 
 
 class UidArgs(ActionArgs):
-    uid: int = Field(ge=1, description="uid from the latest snapshot")
+    uid: int = Field(ge=1, description="Snapshot uid")
     timeout_ms: int = Field(5000, ge=0, le=120000, description="Timeout in ms")
 
 
 class FillUidArgs(UidArgs):
-    value: str = Field(description="Text to type (replaces the field's content)")
+    value: str = Field(description="Text (replaces the content)")
 
 
 class PressUidArgs(UidArgs):
@@ -92,16 +91,9 @@ async def fill_uid(ctx: ToolContext, args: FillUidArgs) -> ActionResult:
     """Fill a text field, pick a <select> option (by value or label) or set a checkbox, by uid."""
 
     async def perform(element: Element) -> str:
-        if element.tag == "SELECT":
-            chosen = await inp.select_options(element, [args.value], "fill_uid", timeout_ms=args.timeout_ms)
-            return _done(element, f"selected {chosen['values']!r} in")
-        if element.tag == "INPUT" and element.type in ("checkbox", "radio"):
-            wanted = args.value.strip().lower() in _TRUE
-            changed = await inp.set_checked(element, wanted, "fill_uid", timeout_ms=args.timeout_ms)
-            state = "checked" if wanted else "unchecked"
-            return _done(element, state if changed else f"already {state}:")
-        chars = await inp.fill(element, args.value, "fill_uid", timeout_ms=args.timeout_ms)
-        return _done(element, f"filled ({chars} chars)")
+        role = element.entry.role if element.entry is not None else ""
+        did = await inp.set_value(element, args.value, "fill_uid", timeout_ms=args.timeout_ms, role=role)
+        return _done(element, did)
 
     return await _act(ctx, args, "fill_uid", perform)
 

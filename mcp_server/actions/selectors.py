@@ -194,7 +194,7 @@ class ClickArgs(ActionArgs):
 
 class FillArgs(ActionArgs):
     selector: str = Field(description="CSS selector (first match is used)")
-    value: str = Field(description="Text to type (replaces the field's content)")
+    value: str = Field(description="Text (replaces the content)")
     timeout_ms: int = Field(5000, ge=0, le=120000, description="Timeout in ms")
 
 

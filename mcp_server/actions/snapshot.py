@@ -163,11 +163,11 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
 
 class WaitForArgs(ActionArgs):
     text: str | None = Field(None, description="Wait until this text is on the page")
-    text_gone: str | None = Field(None, description="Wait until this text is no longer on the page")
+    text_gone: str | None = Field(None, description="Wait until this text is gone")
     url_matches: str | None = Field(
         None, max_length=MAX_PATTERN_CHARS, description="Wait until the page URL matches this regex (or substring)"
     )
-    network_idle: bool = Field(False, description="Wait until no request has been in flight for idle_ms")
+    network_idle: bool = Field(False, description="Wait until no request for idle_ms")
     idle_ms: int = Field(500, ge=0, le=60000, description="Quiet period for network_idle")
     predicate: str | None = Field(None, description="JS expression that must become truthy (needs evaluate enabled)")
     timeout_ms: int = Field(

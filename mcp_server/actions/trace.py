@@ -145,22 +145,22 @@ async def _summary_of(ctx: ToolContext, path: Path) -> dict[str, Any]:
 
 class StartTraceArgs(ActionArgs):
     reload: bool = Field(
-        False, description="Reload the selected page once tracing runs, to trace its load (FCP/LCP/load)"
+        False, description="Reload once tracing runs, to trace the load"
     )
     save_path: str | None = Field(
-        None, description="File for the trace, inside the artifacts dir (default traces/trace-<time>.json)"
+        None, description="Trace file in the artifacts dir (default traces/)"
     )
 
 
 class StopTraceArgs(ActionArgs):
     save_path: str | None = Field(
-        None, description="File for the trace, inside the artifacts dir (default traces/trace-<time>.json)"
+        None, description="Trace file in the artifacts dir (default traces/)"
     )
 
 
 class SummaryArgs(ActionArgs):
     trace_path: str | None = Field(
-        None, description="Trace file inside the artifacts dir, e.g. traces/x.json (default: the last saved trace)"
+        None, description="Trace file in the artifacts dir (default: the last saved)"
     )
 
 

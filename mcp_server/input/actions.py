@@ -30,9 +30,12 @@ __all__ = [
     "select_options",
     "set_checked",
     "set_input_files",
+    "set_value",
+    "type_text",
     "drag",
     "scroll_into_view",
     "focus",
+    "focus_to_type",
 ]
 
 _SET_VALUE_TYPES = ("date", "time", "datetime-local", "month", "week", "color", "range")
@@ -137,6 +140,12 @@ async def focus(element: Element, what: str) -> None:
         )
 
 
+async def focus_to_type(element: Element, what: str, *, timeout_ms: int) -> None:
+    """Wait until the element is visible and enabled, then focus it (keys typed next go there)."""
+    await _wait_state(element, what, timeout_ms, enabled=True)
+    await focus(element, what)
+
+
 async def fill(element: Element, value: str, what: str, *, timeout_ms: int) -> int:
     """Replace the field's content with ``value`` (typed as one text insertion); returns the length it now holds."""
     await actionable_point(element, what, timeout_ms=timeout_ms, editable=True, hit=False)
@@ -202,6 +211,60 @@ async def set_checked(element: Element, checked: bool, what: str, *, timeout_ms:
             hint="a script may keep it as it is (or it is a radio button, which cannot be unchecked)",
         )
     return True
+
+
+#: values that check a checkbox or radio button in set_value (anything else unchecks)
+CHECKED_WORDS = frozenset({"true", "on", "1", "yes", "checked", "x"})
+_CHECKABLE_ROLES = ("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio")
+
+
+async def set_value(element: Element, value: str, what: str, *, timeout_ms: int, role: str = "") -> str:
+    """Give a form control ``value`` the way its kind takes it; returns what was done (never the typed text).
+
+    <select>: the option with this value or label. Checkbox, radio, switch (native or ARIA
+    ``role``): checked when ``value`` is true/on/1/yes/checked/x, else unchecked. Anything else
+    editable: its content replaced (:func:`fill`). A file input is refused (upload_file).
+    """
+    if element.tag == "SELECT":
+        chosen = await select_options(element, [value], what, timeout_ms=timeout_ms)
+        return f"selected {', '.join(repr(v) for v in chosen['values'])} in"
+    if (element.tag == "INPUT" and element.type in ("checkbox", "radio")) or role in _CHECKABLE_ROLES:
+        wanted = value.strip().lower() in CHECKED_WORDS
+        changed = await set_checked(element, wanted, what, timeout_ms=timeout_ms)
+        state = "checked" if wanted else "unchecked"
+        return state if changed else f"already {state}:"
+    if element.tag == "INPUT" and element.type == "file":
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{what}: {element.label} is a file input",
+            hint="give it files with upload_file (uid, paths)",
+        )
+    chars = await fill(element, value, what, timeout_ms=timeout_ms)
+    return f"filled ({chars} chars)"
+
+
+async def type_text(session: Any, text: str, *, on_progress: Any = None) -> None:
+    """Type ``text`` into the focused element key by key, as a user does (keydown, keypress, input, keyup).
+
+    Scripts that react to keys (autocomplete, masks, keyup validation) see every character.
+    ``\n`` presses Enter; a character no US key types (é, 日) goes in as a text insertion.
+    """
+    for index, char in enumerate(text):
+        if char == "\n":
+            await press_combo(session, "Enter")
+        elif char == "\t":
+            await press_combo(session, "Tab")
+        elif char in _KEYBOARD_CHARS:
+            await press_combo(session, ("Shift+" + char) if char.isupper() else char)
+        else:
+            await session.send("Input.insertText", {"text": char}, timeout=30)
+        if on_progress is not None and index % 200 == 199:
+            on_progress(index + 1)
+
+
+_KEYBOARD_CHARS = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -=[]\\;',./`_+{}|:\"<>?~)!@#$%^&*("
+)
 
 
 async def set_input_files(element: Element, paths: Sequence[str], what: str, *, timeout_ms: int) -> None:
