@@ -158,6 +158,18 @@ async def test_type_text_keys_and_refusals(fresh_chromium, http_server, tmp_path
         )
         assert "9999" in stale["message"]
         assert await agent.js("document.getElementById('ref').value") == "ABc-D é!"  # nothing filled
+        # a field whose change handler opens an alert: the answer says so, the later fields stay untouched
+        await agent.js("document.getElementById('country').onchange = () => alert('Country changed'); 1")
+        customer = uid_of(snap, "textbox", "Customer")
+        stopped = await interact(
+            agent,
+            "fill_form",
+            fields=[{"uid": uid_of(snap, "combobox", "Country"), "value": "de"}, {"uid": customer, "value": "Zed"}],
+        )
+        assert "filled 0 of 2 fields" in stopped["message"] and "Country changed" in stopped["message"], stopped
+        assert stopped["fields"]["entries"][1] == [customer, "not filled (a dialog is open)"]
+        await agent.s("handle_dialog", dialog_action="accept")
+        assert await agent.js("document.getElementById('customer').value") == "Ada "
         wrong = await interact_err(
             agent, "select_option", ErrorCode.INVALID_ARGUMENT, uid=uid_of(snap, "combobox", "Country"), values=["Mars"]
         )

@@ -93,6 +93,8 @@ async def _act_on(ctx: ToolContext, uids: list[int], what: str, perform: Perform
             elements.append(await element_from_uid(page, uid))
         follow = await Followup(page, watch).start()
         dialog = await race_dialog(perform(elements), watch, what)
+        if dialog is not None:
+            elements[0].meta["halted"] = True  # the rest of a multi-field action stops once the dialog is answered
     finally:
         for element in elements:
             if watch.open is None:
@@ -114,6 +116,8 @@ async def fill_form(ctx: ToolContext, args: FillFormArgs) -> ActionResult:
 
     async def perform(elements: list[Element]) -> None:
         for index, (element, field) in enumerate(zip(elements, args.fields, strict=True)):
+            if elements[0].meta.get("halted"):
+                return  # a field's dialog: the answer said the rest were not filled, and they are not
             element.meta["state"] = "busy"
             ctx.status(f"field {index + 1} of {len(elements)}")
             role = element.entry.role if element.entry is not None else ""
