@@ -111,6 +111,20 @@ async def test_order_form_in_a_background_tab_of_the_users_chrome(fresh_chromium
         missing = await interact_err(agent, "upload_file", ErrorCode.FILE_NOT_FOUND, uid=invoice, paths=["nope.pdf"])
         assert "invoice.txt" in missing["hint"]
         assert (await out(agent)).count("file:") == 1  # nothing refused reached the page
+        # a styled button that opens a hidden input's file chooser takes the files too
+        attach = uid_of(snap, "button", "Attach receipts")
+        (artifacts / "uploads" / "r2.txt").write_text("second")
+        await interact(agent, "upload_file", uid=attach, paths=["invoice.txt", "r2.txt"])
+        await agent.s("wait_for", text="receipts:invoice.txt,r2.txt")
+        no_chooser = await interact_err(
+            agent,
+            "upload_file",
+            ErrorCode.INVALID_ARGUMENT,
+            uid=uid_of(full, "button", "Order card"),
+            paths=["r2.txt"],
+            timeout_ms=1000,
+        )
+        assert "opened no file chooser" in no_chooser["message"]
 
         # type_text into the reference field (key by key), Enter submits: the POST leads the answer
         sent = await interact(

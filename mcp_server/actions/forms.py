@@ -277,7 +277,7 @@ async def drag(ctx: ToolContext, args: DragArgs) -> ActionResult:
 
 @action(I, "upload_file", UploadFileArgs, lock="page")
 async def upload_file(ctx: ToolContext, args: UploadFileArgs) -> ActionResult:
-    """Give an <input type=file> (by uid) files from <artifacts>/uploads/ (or MCP_UPLOAD_ROOTS); others refused."""
+    """Give a file input (or the button that opens its picker) files from <artifacts>/uploads/ or MCP_UPLOAD_ROOTS."""
     what = "upload_file"
     files = [resolve_upload(ctx.artifacts, ctx.settings.upload_roots, raw) for raw in args.paths]
 

@@ -268,15 +268,58 @@ _KEYBOARD_CHARS = frozenset(
 
 
 async def set_input_files(element: Element, paths: Sequence[str], what: str, *, timeout_ms: int) -> None:
-    """Give an <input type=file> these files (absolute paths), as if the user picked them."""
+    """Give an <input type=file> these files (absolute paths), as if the user picked them.
+
+    Any other element is clicked with the page's file chooser intercepted: a styled "Attach"
+    button that opens a hidden input's chooser gets the files the same way.
+    """
     if element.tag != "INPUT" or element.type != "file":
-        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{what}: {element.label} is not an <input type=file>")
+        await _choose_files(element, paths, what, timeout_ms=timeout_ms)
+        return
     if len(paths) > 1 and not element.info.get("multiple"):
         raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{what}: {element.label} takes one file (no multiple attribute)")
     await _wait_state(element, what, timeout_ms, visible=False, enabled=True)
     await element.session.send(
         "DOM.setFileInputFiles", {"files": list(paths), "objectId": element.object_id}, timeout=30
     )
+
+
+async def _choose_files(element: Element, paths: Sequence[str], what: str, *, timeout_ms: int) -> None:
+    """Click ``element`` with file choosers intercepted (only for this click) and answer the one it opens."""
+    session = element.session
+    opened: list[dict[str, Any]] = []
+    got = asyncio.Event()
+
+    def on_chooser(event: CDPEvent) -> None:
+        opened.append(event.params)
+        got.set()
+
+    subscription = session.on("Page.fileChooserOpened", on_chooser)
+    try:
+        await session.send("Page.setInterceptFileChooserDialog", {"enabled": True}, timeout=10)
+        await click(element, what, timeout_ms=timeout_ms)
+        try:
+            await asyncio.wait_for(got.wait(), 3.0)
+        except TimeoutError:
+            raise ToolFailure(
+                ErrorCode.INVALID_ARGUMENT,
+                f"{what}: {element.label} is not a file input, and clicking it opened no file chooser",
+                hint="pass the uid of the <input type=file> or of the button that opens the file picker",
+            ) from None
+        chooser = opened[0]
+        if chooser.get("mode") == "selectSingle" and len(paths) > 1:
+            raise ToolFailure(
+                ErrorCode.INVALID_ARGUMENT, f"{what}: {element.label} takes one file (no multiple attribute)"
+            )
+        await session.send(
+            "DOM.setFileInputFiles", {"files": list(paths), "backendNodeId": chooser["backendNodeId"]}, timeout=30
+        )
+    finally:
+        subscription.cancel()
+        try:
+            await session.send("Page.setInterceptFileChooserDialog", {"enabled": False}, timeout=5)
+        except CDPException:
+            pass
 
 
 async def drag(source: Element, target: Element, what: str, *, timeout_ms: int, steps: int = 5) -> dict[str, Any]:
