@@ -103,6 +103,17 @@ class Settings(BaseModel):
         # Header names compare case-insensitively; store them lowered once.
         return [h.strip().lower() for h in value if h.strip()]
 
+    @field_validator("allowed_urls")
+    @classmethod
+    def _parse_patterns(cls, value: list[str]) -> list[str]:
+        # A pattern that cannot be parsed would otherwise surface at the first navigation.
+        from targets.policy import UrlPattern
+
+        for raw in value:
+            if raw.strip():
+                UrlPattern.parse(raw)
+        return value
+
     @field_validator("cdp_url", "chrome_path")
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
@@ -140,6 +151,7 @@ class Settings(BaseModel):
             block_media=self.block_media,
             chrome_path=self.chrome_path,
             downloads_dir=str(self.artifact_dir / "downloads"),
+            private_paths=[str(p) for p in (self.artifact_dir, self.audit_log) if p is not None],
         )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import logging
+import re
 import urllib.parse
 import urllib.request
 from collections import deque
@@ -27,10 +28,15 @@ __all__ = ["UrlPolicy", "PolicyInterceptor", "Verdict"]
 
 log = logging.getLogger("targets.policy")
 
-#: Schemes that never reach the network or the file system.
-_INTERNAL_SCHEMES = ("about", "data", "blob", "javascript", "chrome-error", "devtools")
+#: Schemes the internal browser may load without any policy: nothing local, nothing privileged.
+_INERT_SCHEMES = ("data", "blob")
+#: What Chrome itself shows for a failed load; it is never requested by a page or the agent.
+_ERROR_SCHEMES = ("chrome-error",)
 #: Resource types blocked by BLOCK_MEDIA (Fetch/Network ``ResourceType`` names).
 MEDIA_TYPES = frozenset({"Image", "Media"})
+#: Leading/trailing C0 controls and spaces that a browser strips before parsing a URL (WHATWG).
+_C0_OR_SPACE = "".join(chr(c) for c in range(0x21))
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,19 +45,46 @@ class Verdict:
     reason: str = ""
 
 
+def canonical_url(url: str) -> str:
+    """``url`` as a browser reads it: outer C0 controls/spaces stripped, tabs and newlines removed anywhere.
+
+    Checking the string the caller typed (``view-source`` with a tab inside) would let
+    a URL through that the browser then opens as something else.
+    """
+    return re.sub(r"[\t\n\r]", "", url.strip(_C0_OR_SPACE))
+
+
+def scheme_of(url: str) -> str:
+    """The lower-cased scheme of a canonical URL, ``""`` when it has none."""
+    m = _SCHEME.match(url)
+    return m.group(1).lower() if m else ""
+
+
 @dataclass
 class UrlPolicy:
-    """Decides whether the launch browser may load a URL.
+    """Decides whether the internal browser may load a URL (and the agent may navigate to it).
 
-    ``allowed_urls`` entries may be a glob over the whole URL (``https://*.example.com/*``),
-    a URL prefix (``http://127.0.0.1:8000/app``) or a bare host (``example.com``, which also
-    admits its subdomains, any scheme and port). An empty list admits every http(s) URL.
+    Only ``http``/``https`` (through ``ALLOWED_URLS`` when set), ``about:blank``/``about:srcdoc``,
+    ``data:`` and ``blob:`` load by default. ``file:`` needs ``ALLOW_FILE_URLS`` (and a path under
+    ``ALLOWED_FILE_ROOTS`` when roots are given), never reaches the server's own files
+    (``private_paths``: the artifacts root, the audit log). ``view-source:X`` is judged as ``X``.
+    Browser-internal pages (``chrome:``, ``devtools:``, ``chrome-extension:``, ...) and
+    ``javascript:`` URLs are refused: they open settings, extensions and the local file system,
+    or run script past ``BROWSER_EVALUATE_ENABLED``.
+
+    ``allowed_urls`` entries are parsed into scheme, host, port and path (see
+    :class:`UrlPattern`) and compared with the parsed URL, never as substrings.
     """
 
     allowed_urls: list[str] = field(default_factory=list)
     allow_file_urls: bool = False
     allowed_file_roots: list[str] = field(default_factory=list)
     block_media: bool = False
+    private_paths: list[str] = field(default_factory=list)
+    patterns: list[UrlPattern] = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.patterns = [UrlPattern.parse(raw) for raw in self.allowed_urls if raw.strip()]
 
     @classmethod
     def from_settings(cls, settings: TargetSettings) -> UrlPolicy:
@@ -60,42 +93,100 @@ class UrlPolicy:
             allow_file_urls=settings.allow_file_urls,
             allowed_file_roots=[r for r in settings.allowed_file_roots if r],
             block_media=settings.block_media,
+            private_paths=[p for p in settings.private_paths if p],
         )
 
     @property
     def active(self) -> bool:
         """Whether requests need interception (else only navigations are checked, and nothing is installed).
 
-        With file URLs simply disabled no interception is needed: http(s) pages cannot load
-        ``file:`` resources, so the navigation check is enough.
+        With file URLs disabled no interception is needed: http(s) pages cannot load ``file:``
+        resources, so the navigation check is enough. With file URLs on, a file page may load
+        other files (frames, images), so each of them is checked against the roots.
         """
-        return bool(self.allowed_urls) or self.block_media or (self.allow_file_urls and bool(self.allowed_file_roots))
+        return bool(self.allowed_urls) or self.block_media or self.allow_file_urls
 
     def check_url(self, url: str) -> Verdict:
-        scheme = urllib.parse.urlsplit(url).scheme.lower()
-        if scheme in _INTERNAL_SCHEMES or url == "about:blank":
-            return Verdict(True)
+        """Whether the internal browser may load ``url`` (a navigation or a request)."""
+        url = canonical_url(url)
+        scheme = scheme_of(url)
+        if scheme in ("http", "https", "ws", "wss"):
+            return self._check_web(url)
         if scheme == "file":
             return self._check_file(url)
-        if not self.allowed_urls:
-            return Verdict(True)
-        for pattern in self.allowed_urls:
-            if _matches(pattern, url):
+        if scheme == "view-source":
+            return self._check_view_source(url)
+        if scheme == "about":
+            page = url[len("about:") :].split("#", 1)[0].split("?", 1)[0].lower()
+            if page in ("blank", "srcdoc"):
                 return Verdict(True)
-        return Verdict(False, f"{_short(url)} is not in ALLOWED_URLS ({', '.join(self.allowed_urls)})")
+            return Verdict(False, f"{_short(url)} is a browser-internal page; only about:blank is opened")
+        if scheme in _INERT_SCHEMES or scheme in _ERROR_SCHEMES:
+            return Verdict(True)
+        if scheme == "javascript":
+            return Verdict(
+                False, "javascript: URLs are not opened (use evaluate_js, which BROWSER_EVALUATE_ENABLED governs)"
+            )
+        return Verdict(
+            False,
+            f"{scheme or 'scheme-less'}: URLs are not opened by this server (browser-internal pages, extensions "
+            "and local resources stay closed to the agent)",
+        )
+
+    def check_local(self, url: str) -> Verdict:
+        """The part of the policy that holds in the user's Chrome too: no local files, no internal pages.
+
+        ``ALLOWED_URLS`` and ``BLOCK_MEDIA`` need request interception and stay on the internal
+        browser; which schemes the *agent* may navigate to is a check of its own argument.
+        """
+        url = canonical_url(url)
+        scheme = scheme_of(url)
+        if scheme in ("http", "https"):
+            return Verdict(True)
+        if scheme == "view-source":
+            inner = url[len("view-source:") :]
+            return self.check_local(inner) if scheme_of(inner) != "view-source" else self.check_url(url)
+        return self.check_url(url)
 
     def check_request(self, url: str, resource_type: str | None) -> Verdict:
         if self.block_media and resource_type in MEDIA_TYPES:
             return Verdict(False, f"{resource_type.lower()} blocked by BLOCK_MEDIA")
         return self.check_url(url)
 
+    def _check_view_source(self, url: str) -> Verdict:
+        inner = url[len("view-source:") :]
+        if scheme_of(inner) not in ("http", "https", "file"):
+            return Verdict(False, f"{_short(url)}: view-source: is opened only for http(s) and allowed file URLs")
+        return self.check_url(inner)
+
+    def _check_web(self, url: str) -> Verdict:
+        if not self.patterns:
+            return Verdict(True)
+        try:
+            target = ParsedUrl.parse(url)
+        except ValueError as exc:
+            return Verdict(False, f"{_short(url)} cannot be checked against ALLOWED_URLS: {exc}")
+        for pattern in self.patterns:
+            if pattern.matches(target):
+                return Verdict(True)
+        return Verdict(False, f"{_short(url)} is not in ALLOWED_URLS ({', '.join(self.allowed_urls)})")
+
     def _check_file(self, url: str) -> Verdict:
         if not self.allow_file_urls:
             return Verdict(False, "file: URLs are disabled (set ALLOW_FILE_URLS=true)")
+        parts = urllib.parse.urlsplit(url)
+        if parts.netloc and parts.netloc.lower() != "localhost":
+            return Verdict(False, f"{_short(url)} names another host; only local file URLs are opened")
+        try:
+            path = Path(urllib.request.url2pathname(parts.path)).resolve()
+        except (OSError, ValueError, RuntimeError) as exc:
+            return Verdict(False, f"{_short(url)} is not a usable file path ({exc})")
+        for private in self.private_paths:
+            private_path = Path(private).expanduser().resolve()
+            if path == private_path or private_path in path.parents or _is_rotation_of(path, private_path):
+                return Verdict(False, f"{path} belongs to the server (artifacts, audit log) and is never opened")
         if not self.allowed_file_roots:
             return Verdict(True)
-        parts = urllib.parse.urlsplit(url)
-        path = Path(urllib.request.url2pathname(parts.path)).resolve()
         for root in self.allowed_file_roots:
             root_path = Path(root).expanduser().resolve()
             if path == root_path or root_path in path.parents:
@@ -103,14 +194,111 @@ class UrlPolicy:
         return Verdict(False, f"{path} is outside ALLOWED_FILE_ROOTS ({', '.join(self.allowed_file_roots)})")
 
 
-def _matches(pattern: str, url: str) -> bool:
-    if "*" in pattern or "?" in pattern:
-        return fnmatch.fnmatchcase(url, pattern)
-    if "://" in pattern:
-        return url.startswith(pattern)
-    host = (urllib.parse.urlsplit(url).hostname or "").lower()
-    want = pattern.lower().rstrip("/")
-    return host == want or host.endswith("." + want)
+def _is_rotation_of(path: Path, private: Path) -> bool:
+    """``audit.jsonl.1`` and friends are as private as ``audit.jsonl``."""
+    return path.parent == private.parent and path.name.startswith(private.name + ".")
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+#: What may stand in a host name once a browser has parsed it (letters, digits, dots, dashes, IPv6).
+_HOST_CHARS = re.compile(r"^[a-z0-9._\-]+$|^\[[0-9a-f:.]+\]$")
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedUrl:
+    """The parts of a web URL that an allow-list compares: scheme, host, effective port, path(+query)."""
+
+    scheme: str
+    host: str
+    port: int
+    path: str
+
+    @classmethod
+    def parse(cls, url: str) -> ParsedUrl:
+        parts = urllib.parse.urlsplit(url)
+        scheme = parts.scheme.lower()
+        authority = parts.netloc
+        if "@" in authority:
+            raise ValueError("URLs with user:password@ are refused")
+        if "\\" in authority:
+            raise ValueError("a backslash in the authority is read differently by browsers")
+        host = (parts.hostname or "").lower().rstrip(".")
+        if not host or not _HOST_CHARS.match(host if ":" not in host else f"[{host}]"):
+            raise ValueError(f"unusable host {parts.hostname!r}")
+        port = parts.port  # ValueError on a bad port
+        path = parts.path or "/"
+        if parts.query:
+            path += "?" + parts.query
+        return cls(scheme, host, port if port is not None else _DEFAULT_PORTS.get(scheme, 0), path)
+
+
+_PATTERN = re.compile(r"^(?:(?P<scheme>[a-zA-Z*][a-zA-Z0-9+.*\-]*)://)?(?P<authority>[^/?#]*)(?P<path>[^#]*)$")
+
+
+@dataclass(frozen=True, slots=True)
+class UrlPattern:
+    """One ``ALLOWED_URLS`` entry, parsed once.
+
+    - ``https://*.example.com/*``: a glob per part (scheme, host, port, path), ``*`` in a host
+      matches within the host only, never across ``/`` or ``?``;
+    - ``http://127.0.0.1:8000/app``: that origin (default port when none is given) and paths
+      under ``/app`` (``/app``, ``/app/...``, ``/app?...``; not ``/application``);
+    - ``example.com`` (or ``example.com:8080``): that host and its subdomains, any scheme,
+      any port (or that port).
+    """
+
+    raw: str
+    scheme: str | None
+    host: str
+    port: str | None
+    path: str
+    subdomains: bool
+
+    @classmethod
+    def parse(cls, raw: str) -> UrlPattern:
+        text = raw.strip()
+        m = _PATTERN.match(text)
+        if not m or not m.group("authority") or "@" in m.group("authority"):
+            raise ValueError(f"ALLOWED_URLS entry {raw!r} is not a URL, URL prefix or host")
+        authority = m.group("authority").lower()
+        host, port = authority, None
+        if authority.startswith("["):
+            host, _, rest = authority[1:].partition("]")
+            port = rest[1:] if rest.startswith(":") else None
+        elif ":" in authority:
+            host, _, port = authority.rpartition(":")
+        scheme = m.group("scheme").lower() if m.group("scheme") else None
+        bare = scheme is None
+        return cls(text, scheme, host.rstrip("."), port or None, m.group("path") or "", bare and not m.group("path"))
+
+    def matches(self, url: ParsedUrl) -> bool:
+        if self.scheme is not None and not fnmatch.fnmatchcase(url.scheme, self.scheme):
+            return False
+        if not self._host_matches(url.host):
+            return False
+        if self.port is not None:
+            if not fnmatch.fnmatchcase(str(url.port), self.port):
+                return False
+        elif self.scheme is not None and url.port != _DEFAULT_PORTS.get(url.scheme, 0):
+            return False  # http://127.0.0.1 means port 80, not any port
+        return self._path_matches(url.path)
+
+    def _host_matches(self, host: str) -> bool:
+        if self.subdomains:
+            return host == self.host or host.endswith("." + self.host)
+        if "*" in self.host or "?" in self.host:
+            return fnmatch.fnmatchcase(host, self.host)
+        return host == self.host
+
+    def _path_matches(self, path: str) -> bool:
+        want = self.path
+        if not want or want == "/":
+            return True
+        if "*" in want or "?" in want.split("?", 1)[0]:
+            return fnmatch.fnmatchcase(path, want)
+        if path == want or want.endswith("/") and path.startswith(want):
+            return True
+        return path.startswith(want) and path[len(want)] in "/?"
 
 
 def _short(url: str, limit: int = 200) -> str:

@@ -32,3 +32,7 @@ class TargetSettings:
     max_launch_tabs: int = 3
     chrome_path: str | None = None
     downloads_dir: str | None = None
+    #: The server's own files (artifacts root, audit log): never opened as ``file:`` URLs, whatever
+    #: ``ALLOW_FILE_URLS`` / ``ALLOWED_FILE_ROOTS`` say, so the agent cannot read the log or an
+    #: exported state file through the browser.
+    private_paths: list[str] = field(default_factory=list)

@@ -67,11 +67,9 @@ class TabActions:
         will_launch = self.active_target in (None, "launch") and not (
             self.active_target is None and self.settings.default_target == "cdp"
         )
-        if will_launch:
-            self._check_policy(url)
+        self._check_policy(url, local_only=not will_launch)
         page = await self.current_page()
-        if page.target == "launch":
-            self._check_policy(url)
+        self._check_policy(url, local_only=page.target != "launch")
         return await self._moving(
             page, navigate_page(page, url, wait_until=wait_until, timeout_ms=timeout_ms), f"Navigation to {url}", url
         )
@@ -80,7 +78,11 @@ class TabActions:
         """Back (-1) or forward (+1) in the selected tab's history; the same report as :meth:`navigate`."""
         _check_wait_until(wait_until)
         page = await self.current_page(launch_if_needed=False)
-        check = self._check_policy if page.target == "launch" else None
+        local_only = page.target != "launch"
+
+        def check(url: str) -> None:
+            self._check_policy(url, local_only=local_only)
+
         move = go_history(page, delta, wait_until=wait_until, timeout_ms=timeout_ms, check_url=check)
         return await self._moving(page, move, "Going back" if delta < 0 else "Going forward", None)
 
@@ -133,8 +135,11 @@ class TabActions:
             self.last_relaunch = None
         return result
 
-    def _check_policy(self, url: str) -> None:
-        verdict = self.launch.policy.check_url(url)
+    def _check_policy(self, url: str, *, local_only: bool = False) -> None:
+        """Refuse a URL the agent may not open; ``local_only``: the user's Chrome, where only the
+        rule on local files and browser-internal pages applies (ALLOWED_URLS needs interception)."""
+        policy = self.launch.policy
+        verdict = policy.check_local(url) if local_only else policy.check_url(url)
         if not verdict.allowed:
             raise ToolFailure(
                 ErrorCode.BLOCKED_BY_POLICY,
