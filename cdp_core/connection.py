@@ -67,6 +67,18 @@ def decode_message(raw: bytes | str) -> Any:
         return json.loads(raw)
 
 
+class _connect_without_redirects(websockets.connect):  # noqa: N801 - used like the function it extends
+    """``websockets.connect`` that refuses every redirect instead of following up to ten of them."""
+
+    def process_redirect(self, exc: Exception) -> Exception | str:
+        location = getattr(getattr(exc, "response", None), "headers", {}).get("Location")
+        if location is None:
+            return exc
+        return websockets.exceptions.InvalidHandshake(
+            f"the endpoint redirected to {location[:200]}; a debugging socket never redirects, so it is not followed"
+        )
+
+
 def _expire(future: asyncio.Future[dict[str, Any]], method: str, timeout: float) -> None:
     if not future.done():
         future.set_exception(CDPTimeout(method, timeout))
@@ -318,9 +330,14 @@ class Connection:
 
     @classmethod
     async def open(cls, ws_url: str, *, max_size: int = MAX_MESSAGE_SIZE, open_timeout: float = 10.0) -> Connection:
-        """Open the websocket ``ws_url`` (no proxy, no compression, large messages)."""
+        """Open the websocket ``ws_url`` (no proxy, no compression, large messages, no redirects).
+
+        A browser's debugging socket never redirects; an endpoint that answers the handshake
+        with a 3xx is refused instead of followed, so the address a caller checked is the
+        address we talk to (:attr:`peer` tells which one that was).
+        """
         try:
-            ws = await websockets.connect(
+            ws = await _connect_without_redirects(
                 ws_url,
                 max_size=max_size,
                 compression=None,
@@ -332,6 +349,15 @@ class Connection:
         except (OSError, websockets.exceptions.WebSocketException, TimeoutError) as exc:
             raise ConnectionClosed(f"cannot open {ws_url}: {exc}") from exc
         return cls(ws, ws_url)
+
+    @property
+    def peer(self) -> tuple[str, int] | None:
+        """``(address, port)`` of the socket's other end, as connected (after any name resolution)."""
+        try:
+            peer = self._ws.transport.get_extra_info("peername")
+        except Exception:  # noqa: BLE001 - a transport without a peer (closed) has none
+            return None
+        return (str(peer[0]), int(peer[1])) if peer else None
 
     # -- sending ----------------------------------------------------------------------
 

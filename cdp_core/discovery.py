@@ -85,10 +85,16 @@ def http_base(endpoint: str) -> str:
 async def _get_json(endpoint: str, path: str, method: str = "GET") -> Any:
     url = http_base(endpoint) + path
     try:
-        async with httpx.AsyncClient(trust_env=False, timeout=DISCOVERY_TIMEOUT) as client:
+        async with httpx.AsyncClient(trust_env=False, timeout=DISCOVERY_TIMEOUT, follow_redirects=False) as client:
             response = await client.request(method, url)
     except httpx.HTTPError as exc:
         raise DiscoveryError(f"no browser answers at {http_base(endpoint)}: {exc!r}", endpoint=endpoint) from exc
+    if response.is_redirect:
+        # Chrome's endpoints never redirect: following one would send us wherever it points.
+        location = response.headers.get("location", "")[:200]
+        raise DiscoveryError(
+            f"{method} {url} redirected to {location!r}; redirects are not followed", endpoint=endpoint
+        )
     if response.status_code != 200:
         raise DiscoveryError(
             f"{method} {url} answered {response.status_code}: {response.text[:200]}", endpoint=endpoint
@@ -123,13 +129,22 @@ async def new_tab(endpoint: str, url: str = "about:blank") -> TargetDescription:
 
 
 async def resolve_browser_ws_url(endpoint: str) -> str:
-    """The browser websocket URL: ``ws://`` endpoints as given, else from ``/json/version``."""
+    """The browser websocket URL: ``ws://`` endpoints as given, else from ``/json/version``.
+
+    The advertised URL must be a ``ws://``/``wss://`` URL: anything else (an ``http://`` URL
+    of another endpoint) would start a second discovery that nobody checked.
+    """
     if endpoint.startswith(("ws://", "wss://")):
         return endpoint
     version = await get_version(endpoint)
-    if not version.web_socket_debugger_url:
+    advertised = version.web_socket_debugger_url
+    if not advertised:
         raise DiscoveryError("/json/version has no webSocketDebuggerUrl", endpoint=endpoint)
-    return version.web_socket_debugger_url
+    if not isinstance(advertised, str) or not advertised.startswith(("ws://", "wss://")):
+        raise DiscoveryError(
+            f"/json/version advertises {str(advertised)[:200]!r}, which is not a websocket URL", endpoint=endpoint
+        )
+    return advertised
 
 
 def read_devtools_active_port(profile_dir: str | Path) -> tuple[int, str]:

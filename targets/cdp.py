@@ -30,12 +30,13 @@ from . import emulation
 from .base import BrowserTarget
 from .errors import ErrorCode, ToolFailure
 from .hub import Listeners, SessionHub, utc_now
+from .relay import LoopbackRelay
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser as PWBrowser
     from playwright.async_api import BrowserContext, Playwright
 
-__all__ = ["CdpTarget", "check_cdp_url", "chrome_command_hint"]
+__all__ = ["CdpTarget", "check_cdp_url", "chrome_command_hint", "is_loopback_address"]
 
 log = logging.getLogger("targets.cdp")
 
@@ -81,32 +82,53 @@ def chrome_command_hint(url: str, platform: str | None = None) -> str:
     )
 
 
-def _is_loopback(host: str) -> bool:
-    if host.lower() in ("localhost", "localhost."):
-        return True
+def is_loopback_address(host: str) -> bool:
+    """True for an IP literal in 127.0.0.0/8 or ``::1`` (IPv4-mapped too); names are never looked up."""
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        address = ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
     except ValueError:
         return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
 def check_cdp_url(url: str, *, allow_remote: bool) -> str:
-    """Validate a CDP URL: http(s)/ws(s), with a host, loopback unless remote attach is allowed."""
-    candidate = url.strip()
-    parts = urllib.parse.urlsplit(candidate if "://" in candidate else f"http://{candidate}")
-    if parts.scheme not in ("http", "https", "ws", "wss") or not parts.hostname:
+    """Validate a CDP URL: http(s)/ws(s), with a host, loopback unless remote attach is allowed.
+
+    Loopback means an IP literal (``127.0.0.0/8``, ``::1``) or the name ``localhost`` exactly,
+    which is then connected to as ``127.0.0.1`` without any name lookup: a name that only looks
+    local (``localhost.``, ``127.0.0.1.nip.io``) would be resolved through DNS, wherever it points.
+    Returns the URL to connect to.
+    """
+    candidate = str(url).strip()
+    try:
+        parts = urllib.parse.urlsplit(candidate if "://" in candidate else f"http://{candidate}")
+        host = parts.hostname
+        port = parts.port  # ValueError for a port that is not a number or out of range
+    except ValueError as exc:
         raise ToolFailure(
             ErrorCode.INVALID_ARGUMENT,
-            f"{url!r} is not a CDP URL.",
+            f"{str(url)[:200]!r} is not a CDP URL ({exc}).",
+            hint="Use http://127.0.0.1:9222 (or the ws://.../devtools/browser/... URL).",
+        ) from None
+    if parts.scheme not in ("http", "https", "ws", "wss") or not host:
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{str(url)[:200]!r} is not a CDP URL.",
             hint="Use http://127.0.0.1:9222 (or the ws://.../devtools/browser/... URL).",
         )
-    if not allow_remote and not _is_loopback(parts.hostname):
+    if allow_remote:
+        return urllib.parse.urlunsplit(parts)
+    if "@" in parts.netloc or (host != "localhost" and not is_loopback_address(host)):
         raise ToolFailure(
             ErrorCode.NOT_ALLOWED,
-            f"Refusing to attach to the non-loopback CDP URL {url!r}: anyone on that network could drive the browser.",
+            f"Refusing to attach to the non-loopback CDP URL {str(url)[:200]!r}: anyone on that network could "
+            "drive the browser.",
             hint="Use a loopback address (127.0.0.1, ::1), or set ALLOW_REMOTE_CDP=true if you really mean it.",
-            cdpUrl=url,
+            cdpUrl=str(url)[:200],
         )
+    if host == "localhost":
+        parts = parts._replace(netloc="127.0.0.1" + (f":{port}" if port is not None else ""))
     return urllib.parse.urlunsplit(parts)
 
 
@@ -127,6 +149,9 @@ class CdpTarget(BrowserTarget):
         #: which we never call on the user's Chrome. Removed with the driver on detach.
         self._pw_tmp: str | None = None
         self.ws_url: str | None = None
+        #: Playwright connects through this relay, which follows no redirect (see targets.relay).
+        self._relay: LoopbackRelay | None = None
+        self._relay_url = ""
 
     @property
     def attached(self) -> bool:
@@ -147,16 +172,26 @@ class CdpTarget(BrowserTarget):
                 hint=chrome_command_hint(url),
                 cdpUrl=url,
             ) from exc
-        check_cdp_url(ws_url, allow_remote=allow_remote)
+        ws_url = check_cdp_url(ws_url, allow_remote=allow_remote)
         try:
+            # A ws:// URL: no second discovery, and cdp_core follows no redirect.
             browser = await cdp_core.connect(ws_url)
-        except Exception as exc:  # refused socket, failed websocket handshake
+        except Exception as exc:  # refused socket, failed websocket handshake, a redirect
             raise ToolFailure(
                 ErrorCode.CDP_UNREACHABLE,
                 f"No Chrome debugging endpoint answers at {url} ({exc}).",
                 hint=chrome_command_hint(url),
                 cdpUrl=url,
             ) from exc
+        peer = browser.connection.peer
+        if not allow_remote and (peer is None or not is_loopback_address(peer[0])):
+            await browser.close()  # checked before, but the address connected to is what counts
+            raise ToolFailure(
+                ErrorCode.NOT_ALLOWED,
+                f"The CDP connection for {url} reached {peer}, which is not a loopback address.",
+                hint="Use a loopback address (127.0.0.1, ::1), or set ALLOW_REMOTE_CDP=true if you really mean it.",
+                cdpUrl=url,
+            )
         try:
             pages = await browser.pages()
             if not pages:
@@ -223,6 +258,7 @@ class CdpTarget(BrowserTarget):
             await asyncio.gather(*(emulation.undo(page) for page in self.registry.pages))
         pw, self._pw, self._pw_browser = self._pw, None, None
         pw_tmp, self._pw_tmp = self._pw_tmp, None
+        relay, self._relay = self._relay, None
         await self._drop_connection()
         if pw is not None:
             # Stopping the driver drops its websocket without sending Browser.close.
@@ -230,6 +266,8 @@ class CdpTarget(BrowserTarget):
                 await asyncio.wait_for(pw.stop(), 10)
             except Exception as exc:
                 log.debug("stopping Playwright: %r", exc)
+        if relay is not None:
+            await relay.close()
         if pw_tmp is not None:
             shutil.rmtree(pw_tmp, ignore_errors=True)
         self.cdp_url = None
@@ -248,12 +286,18 @@ class CdpTarget(BrowserTarget):
                     with _driver_tmpdir(self._pw_tmp):
                         self._pw = await async_playwright().start()
                 try:
-                    # The websocket URL checked at attach, not a second discovery that could answer otherwise.
+                    # The websocket URL checked at attach, not a second discovery that could answer otherwise,
+                    # through our relay: Playwright would follow a redirect of the handshake anywhere.
                     # no_defaults: without it Playwright overrides the user's default context while connected
                     # (light colour scheme and no reduced motion on their pages, their own downloads diverted
                     # to a temporary folder under a UUID name, focus emulation).
+                    if self._relay is None and self.ws_url is not None:
+                        relay = LoopbackRelay(self.ws_url)
+                        self._relay_url = await relay.start()
+                        self._relay = relay
                     self._pw_browser = await self._pw.chromium.connect_over_cdp(
-                        self.ws_url or self.cdp_url, no_defaults=True
+                        self._relay_url if self._relay is not None else (self.ws_url or self.cdp_url),
+                        no_defaults=True,
                     )
                 except Exception as exc:
                     raise ToolFailure(

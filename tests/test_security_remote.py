@@ -25,6 +25,7 @@ import pytest
 from httpserver import Reply
 from mcp.client import Client
 from mcp_http import running_http_server
+from netwatch import NetWatch
 
 from mcp_server.cli import build_app
 from mcp_server.settings import Settings
@@ -43,47 +44,6 @@ REMOTE_URLS = [
     "http://0.0.0.0:9222",
     "https://evil.example",
 ]
-
-
-def _loopback(host: Any) -> bool:
-    try:
-        return ipaddress.ip_address(str(host).strip("[]").split("%")[0]).is_loopback
-    except ValueError:
-        return str(host) in ("localhost",)
-
-
-class NetWatch:
-    """Records (and fails at once) every non-loopback connect or name lookup of this process."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.attempts: list[tuple[str, Any]] = []
-        real_connect, real_connect_ex, real_getaddrinfo = (
-            socket.socket.connect,
-            socket.socket.connect_ex,
-            socket.getaddrinfo,
-        )
-
-        def connect(sock: socket.socket, address: Any) -> Any:
-            if sock.family in (socket.AF_INET, socket.AF_INET6) and not _loopback(address[0]):
-                self.attempts.append(("connect", address))
-                raise OSError(101, "network unreachable (test watch)")
-            return real_connect(sock, address)
-
-        def connect_ex(sock: socket.socket, address: Any) -> int:
-            if sock.family in (socket.AF_INET, socket.AF_INET6) and not _loopback(address[0]):
-                self.attempts.append(("connect", address))
-                return 101
-            return real_connect_ex(sock, address)
-
-        def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
-            if host is not None and not _loopback(host):
-                self.attempts.append(("resolve", host))
-                raise socket.gaierror(socket.EAI_NONAME, "lookup refused (test watch)")
-            return real_getaddrinfo(host, *args, **kwargs)
-
-        monkeypatch.setattr(socket.socket, "connect", connect)
-        monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
-        monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
 
 
 @pytest.fixture
