@@ -23,6 +23,15 @@ __all__ = ["Artifacts", "AUDIT_FILE_NAME"]
 AUDIT_FILE_NAME = "audit.jsonl"
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_IGNORE_HEAD = "# written by mcp-browser: captured data, never commit it"
+
+
+def _owner_only(path: Path) -> None:
+    try:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o700)
+    except OSError:
+        pass  # not ours to change (another owner): the files in it are still created 0600
 _counter = itertools.count(1)
 
 
@@ -51,18 +60,28 @@ class Artifacts:
         return False
 
     def ensure_root(self) -> Path:
-        self.root.mkdir(parents=True, exist_ok=True)
+        """Create the root owner-only (``0700``) with its ``.gitignore``.
+
+        Captured bodies, HAR files, screenshots and traces hold what the user's pages showed and
+        sent: no other account on the machine may read them. A root that existed before is made
+        owner-only only when it is ours (it has our ``.gitignore``), never a folder of the user's.
+        """
+        created = not self.root.exists()
+        self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
         ignore = self.root / ".gitignore"
+        if created or (ignore.exists() and ignore.read_text(errors="replace").startswith(_IGNORE_HEAD)):
+            _owner_only(self.root)
         if not ignore.exists():
             # The root usually sits inside the user's project: keep captured data out of git.
-            ignore.write_text("# written by mcp-browser: captured data, never commit it\n*\n")
+            ignore.write_text(f"{_IGNORE_HEAD}\n*\n")
         return self.root
 
     def dir(self, kind: str) -> Path:
-        """``<root>/<kind>/``, created on first use."""
+        """``<root>/<kind>/``, created on first use, owner-only."""
         safe = _SAFE.sub("-", kind).strip(".-") or "misc"
         path = self.ensure_root() / safe
-        path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _owner_only(path)
         return path
 
     def new_path(self, kind: str, stem: str, suffix: str) -> Path:

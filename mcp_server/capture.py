@@ -16,6 +16,7 @@ from cdp_core import CDPSession
 from cdp_core.errors import CDPException
 from cdp_core.recorders.console import ConsoleRecorder
 from cdp_core.recorders.network import NetworkRecorder
+from cdp_core.recorders.redact import DEFAULT_REDACT_HEADERS
 from targets.errors import ErrorCode, ToolFailure
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ MiB = 1024 * 1024
 _DEFAULTS: dict[str, Any] = {
     "network_max_entries": 300,
     "network_preview_bytes": 2048,
-    "network_redact_headers": ["authorization", "cookie", "set-cookie", "x-api-key"],
+    "network_redact_headers": list(DEFAULT_REDACT_HEADERS),
     "network_body_max_bytes": 5 * MiB,
     "network_eager_body_max_bytes": 1 * MiB,
     "network_eager_body_budget": 64 * MiB,

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from cdp_core.recorders.redact import DEFAULT_REDACT_HEADERS
+
 if TYPE_CHECKING:
     from targets import TargetSettings
 
@@ -77,9 +79,7 @@ class Settings(BaseModel):
     artifact_dir: Path = Path(".mcp-browser-artifacts")
     network_max_entries: int = Field(300, ge=1)
     network_preview_bytes: int = Field(2048, ge=0)
-    network_redact_headers: list[str] = Field(
-        default_factory=lambda: ["authorization", "cookie", "set-cookie", "x-api-key"]
-    )
+    network_redact_headers: list[str] = Field(default_factory=lambda: list(DEFAULT_REDACT_HEADERS))
     network_body_max_bytes: int = Field(5 * MiB, ge=0)
     network_eager_body_max_bytes: int = Field(1 * MiB, ge=0)
     network_eager_body_budget: int = Field(64 * MiB, ge=0)

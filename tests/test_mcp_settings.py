@@ -21,7 +21,7 @@ def test_defaults_match_the_contract():
     assert s.toolset == "all" and s.headless is True and s.default_target == "launch"
     assert s.cdp_url is None and s.evaluate_enabled is True and s.artifact_dir == Path(".mcp-browser-artifacts")
     assert s.network_max_entries == 300 and s.network_preview_bytes == 2048 and s.console_max_entries == 300
-    assert s.network_redact_headers == ["authorization", "cookie", "set-cookie", "x-api-key"]
+    assert {"authorization", "cookie", "set-cookie", "*token*", "*csrf*", "*key*"} <= set(s.network_redact_headers)
     assert s.network_body_max_bytes == 5 * 1024 * 1024
     assert s.network_eager_body_max_bytes == 1024 * 1024 and s.network_eager_body_budget == 64 * 1024 * 1024
 
@@ -53,7 +53,7 @@ def test_env_is_parsed_and_flags_win():
 
 def test_blank_values_mean_unset():
     s = Settings.load(env={"NETWORK_REDACT_HEADERS": "", "BROWSER_HEADLESS": " ", "PLAYWRIGHT_CDP_URL": ""})
-    assert s.network_redact_headers == ["authorization", "cookie", "set-cookie", "x-api-key"]
+    assert {"authorization", "cookie", "set-cookie", "*token*", "*csrf*", "*key*"} <= set(s.network_redact_headers)
     assert s.headless is True and s.cdp_url is None
 
 

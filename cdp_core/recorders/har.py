@@ -122,7 +122,7 @@ def build_har(
         }
         if post_data is not None:
             ctype = next((v for k, v in req_headers.items() if k.lower() == "content-type"), "")
-            request["postData"] = {"mimeType": ctype, "text": redact_form_fields(post_data)}
+            request["postData"] = {"mimeType": ctype, "text": redact_form_fields(post_data, ctype)}
         status = full.get("status")
         mime = full.get("mimeType") or "x-unknown"
         content: dict[str, Any] = {"size": 0, "mimeType": mime}

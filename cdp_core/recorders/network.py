@@ -818,7 +818,8 @@ class NetworkRecorder:
     def _post_preview(self, e: _Entry) -> str | None:
         if e.post_data is None:
             return "[post data not captured: use network_save_body body=request]" if e.has_post_data else None
-        text, cut = truncate_text(redact_form_fields(e.post_data), self.preview_bytes)
+        ctype = _header(e.request_extra_headers or e.request_headers, "content-type")
+        text, cut = truncate_text(redact_form_fields(e.post_data, ctype), self.preview_bytes)
         return text + ("…" if cut else "")
 
     def _initiator(self, e: _Entry) -> dict[str, Any] | None:
@@ -988,7 +989,8 @@ class NetworkRecorder:
         if which == "request" and not binary:
             # What the page sent may carry a typed password or token (login forms, JSON APIs): the
             # file gets the same field redaction as the preview, since saved files are tool output too.
-            data = redact_form_fields(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+            ctype = _header(e.request_extra_headers or e.request_headers, "content-type") or mime
+            data = redact_form_fields(data.decode("utf-8", "surrogateescape"), ctype).encode("utf-8", "surrogateescape")
         cap = self.body_max_bytes if max_bytes is None else max(0, int(max_bytes))
         total = len(data)
         truncated = total > cap
@@ -1002,7 +1004,7 @@ class NetworkRecorder:
             e.request_body_file = str(path)
         preview = "" if binary else kept[: self.preview_bytes].decode("utf-8", "replace")
         if which == "request" and preview:
-            preview = redact_form_fields(preview)
+            preview = redact_secrets_in_text(preview)  # already redacted whole above; a cut preview stays so
         return SavedBody(
             file_path=str(path),
             bytes=len(kept),

@@ -1,13 +1,22 @@
 """Redaction shared by every recorder output and every file we write.
 
-Why one module: the rule "never print cookie values, Authorization, Set-Cookie or API-key
-headers" must hold identically in listings, full entries, HAR files and debug bundles,
-so every writer goes through these few functions instead of re-implementing them.
+Why one module: the rule "never print cookie values, Authorization, Set-Cookie, API keys, tokens
+or typed passwords" must hold identically in listings, full entries, HAR files, debug bundles,
+console messages and the audit log, so every writer goes through these few functions instead of
+re-implementing them.
+
+Bodies are redacted on their parsed structure where there is one: a JSON body is parsed and every
+value under a secret-looking key is replaced whole, whatever its length or type (a number, an
+object); an urlencoded form is split into its fields; a multipart body into its parts. Text that
+does not parse (a preview cut short, a console line, a WebSocket frame) goes through patterns that
+take a value whole, quotes, ``=`` and all, up to its end or the end of the text.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import functools
+import json
 import re
 import urllib.parse
 from collections.abc import Iterable, Mapping
@@ -17,44 +26,106 @@ __all__ = [
     "DEFAULT_REDACT_HEADERS",
     "REDACTED",
     "HeaderRedactor",
+    "redact_body",
     "redact_form_fields",
+    "redact_json_value",
     "redact_secrets_in_text",
     "redact_tokens",
+    "redact_url",
     "is_secret_field",
     "truncate_text",
 ]
 
-DEFAULT_REDACT_HEADERS: tuple[str, ...] = ("authorization", "cookie", "set-cookie", "x-api-key")
+#: Header names (``*`` globs allowed) whose values never leave the recorder: the credentials
+#: themselves and the token, auth, csrf, session, secret and key families (``X-Auth-Token``,
+#: ``X-CSRF-Token``, ``X-Session-Id``, ``X-Client-Secret``, ``X-Api-Key``...).
+DEFAULT_REDACT_HEADERS: tuple[str, ...] = (
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
+    "*token*",
+    "*auth*",
+    "*csrf*",
+    "*xsrf*",
+    "*session*",
+    "*secret*",
+    "*key*",
+    "*password*",
+    "*signature*",
+)
 REDACTED = "[redacted]"
 
-#: Field names that look like credentials in forms, JSON bodies and WebSocket frames.
-_SECRET_NAME = re.compile(
-    r"(pass(word|wd)?|pwd|secret|token|api[-_]?key|apikey|auth|credential|session[-_]?id|csrf)", re.IGNORECASE
+#: Parts of a field name that mark a credential anywhere in it (``csrf_token``, ``PHPSESSID``,
+#: ``x-auth-token``, ``client_secret``); ``auth`` but not ``author``.
+_SECRET_PART = re.compile(
+    r"pass(?:word|wd|phrase|code)?|pwd|secret|token|credential|csrf|xsrf|nonce|session|sessid|api[-_]?key|apikey"
+    r"|private[-_]?key|auth(?!or(?!i[sz]ation))|cookie|bearer|jwt|verifier",
+    re.IGNORECASE,
 )
-# "password": "value"  /  'token':'value'  (JSON or JS-ish text)
-_JSON_PAIR = re.compile(r"""(["'])([^"'\\]{1,64})\1(\s*:\s*)(["'])((?:\\.|(?!\4).){0,4096})\4""")
-# password=value in query strings or form bodies embedded in text
-_FORM_PAIR = re.compile(r"(^|[?&\s;,])([A-Za-z0-9_.\-\[\]]{1,64})=([^&\s;,]*)")
+#: Whole words of a field name that mark a credential (``key``, ``pin``, ``otp``) but would give
+#: false alarms inside other words (``keyboard``, ``shipping``, ``hotplate``).
+_SECRET_WORDS = frozenset({"key", "keys", "pin", "otp", "totp", "mfa", "cvv", "cvc", "ssn", "sid", "sig", "signature"})
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_WORD_SPLIT = re.compile(r"[^a-z0-9]+")
+#: Cheap test before the patterns run: text without any of these has no secret to find.
+_ANY_HINT = re.compile(_SECRET_PART.pattern + r"|key|pin|otp|mfa|cvv|cvc|ssn|sid|sig|eyJ", re.IGNORECASE)
 
-
-# multipart/form-data text field (not a file part): name="password" CRLF CRLF value
-_MULTIPART_FIELD = re.compile(r'(name="([^"]{1,64})"\r?\n(?:[^\r\n]+\r?\n)*\r?\n)([^\r\n]*)')
+# A quoted key, a separator and its value: a quoted string (any length, escapes, '=' included,
+# possibly cut off by the end of the text), a number, true/false/null.
+_QUOTED_PAIR = re.compile(
+    r"""(?P<q>["'])(?P<name>[^"'\\\n]{1,100})(?P=q)(?P<sep>\s*[:=]\s*)"""
+    r"""(?P<value>"(?:\\.|[^"\\])*(?:"|$)|'(?:\\.|[^'\\])*(?:'|$)|-?\d[\d.eE+-]*|true|false|null)"""
+)
+# JavaScript-ish: an unquoted identifier, ':' or '=', then a quoted or numeric value.
+_BARE_PAIR = re.compile(
+    r"""(?P<pre>(?:^|[\s{,;(.]))(?P<name>[A-Za-z_$][\w$-]{0,99})(?P<sep>\s*(?::|=(?!=))\s*)"""
+    r"""(?P<value>"(?:\\.|[^"\\])*(?:"|$)|'(?:\\.|[^'\\])*(?:'|$)|`(?:\\.|[^`\\])*(?:`|$)|-?\d[\d.eE+-]*)"""
+)
+# name=value in query strings, form bodies and log lines: the value runs to the next separator.
+_FORM_PAIR = re.compile(r"(?P<pre>^|[?&\s;,#])(?P<name>[A-Za-z0-9_.\-\[\]%]{1,100})=(?P<value>[^&\s;,#]*)")
+# multipart/form-data text field: name="password" CRLF (headers) CRLF CRLF value (up to the boundary)
+_MULTIPART_FIELD = re.compile(r'(name="([^"]{1,100})"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*\r?\n)([^\r\n]*)')
+_BEARER = re.compile(r"\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=\-]{8,}", re.IGNORECASE)
+# A JWT (header.payload[.signature], base64url JSON starting with "eyJ") anywhere in a text.
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]*)?")
+# A long opaque run (session ids, API keys, hex or base64 digests): 24+ token characters.
+_OPAQUE = re.compile(r"[A-Za-z0-9_+/-]{24,}={0,2}")
+#: URL parameters that carry a one-time credential although their name says nothing (OAuth's ``code``).
+_URL_SECRET_PARAMS = frozenset({"code", "ticket", "otp"})
+_FORM_BODY = re.compile(r"^[^\s=&]+=[^\s&]*(?:&[^\s=&]*(?:=[^\s&]*)?)*$")
 
 
 @functools.lru_cache(maxsize=4096)
 def is_secret_field(name: str) -> bool:
-    """True for names like ``password``, ``pwd``, ``api_key``, ``csrf_token`` (cached: names repeat)."""
-    return bool(_SECRET_NAME.search(name))
+    """True for names like ``password``, ``pwd``, ``api_key``, ``csrf_token``, ``accessToken``, ``pin``.
+
+    The one predicate for field names everywhere: request bodies, console objects, snapshot
+    values of hidden inputs, ``get_dom``'s hidden inputs and the audit log's arguments.
+    """
+    if _SECRET_PART.search(name):
+        return True
+    words = _WORD_SPLIT.split(_CAMEL.sub("_", name).lower())
+    return any(word in _SECRET_WORDS for word in words)
 
 
 class HeaderRedactor:
-    """Redacts a configured set of header names, case-insensitively."""
+    """Redacts a configured set of header names, case-insensitively; ``*`` globs name families."""
 
     def __init__(self, names: Iterable[str] = DEFAULT_REDACT_HEADERS) -> None:
-        self.names = frozenset(n.strip().lower() for n in names if n and n.strip())
+        cleaned = [n.strip().lower() for n in names if n and n.strip()]
+        self.names = frozenset(n for n in cleaned if "*" not in n and "?" not in n)
+        self.globs = tuple(n for n in cleaned if "*" in n or "?" in n)
+        self._seen: dict[str, bool] = {}
 
     def is_redacted(self, name: str) -> bool:
-        return name.lower() in self.names
+        lowered = name.lower()
+        known = self._seen.get(lowered)
+        if known is None:
+            known = lowered in self.names or any(fnmatch.fnmatchcase(lowered, g) for g in self.globs)
+            if len(self._seen) < 4096:  # header names repeat; a page inventing names must not grow this
+                self._seen[lowered] = known
+        return known
 
     def headers(self, headers: Mapping[str, Any] | None) -> dict[str, str]:
         """A copy of ``headers`` with values of redacted names replaced; values as strings."""
@@ -77,52 +148,183 @@ class HeaderRedactor:
         return items
 
 
-def redact_form_fields(body: str) -> str:
-    """Mask values of password-looking fields in an urlencoded body, keep the rest as sent."""
-    if "=" not in body:
-        return redact_secrets_in_text(body)
-    parts = body.split("&")
+# -- structured bodies -----------------------------------------------------------------------
+
+
+def redact_json_value(value: Any, _depth: int = 0) -> Any:
+    """A copy of parsed JSON with every value under a secret-looking key replaced whole."""
+    if _depth > 200:
+        return REDACTED  # deeper than any real payload: nothing in it is shown
+    if isinstance(value, dict):
+        return {
+            k: REDACTED if is_secret_field(str(k)) else redact_json_value(v, _depth + 1) for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [redact_json_value(v, _depth + 1) for v in value]
+    if isinstance(value, str):
+        return _redact_tokens(value)
+    return value
+
+
+def redact_body(text: str, content_type: str | None = None) -> str:
+    """A request body (or any payload) with its secrets masked, parsed by what it is.
+
+    JSON is parsed and re-serialised compactly with secret values replaced whole; urlencoded
+    forms keep every other field byte for byte; multipart bodies lose only the secret fields'
+    values; anything else goes through :func:`redact_secrets_in_text`.
+    """
+    if not text:
+        return text
+    kind = (content_type or "").split(";", 1)[0].strip().lower()
+    stripped = text.lstrip()
+    if "json" in kind or stripped[:1] in ("{", "["):
+        redacted = _redact_json_text(text)
+        if redacted is not None:
+            return redacted
+    if kind.startswith("multipart/") or stripped.startswith("--"):
+        return _redact_multipart(text, content_type)
+    if kind == "application/x-www-form-urlencoded" or (not kind and _FORM_BODY.match(text.strip())):
+        return _redact_form(text)
+    return redact_secrets_in_text(text)
+
+
+def redact_form_fields(body: str, content_type: str | None = None) -> str:
+    """Mask the secret fields of a request body, keep the rest as sent (see :func:`redact_body`)."""
+    return redact_body(body, content_type)
+
+
+def _redact_json_text(text: str) -> str | None:
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(parsed, (dict, list)):
+        return None
+    return json.dumps(redact_json_value(parsed), ensure_ascii=False, separators=(",", ":"))
+
+
+def _redact_form(body: str, extra: frozenset[str] = frozenset()) -> str:
     out = []
-    for part in parts:
-        name, sep, _value = part.partition("=")
+    for part in body.split("&"):
+        name, sep, value = part.partition("=")
         try:
             decoded = urllib.parse.unquote_plus(name)
-        except Exception:
+        except Exception:  # noqa: BLE001 - a field name that does not decode is compared as sent
             decoded = name
-        out.append(f"{name}{sep}{REDACTED}" if sep and is_secret_field(decoded) else part)
-    joined = "&".join(out)
-    # JSON or multipart bodies: fall back to the textual patterns.
-    return redact_secrets_in_text(joined) if joined.lstrip().startswith(("{", "[", "-")) else joined
+        if sep and (is_secret_field(decoded) or decoded.lower() in extra):
+            out.append(f"{name}={REDACTED}")
+        elif sep:
+            out.append(f"{name}={_redact_tokens(value)}")
+        else:
+            out.append(part)
+    return "&".join(out)
+
+
+def _redact_multipart(text: str, content_type: str | None) -> str:
+    boundary = None
+    if content_type:
+        m = re.search(r'boundary="?([^";]+)"?', content_type)
+        boundary = m.group(1) if m else None
+    if boundary is None:
+        first = text.lstrip().split("\n", 1)[0].rstrip("\r")
+        boundary = first[2:] if first.startswith("--") else None
+    if not boundary:
+        return redact_secrets_in_text(text)
+    delimiter = "--" + boundary
+    pieces = text.split(delimiter)
+    for index, piece in enumerate(pieces):
+        head, blank, body = piece.partition("\r\n\r\n")
+        if not blank:
+            head, blank, body = piece.partition("\n\n")
+        m = re.search(r'name="([^"]*)"', head)
+        if not blank or m is None or "filename=" in head:
+            continue
+        if is_secret_field(m.group(1)):
+            ending = "\r\n" if body.endswith("\r\n") else ("\n" if body.endswith("\n") else "")
+            pieces[index] = f"{head}{blank}{REDACTED}{ending}"
+        else:
+            pieces[index] = f"{head}{blank}{_redact_tokens(body)}"
+    return delimiter.join(pieces)
+
+
+# -- free text -------------------------------------------------------------------------------
+
+
+def _redact_tokens(text: str) -> str:
+    """Bearer/Basic credentials and JWTs wherever they stand, whatever field they are in."""
+    if "eyJ" in text:
+        text = _JWT.sub(REDACTED, text)
+    if " " in text:
+        text = _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
+    return text
+
+
+def _masked_value(value: str) -> str:
+    """``REDACTED`` in the value's own quotes (an unterminated one stays unterminated: the text was cut)."""
+    quote = value[:1]
+    if quote in ("'", '"', "`"):
+        closed = len(value) > 1 and value.endswith(quote) and not value.endswith("\\" + quote)
+        return f"{quote}{REDACTED}{quote if closed else ''}"
+    return REDACTED
 
 
 def redact_secrets_in_text(text: str) -> str:
-    """Mask ``"password": "..."`` and ``token=...`` style pairs inside free text (JSON, frames)."""
+    """Mask secret pairs inside free text: JSON/JS (``"password": "..."``, ``token = '...'``), ``key=value``
+    pairs, multipart fields, ``Bearer ...`` credentials and JWTs. Values are taken whole, of any length.
+    """
+    if not text or not _ANY_HINT.search(text):
+        return text  # the common case, one scan instead of several substitutions
 
-    def _json(m: re.Match[str]) -> str:
-        if is_secret_field(m.group(2)):
-            return f"{m.group(1)}{m.group(2)}{m.group(1)}{m.group(3)}{m.group(4)}{REDACTED}{m.group(4)}"
+    def quoted(m: re.Match[str]) -> str:
+        if not is_secret_field(m.group("name")):
+            return m.group(0)
+        return f"{m.group('q')}{m.group('name')}{m.group('q')}{m.group('sep')}{_masked_value(m.group('value'))}"
+
+    def bare(m: re.Match[str]) -> str:
+        if not is_secret_field(m.group("name")):
+            return m.group(0)
+        return f"{m.group('pre')}{m.group('name')}{m.group('sep')}{_masked_value(m.group('value'))}"
+
+    def form(m: re.Match[str]) -> str:
+        name = m.group("name")
+        try:
+            name = urllib.parse.unquote_plus(name)
+        except Exception:  # noqa: BLE001 - compared as sent
+            pass
+        if is_secret_field(name) and not m.group("value").startswith(("[redacted]", '"', "'")):
+            return f"{m.group('pre')}{m.group('name')}={REDACTED}"
         return m.group(0)
 
-    def _form(m: re.Match[str]) -> str:
-        if is_secret_field(m.group(2)):
-            return f"{m.group(1)}{m.group(2)}={REDACTED}"
-        return m.group(0)
-
-    if not _SECRET_NAME.search(text):
-        return text  # the common case, one scan instead of two substitutions
-
-    def _multipart(m: re.Match[str]) -> str:
+    def multipart(m: re.Match[str]) -> str:
         return f"{m.group(1)}{REDACTED}" if is_secret_field(m.group(2)) else m.group(0)
 
-    text = _JSON_PAIR.sub(_json, text)
-    text = _MULTIPART_FIELD.sub(_multipart, text)
-    return _FORM_PAIR.sub(_form, text)
+    text = _QUOTED_PAIR.sub(quoted, text)
+    text = _BARE_PAIR.sub(bare, text)
+    text = _MULTIPART_FIELD.sub(multipart, text)
+    text = _FORM_PAIR.sub(form, text)
+    return _redact_tokens(text)
 
 
-# A JWT (header.payload[.signature], base64url JSON starting with "eyJ") anywhere in a text.
-_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]*)?")
-# A long opaque run (session ids, API keys, hex or base64 digests): 24+ token characters.
-_OPAQUE = re.compile(r"[A-Za-z0-9_+/-]{24,}={0,2}")
+def redact_url(url: str) -> str:
+    """A URL without its password (``user:pw@``) and without the values of secret-named query and
+    fragment parameters (``?access_token=``, ``#id_token=``), for logs the user keeps."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return redact_secrets_in_text(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        user, _, host = netloc.rpartition("@")
+        netloc = (user.split(":", 1)[0] + f":{REDACTED}@" if ":" in user else user + "@") + host
+    query = _redact_params(parts.query, url_params=True)
+    fragment = _redact_params(parts.fragment, url_params=True)
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
+
+
+def _redact_params(text: str, *, url_params: bool = False) -> str:
+    if "=" not in text:
+        return _redact_tokens(text)
+    return _redact_form(text, extra=_URL_SECRET_PARAMS if url_params else frozenset())
 
 
 def _opaque(m: re.Match[str]) -> str:
