@@ -1,9 +1,19 @@
-"""The audit log: one JSON line per tool call, secrets redacted, rotated by size.
+"""The audit log: one bounded JSON line per tool call, secrets redacted, rotation the agent cannot use.
 
-Why: the server runs for hours beside a user's logged-in Chrome, driven by an agent.
-The user must be able to see afterwards what was done in their browser (which tool,
-which action, with which arguments, how it ended), without the log itself becoming a
-place where passwords or tokens leak. No tool reads or deletes this file.
+Why: the server runs for hours beside a user's logged-in Chrome, driven by an agent. The user
+must be able to see afterwards what was done in their browser (which tool, which action, with
+which arguments, how it ended), without the log itself becoming a place where passwords or
+tokens leak, and without the agent being able to push the evidence out of it:
+
+- every line is at most :data:`MAX_LINE_BYTES` (arguments are shrunk, then summarised);
+- refused calls (bad arguments, unknown tools, policy refusals) beyond a rate are counted into
+  one summary line instead of written one by one;
+- rotation keeps at least ``backups`` old files, and never deletes one younger than
+  ``keep_seconds`` (one hour) unless the whole history would pass ``max_total_bytes``;
+- each rotation writes a record (what was rotated, what was deleted and how recent its newest
+  line was) as the first line of the new file.
+
+No tool reads, writes or deletes these files (:mod:`mcp_server.artifacts` refuses the paths).
 """
 
 from __future__ import annotations
@@ -13,88 +23,185 @@ import os
 import re
 import threading
 import time
-import urllib.parse
+import weakref
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["AuditLog", "redact_arguments"]
+from cdp_core.recorders.redact import REDACTED, is_secret_field, redact_secrets_in_text, redact_url
 
-_SECRET_KEY = re.compile(r"pass(word|wd)?|secret|token|auth|cookie|api[-_]?key|session[-_]?id|credential", re.I)
-#: Arguments that carry what the agent types into the page: kept as a length only, at any
-#: depth (fill_form's ``fields``), since a fill into a password field looks like any other fill.
+__all__ = ["AuditLog", "redact_arguments", "flush_all", "MAX_LINE_BYTES", "REFUSED_CODES"]
+
+#: Arguments that carry what the agent types into the page: kept as a length only, at any depth (fill_form's ``fields``),
+#: since a fill into a password field looks like any other fill from here.
 _TYPED_VALUE_KEYS = frozenset({"value", "text", "prompt_text", "values"})
+#: Arguments that are JavaScript: kept, with secret-looking literals masked.
+_SCRIPT_KEYS = frozenset({"expression", "predicate", "function"})
+#: Keystroke arguments: named keys (Enter, Tab, Control+A) are kept, typed characters are not.
+_KEYSTROKE_KEYS = frozenset({"key", "keys"})
+#: Keys that are not secrets although the shared predicate says "key"/"token" (structural arguments).
+_NOT_SECRET = frozenset({"key", "keys"})
 _MAX_STRING = 300
 _MAX_DEPTH = 6
+_MAX_ITEMS = 50
+#: Values (nodes) visited per call at most: a hostile argument costs the log a bounded walk.
+_NODE_BUDGET = 2000
+#: Longest line the log writes, in UTF-8 bytes, whatever the arguments.
+MAX_LINE_BYTES = 4096
+#: Error codes of calls refused before or instead of doing anything: rate-limited in the log.
+REFUSED_CODES = frozenset(
+    {
+        "INVALID_ARGUMENT",
+        "UNKNOWN_ACTION",
+        "NOT_ALLOWED",
+        "BLOCKED_BY_POLICY",
+        "PATH_OUTSIDE_ARTIFACTS",
+        "EVALUATE_DISABLED",
+    }
+)
+_VALUE_ASSIGN = re.compile(
+    r"""((?:\.value|\.innerText|\.textContent)\s*=\s*|setAttribute\(\s*['"]value['"]\s*,\s*|\.fill\([^,]*,\s*|\.type\([^,]*,\s*)"""
+    r"""("(?:\\.|[^"\\])*(?:"|$)|'(?:\\.|[^'\\])*(?:'|$)|`(?:\\.|[^`\\])*(?:`|$))"""
+)
 
 
-def _redact_url(value: str) -> str:
-    """A URL argument without its password (``user:pw@``) and secret-named query values (``?token=``)."""
-    try:
-        parts = urllib.parse.urlsplit(value)
-        if not parts.scheme or not parts.netloc:
-            return value
-        netloc = parts.netloc
-        if "@" in netloc:
-            user, _, host = netloc.rpartition("@")
-            netloc = (user.split(":", 1)[0] + ":[redacted]@" if ":" in user else user + "@") + host
-        query = parts.query
-        if query:
-            pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
-            if any(_SECRET_KEY.search(k) for k, _ in pairs):
-                query = urllib.parse.urlencode(
-                    [(k, "[redacted]" if _SECRET_KEY.search(k) else v) for k, v in pairs], safe="[]"
-                )
-        return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-    except ValueError:
+# ``token === 'abc'``, ``x.csrf != "abc"``: a secret-named name compared with a literal.
+_COMPARED = re.compile(
+    r"""(?P<lhs>(?P<name>[A-Za-z_$][\w$]{0,99})\s*[!=]==?\s*)"""
+    r"""(?P<value>"(?:\\.|[^"\\])*(?:"|$)|'(?:\\.|[^'\\])*(?:'|$)|`(?:\\.|[^`\\])*(?:`|$)|-?\d[\d.]*)"""
+)
+
+
+class _Budget:
+    def __init__(self, nodes: int) -> None:
+        self.left = nodes
+
+    def take(self) -> bool:
+        self.left -= 1
+        return self.left >= 0
+
+
+def _keystroke(value: Any) -> Any:
+    """``Enter``, ``Control+A`` stay; a typed character (``a``, ``Shift+A``) becomes its length."""
+    if not isinstance(value, str):
         return value
+    *mods, last = value.split("+") if value != "+" else ["+"]
+    if len(last) == 1 and set(m.lower() for m in mods) <= {"shift"}:
+        return "[1 chars]"
+    return value[:_MAX_STRING]
+
+
+def _script(value: str) -> str:
+    """A script argument with literals that look like secrets (and values it types) masked."""
+    masked = _VALUE_ASSIGN.sub(lambda m: m.group(1) + m.group(2)[:1] + REDACTED + m.group(2)[:1], value)
+
+    def compared(m: re.Match[str]) -> str:
+        if not is_secret_field(m.group("name")):
+            return m.group(0)
+        quote = m.group("value")[:1]
+        return m.group("lhs") + (quote + REDACTED + quote if quote in "'\"`" else REDACTED)
+
+    masked = _COMPARED.sub(compared, masked)
+    return redact_secrets_in_text(masked)
+
+
+def _string(value: str) -> str:
+    if "://" in value[:20]:
+        value = redact_url(value)
+    value = redact_secrets_in_text(value)
+    if len(value) > _MAX_STRING:
+        return value[:_MAX_STRING] + f"...[{len(value)} chars]"
+    return value
 
 
 def _typed(value: Any) -> str:
-    """What the log keeps of typed text: its length."""
-    length = len(value) if isinstance(value, str | list) else 1
-    return f"[{length} chars]" if isinstance(value, str) else f"[{length} items]"
+    if isinstance(value, str):
+        return f"[{len(value)} chars]"
+    if isinstance(value, (list, dict)):
+        return f"[{len(value)} items]"
+    return "[1 items]"
 
 
-def _redact(value: Any, key: str | None = None, depth: int = 0) -> Any:
-    if key is not None and _SECRET_KEY.search(key):
-        return "[redacted]"
-    if key in _TYPED_VALUE_KEYS and value is not None:
-        return _typed(value)  # nested too: fill_form's fields=[{uid, value}]
+def _redact(value: Any, key: str | None, depth: int, budget: _Budget) -> Any:
+    if not budget.take():
+        return "[more]"
+    if key is not None:
+        if key in _TYPED_VALUE_KEYS and value is not None:
+            return _typed(value)
+        if key in _KEYSTROKE_KEYS:
+            return [_keystroke(v) for v in value[:_MAX_ITEMS]] if isinstance(value, list) else _keystroke(value)
+        if key not in _NOT_SECRET and is_secret_field(key):
+            return REDACTED
+        if key in _SCRIPT_KEYS and isinstance(value, str):
+            value = _script(value)
     if isinstance(value, dict | list | tuple) and depth >= _MAX_DEPTH:
         return "[nested]"  # a hostile, deeply nested argument must not cost the call its log line
     if isinstance(value, dict):
-        return {str(k)[:100]: _redact(v, str(k), depth + 1) for k, v in list(value.items())[:50]}
+        items = list(value.items())
+        out = {str(k)[:100]: _redact(v, str(k), depth + 1, budget) for k, v in items[:_MAX_ITEMS]}
+        if len(items) > _MAX_ITEMS:
+            out["[more fields]"] = len(items) - _MAX_ITEMS
+        return out
     if isinstance(value, list | tuple):
-        return [_redact(v, None, depth + 1) for v in value[:50]]
+        return [_redact(v, None, depth + 1, budget) for v in value[:_MAX_ITEMS]]
     if isinstance(value, str):
-        if "://" in value[:20]:
-            value = _redact_url(value)
-        if len(value) > _MAX_STRING:
-            return value[:_MAX_STRING] + f"...[{len(value)} chars]"
+        return _string(value)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**30:
+        return f"[integer of {len(str(abs(value))) if abs(value) < 10**4000 else 'over 4000'} digits]"
     return value
 
 
 def redact_arguments(arguments: dict[str, Any] | None) -> dict[str, Any]:
-    """A copy of a call's arguments fit for the log: secret-looking keys and typed text hidden."""
-    out: dict[str, Any] = {}
-    items = list((arguments or {}).items())
-    if len(items) > 50:  # real calls have a handful of fields; a flood must not make a huge line
-        out["[more fields]"] = len(items) - 50
-        items = items[:50]
-    for key, value in items:
-        out[str(key)[:100]] = _redact(value, key)
-    return out
+    """A copy of a call's arguments fit for the log: secrets masked, typed text as its length, bounded."""
+    result = _redact(dict(arguments or {}), None, 0, _Budget(_NODE_BUDGET))
+    return result if isinstance(result, dict) else {"[arguments]": result}
+
+
+def _shrunk(arguments: Any) -> Any:
+    """Arguments that made the line too long: names and sizes only."""
+    if not isinstance(arguments, dict):
+        return "[too large]"
+    summary: dict[str, Any] = {}
+    for key, value in list(arguments.items())[:20]:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+        summary[str(key)[:60]] = value if len(text) <= 80 else f"[{len(text)} chars]"
+    return summary
 
 
 class AuditLog:
-    """Append-only JSON lines with size rotation (``audit.jsonl`` -> ``audit.jsonl.1`` ...)."""
+    """Append-only JSON lines with size rotation (``audit.jsonl`` -> ``audit.jsonl.1`` ...).
 
-    def __init__(self, path: str | Path, *, max_bytes: int = 10 * 1024 * 1024, backups: int = 3) -> None:
+    ``backups`` old files are always kept; more are kept while the oldest is younger than
+    ``keep_seconds``, up to ``max_total_bytes`` for the whole history. ``refused_per_minute``
+    refused calls are written in full, the rest summarised (counts per tool, action and code).
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        max_bytes: int = 10 * 1024 * 1024,
+        backups: int = 5,
+        keep_seconds: float = 3600.0,
+        max_total_bytes: int = 200 * 1024 * 1024,
+        refused_per_minute: int = 60,
+        clock: Any = time.time,
+    ) -> None:
         self.path = Path(path)
         self.max_bytes = max_bytes
         self.backups = backups
+        self.keep_seconds = keep_seconds
+        self.max_total_bytes = max_total_bytes
+        self.refused_per_minute = refused_per_minute
+        self._clock = clock
         self._lock = threading.Lock()
+        self._tokens = float(refused_per_minute)
+        self._refill_at = clock()
+        self._suppressed: dict[str, Any] | None = None
+        self._summary_at = 0.0
+        _OPEN.add(self)
+
+    # -- recording ------------------------------------------------------------------------
 
     def record(
         self,
@@ -107,13 +214,32 @@ class AuditLog:
         duration_ms: float,
     ) -> None:
         """Append one call. Failures to write are swallowed: auditing never breaks a call."""
+        with self._lock:
+            now = self._clock()
+            refused = status == "error" and error_code in REFUSED_CODES
+            if refused and not self._take_token(now):
+                self._count_suppressed(now, tool, action, error_code)
+                if now - self._summary_at >= 10.0:
+                    self._flush_summary(now)
+                return
+            self._flush_summary(now)
+            self._write(self._call_line(tool, action, arguments, status, error_code, duration_ms))
+
+    def flush(self) -> None:
+        """Write the pending summary of suppressed refused calls (shutdown)."""
+        with self._lock:
+            self._flush_summary(self._clock())
+
+    def _call_line(
+        self, tool: str, action: str | None, arguments: Any, status: str, error_code: str | None, duration_ms: float
+    ) -> str:
         entry: dict[str, Any] = {
-            "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            "timestamp": _iso(self._clock()),
             "tool": str(tool)[:200],
             "action": action[:200] if isinstance(action, str) else None,
             "arguments": None,
             "status": status,
-            "errorCode": error_code,
+            "errorCode": str(error_code)[:100] if error_code is not None else None,
             "durationMs": round(duration_ms, 1),
             "pid": os.getpid(),
         }
@@ -123,32 +249,149 @@ class AuditLog:
         except Exception:  # noqa: BLE001 - odd arguments still leave a line saying the call happened
             entry["arguments"] = "[unrecordable]"
             line = json.dumps(entry, ensure_ascii=False, default=str)
+        if len(line.encode("utf-8")) > MAX_LINE_BYTES:
+            entry["arguments"] = _shrunk(entry["arguments"])
+            entry["argumentsShrunk"] = True
+            line = json.dumps(entry, ensure_ascii=False, default=str)
+        if len(line.encode("utf-8")) > MAX_LINE_BYTES:
+            entry["arguments"] = "[too large]"
+            line = json.dumps(entry, ensure_ascii=False, default=str)
+        return line
+
+    # -- the rate limit of refused calls --------------------------------------------------
+
+    def _take_token(self, now: float) -> bool:
+        rate = self.refused_per_minute / 60.0
+        self._tokens = min(float(self.refused_per_minute), self._tokens + (now - self._refill_at) * rate)
+        self._refill_at = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return True
+        return False
+
+    def _count_suppressed(self, now: float, tool: str, action: str | None, code: str | None) -> None:
+        if self._suppressed is None:
+            self._suppressed = {"count": 0, "first": now, "last": now, "calls": {}}
+        s = self._suppressed
+        s["count"] += 1
+        s["last"] = now
+        key = f"{str(tool)[:60]}/{str(action)[:60] if action else '-'}/{code}"
+        if key in s["calls"] or len(s["calls"]) < 20:
+            s["calls"][key] = s["calls"].get(key, 0) + 1
+        else:
+            s["calls"]["[other]"] = s["calls"].get("[other]", 0) + 1
+
+    def _flush_summary(self, now: float) -> None:
+        s, self._suppressed = self._suppressed, None
+        if s is None:
+            return
+        self._summary_at = now
+        self._write(
+            json.dumps(
+                {
+                    "timestamp": _iso(now),
+                    "event": "refused-calls-summarised",
+                    "count": s["count"],
+                    "from": _iso(s["first"]),
+                    "to": _iso(s["last"]),
+                    "calls": s["calls"],
+                    "note": f"over {self.refused_per_minute} refused calls a minute: counted, not written one by one",
+                    "pid": os.getpid(),
+                },
+                ensure_ascii=False,
+            )
+        )
+
+    # -- the file -------------------------------------------------------------------------
+
+    def _write(self, line: str) -> None:
         try:
-            with self._lock:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._rotate_if_needed(len(line) + 1)
-                # Owner-only: the log lists every URL and selector the agent used in the user's browser.
-                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-                with os.fdopen(fd, "a", encoding="utf-8") as fh:
-                    fh.write(line + "\n")
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            record = self._rotate_if_needed(len(line.encode("utf-8")) + 1)
+            # Owner-only: the log lists every URL and selector the agent used in the user's browser.
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with os.fdopen(fd, "a", encoding="utf-8") as fh:
+                if record is not None:
+                    fh.write(record + "\n")
+                fh.write(line + "\n")
         except OSError:
             pass
 
-    def _rotate_if_needed(self, incoming: int) -> None:
+    def _backup(self, index: int) -> Path:
+        return self.path.with_name(f"{self.path.name}.{index}")
+
+    def _rotate_if_needed(self, incoming: int) -> str | None:
+        """Rotate when ``incoming`` bytes would pass ``max_bytes``; returns the rotation record to write."""
         try:
             size = self.path.stat().st_size
         except FileNotFoundError:
-            return
-        if size + incoming <= self.max_bytes:
-            return
-        for index in range(self.backups, 0, -1):
-            older = self.path.with_name(f"{self.path.name}.{index}")
-            newer = self.path.with_name(f"{self.path.name}.{index - 1}") if index > 1 else self.path
-            if newer.exists():
-                if index == self.backups and older.exists():
-                    older.unlink()
-                newer.replace(older)
+            return None
+        if size + incoming <= self.max_bytes or size == 0:
+            return None
+        backups: list[Path] = []
+        while self._backup(len(backups) + 1).exists():
+            backups.append(self._backup(len(backups) + 1))
+        total = size + sum(_size(p) for p in backups)
+        now = time.time()  # compared with file times
+        deleted: list[tuple[str, int, float]] = []
+        # Drop the oldest files while there are more than `backups` of them and the oldest is
+        # older than keep_seconds, or while the history would pass max_total_bytes.
+        while backups and (
+            (len(backups) >= self.backups and now - _mtime(backups[-1]) >= self.keep_seconds)
+            or total + self.max_bytes > self.max_total_bytes
+        ):
+            oldest = backups.pop()
+            deleted.append((oldest.name, _size(oldest), _mtime(oldest)))
+            total -= _size(oldest)
+            oldest.unlink(missing_ok=True)
+        for index in range(len(backups), 0, -1):
+            self._backup(index).replace(self._backup(index + 1))
+        self.path.replace(self._backup(1))
+        record: dict[str, Any] = {
+            "timestamp": _iso(now),
+            "event": "rotated",
+            "previous": self._backup(1).name,
+            "previousBytes": size,
+            "backups": len(backups) + 1,
+            "pid": os.getpid(),
+        }
+        if deleted:
+            # What left the history, and how recent the newest line in it was (bounded: a summary).
+            record["deleted"] = {
+                "files": len(deleted),
+                "bytes": sum(size for _, size, _ in deleted),
+                "newestEntryAt": _iso(max(mtime for _, _, mtime in deleted)),
+                "names": [name for name, _, _ in deleted[:5]],
+            }
+        return json.dumps(record, ensure_ascii=False)
 
     @staticmethod
     def now() -> float:
         return time.perf_counter()
+
+
+_OPEN: weakref.WeakSet[AuditLog] = weakref.WeakSet()
+
+
+def flush_all() -> None:
+    """Write every log's pending summary (server shutdown)."""
+    for log in list(_OPEN):
+        log.flush()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")

@@ -137,7 +137,13 @@ def settings_from(ns: argparse.Namespace) -> Settings:
 
 
 def build_app(settings: Settings) -> tuple[Any, Any]:
-    """The browser manager and the SDK server, wired: capture installed, audit log attached."""
+    """The browser manager and the SDK server, wired: capture installed, audit log attached.
+
+    Everything the server process (and the browser driver it starts) creates from here on is
+    owner-only: files ``0600``, folders ``0700`` (bodies, HAR files, screenshots, traces,
+    downloads and the audit log hold what the user's pages showed and sent).
+    """
+    os.umask(0o077)
     from targets import BrowserManager
 
     from .server import build_server
@@ -173,6 +179,10 @@ def build_app(settings: Settings) -> tuple[Any, Any]:
 async def _close(manager: Any) -> None:
     import anyio
 
+    if importlib.util.find_spec("mcp_server.audit") is not None:
+        from .audit import flush_all
+
+        flush_all()  # the count of refused calls not yet written
     with anyio.CancelScope(shield=True), anyio.move_on_after(15):
         try:
             await manager.close()

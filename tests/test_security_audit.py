@@ -20,6 +20,7 @@ import pytest
 from httpserver import Reply
 from mcp.client import Client
 
+from mcp_server.audit import MAX_LINE_BYTES
 from mcp_server.cli import build_app
 from mcp_server.settings import Settings
 
@@ -136,8 +137,61 @@ async def test_hostile_arguments_still_leave_one_bounded_line(served):
     assert [e["status"] for e in entries] == ["error", "error", "error"]
     assert "[nested]" in json.dumps(entries[0]["arguments"])
     args = entries[1]["arguments"]
-    assert args["[more fields]"] == 30 and len(args) == 51
-    assert all(len(v) < 400 for k, v in args.items() if k != "[more fields]")
+    assert entries[1]["argumentsShrunk"] and "field0" in args and len(args) <= 21
     assert len(entries[2]["tool"]) == 200 and entries[2]["errorCode"] == "UNKNOWN_ACTION"
-    assert all(len(line) < 64 * 1024 for line in log.read_text().splitlines())
+    assert all(len(line) <= MAX_LINE_BYTES for line in log.read_bytes().splitlines())
     assert PLANTED not in log.read_text()
+
+
+def _all_entries(log: Path) -> list[dict[str, Any]]:
+    """Every line of the log and its rotated files, oldest file first."""
+    files = sorted(log.parent.glob(log.name + ".*"), key=lambda p: -int(p.suffix[1:])) + [log]
+    return [json.loads(line) for p in files if p.exists() for line in p.read_text(encoding="utf-8").splitlines()]
+
+
+async def test_a_burst_of_oversized_refused_calls_cannot_flush_the_log(served):
+    # The review: 53 refused calls with ~800 KB arguments each rotated the evidence out of all files.
+    client, log, url = served
+    evidence = url + "?m=evidence-before-the-burst"
+    assert not (await client.call_tool("browser_navigate", {"url": evidence})).is_error
+    bulk = [[["a" * 8] * 50] * 50] * 40  # about 1 MB of JSON, logged as sent by the old log
+    for _ in range(60):
+        result = await client.call_tool("browser_session", {"action": "get_capabilities", "bulk": bulk})
+        assert result.is_error and result.structured_content["code"] == "INVALID_ARGUMENT"
+    assert not (await client.call_tool("browser_session", {"action": "list_pages"})).is_error
+    entries = _all_entries(log)
+    assert any(e.get("arguments") == {"url": evidence} for e in entries)  # the evidence survived
+    files = list(log.parent.glob(log.name + "*"))
+    assert sum(p.stat().st_size for p in files) < 1024 * 1024
+    assert all(len(line) <= MAX_LINE_BYTES for p in files for line in p.read_bytes().splitlines())
+    assert entries[-1]["action"] == "list_pages"
+    refused = [e for e in entries if e.get("action") == "get_capabilities"]
+    assert refused and all(e["errorCode"] == "INVALID_ARGUMENT" for e in refused)  # each line says what it was
+
+
+async def test_tokens_in_urls_scripts_and_keystrokes_stay_out_of_the_log(served):
+    client, log, url = served
+    fragment = "frag-token-5c1d"
+    script_secret = "script-pw-09ab"
+    typed = "kbd"
+    assert not (await client.call_tool("browser_navigate", {"url": f"{url}#access_token={fragment}&x=1"})).is_error
+    await client.call_tool(
+        "browser_session",
+        {"action": "evaluate_js", "expression": f"document.querySelector('#pw').value = '{script_secret}'; 1"},
+    )
+    await client.call_tool(
+        "browser_session",
+        {"action": "evaluate_js", "expression": f"JSON.stringify({{password: '{script_secret}'}}).length"},
+    )
+    predicate = f"window.token === '{script_secret}'"
+    await client.call_tool("browser_session", {"action": "wait_for", "predicate": predicate, "timeout_ms": 100})
+    for char in typed:
+        await client.call_tool("browser_press_key", {"selector": "#pw", "key": char})
+    await client.call_tool("browser_press_key", {"selector": "#pw", "key": "Enter"})
+    text = log.read_text(encoding="utf-8")
+    assert fragment not in text and script_secret not in text
+    entries = _entries(log)
+    assert "access_token=[redacted]" in entries[0]["arguments"]["url"] and "x=1" in entries[0]["arguments"]["url"]
+    assert "querySelector('#pw')" in entries[1]["arguments"]["expression"]  # the script is still reviewable
+    keys = [e["arguments"]["key"] for e in entries if e["tool"] == "browser_press_key"]
+    assert keys == ["[1 chars]"] * len(typed) + ["Enter"]
