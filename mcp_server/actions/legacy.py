@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import hashlib
 import json
 import mimetypes
 from typing import Any, Literal
@@ -23,12 +22,12 @@ from targets.errors import ErrorCode, ToolFailure
 from ..context import ToolContext
 from ..input.frames import main_world
 from ..registry import ActionArgs, ActionResult, action
+from .file_reader import read_text_prefix
 from .pagejs import (
     capture_png,
     exception_text,
     frames_of,
     no_dialog,
-    run_js,
     runaway_failure,
     selected_frame,
     truncate,
@@ -142,34 +141,6 @@ async def _navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
 
 # -- get_dom --------------------------------------------------------------------------------
 
-_CLEAN_DOM_JS = r"""
-(arg) => {
-  const root = arg.selector ? document.querySelector(arg.selector) : document.documentElement;
-  if (!root) return null;
-  const clone = root.cloneNode(true);
-  clone.querySelectorAll('script,style,noscript,template,link[rel~="stylesheet"],link[rel~="preload"],meta')
-       .forEach((n) => n.remove());
-  const walker = document.createTreeWalker(clone, NodeFilter.SHOW_COMMENT);
-  const comments = [];
-  while (walker.nextNode()) comments.push(walker.currentNode);
-  comments.forEach((c) => c.remove());
-  const all = [clone, ...clone.querySelectorAll('*')];
-  for (const el of all) {
-    for (const attr of [...el.attributes]) {
-      const name = attr.name.toLowerCase();
-      const secret = name === 'value' && (el.type || '').toLowerCase() === 'password';
-      if (name.startsWith('on') || name === 'style' || secret) {
-        el.removeAttribute(attr.name);
-      }
-    }
-    if (el.tagName === 'svg') el.innerHTML = '';
-  }
-  const html = clone.outerHTML.replace(/\s+/g, ' ').replace(/>\s+</g, '><').trim();
-  return {html: html.slice(0, arg.maxChars), length: html.length, title: document.title, url: location.href};
-}
-"""
-
-
 class GetDomArgs(ActionArgs):
     selector: str | None = Field(None, description="CSS selector (get_dom: subtree; interact: target element)")
     max_chars: int = Field(20000, ge=100, le=500000, description="Cap on returned text")
@@ -178,21 +149,26 @@ class GetDomArgs(ActionArgs):
 @action(S, "get_dom", GetDomArgs, legacy="browser_get_dom", read_only=True, result=DomResult, lock="page")
 async def get_dom(ctx: ToolContext, args: GetDomArgs) -> ActionResult:
     """Cleaned HTML of the page or a subtree (no scripts/styles, trimmed, size-capped)."""
+    from .dom_reader import read_dom
+    from .snapshot import child_sessions
+
     page = await ctx.page()
     await no_dialog(ctx, page, "get_dom")
-    out = await run_js(ctx, page, _CLEAN_DOM_JS, {"selector": args.selector, "maxChars": args.max_chars})
+    # An isolated world of ours: the page's CSP, Trusted Types and scripts do not see the read.
+    out = await read_dom(page, child_sessions(page), selector=args.selector, max_chars=args.max_chars)
     if out is None:
         raise ToolFailure(
             ErrorCode.INVALID_ARGUMENT,
             f"no element matches {args.selector!r}",
             hint="check the selector (get_dom without selector returns the whole page)",
         )
-    truncated = out["length"] > args.max_chars
-    note = f"\n[truncated: {out['length']} chars, showing {args.max_chars}]" if truncated else ""
-    return ActionResult(
-        text=out["html"] + note,
-        data={"html": out["html"], "length": out["length"], "truncated": truncated, "url": out["url"]},
-    )
+    truncated = out["truncated"]
+    about = "about " if out.get("lengthEstimated") else ""
+    note = f"\n[truncated: {about}{out['length']} chars, showing {args.max_chars}]" if truncated else ""
+    data: dict[str, Any] = {"html": out["html"], "length": out["length"], "truncated": truncated, "url": out["url"]}
+    if out["redactedValues"]:
+        data["redactedValues"] = out["redactedValues"]  # token-carrying input values shown as [redacted]
+    return ActionResult(text=out["html"] + note, data=data)
 
 
 # -- screenshot -----------------------------------------------------------------------------
@@ -542,19 +518,14 @@ async def read_downloaded_file(ctx: ToolContext, args: ReadDownloadArgs) -> Acti
             hint="call read_downloaded_file without path to list downloads",
             files=listing[:50],
         )
-    raw = target.read_bytes()
+    # Streamed: a 300 MB download costs a 1 MiB buffer and the text shown, never the whole file.
+    read = await asyncio.to_thread(read_text_prefix, target, args.max_chars)
     mime = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-    data: dict[str, Any] = {
-        "path": str(target),
-        "bytes": len(raw),
-        "mimeType": mime,
-        "sha256": hashlib.sha256(raw).hexdigest(),
-    }
-    if b"\x00" in raw[:4096]:
+    data: dict[str, Any] = {"path": str(target), "bytes": read.size, "mimeType": mime, "sha256": read.sha256}
+    if read.binary:
         data["binary"] = True
-        return ActionResult(text=f"{target.name}: binary file, {len(raw)} bytes ({mime})", data=data)
-    text = raw.decode("utf-8", errors="replace")
-    content, truncated = truncate(text, args.max_chars)
-    data.update(binary=False, content=content, truncated=truncated, length=len(text))
-    note = f"\n[truncated: {len(text)} chars, showing {args.max_chars}]" if truncated else ""
+        return ActionResult(text=f"{target.name}: binary file, {read.size} bytes ({mime})", data=data)
+    content, truncated = read.text, read.chars > args.max_chars
+    data.update(binary=False, content=content, truncated=truncated, length=read.chars)
+    note = f"\n[truncated: {read.chars} chars, showing {args.max_chars}]" if truncated else ""
     return ActionResult(text=content + note, data=data)
