@@ -37,6 +37,7 @@ from pydantic import ValidationError
 from targets.errors import ErrorCode, ToolFailure
 
 from . import registry
+from .answer_cap import final_pass
 from .artifacts import Artifacts
 from .context import ToolContext
 from .envelope import error_result, failure_from_exception, ok_result, validation_failure
@@ -225,6 +226,7 @@ class BrowserMCP:
             # Cancelled (client cancel, shutdown): it may have acted in the browser, so it is recorded too.
             self._notify(name, action_name, args, None, started)
             raise
+        answer = final_pass(answer, self.manager, limit=getattr(self.settings, "max_answer_bytes", None))
         self._notify(name, action_name, args, answer, started)
         return answer
 

@@ -44,6 +44,7 @@ ENV_NAMES: dict[str, str] = {
     "console_max_entries": "CONSOLE_MAX_ENTRIES",
     "evaluate_enabled": "BROWSER_EVALUATE_ENABLED",
     "audit_log": "MCP_AUDIT_LOG",
+    "max_answer_bytes": "MCP_MAX_ANSWER_BYTES",
     "chrome_path": "CHROME_PATH",
     "max_call_seconds": "MCP_MAX_CALL_SECONDS",
     "quickstart": "MCP_QUICKSTART",
@@ -86,6 +87,7 @@ class Settings(BaseModel):
     console_max_entries: int = Field(300, ge=1)
     evaluate_enabled: bool = True
     audit_log: Path | None = None
+    max_answer_bytes: int = Field(256 * 1024, ge=16 * 1024, le=64 * MiB)
     chrome_path: str | None = None
     #: every call answers within this many seconds (long waits answer "waiting" and are called
     #: again); under the 60 s request timeout of the TypeScript SDK's clients and Codex

@@ -79,8 +79,8 @@ class PageHandle:
             "page_id": page_id,
             "stable_page_id": self.stable_page_id,
             "selected": selected,
-            "title": self.title,
-            "url": self.url,
+            "title": _bounded(self.title),
+            "url": _bounded(self.url),
             "closed": self.closed,
             "targetId": self.target_id,
             "target": self.target,
@@ -103,3 +103,11 @@ class PageHandle:
                 hint="Call list_pages and select another page.",
                 stable_page_id=self.stable_page_id,
             )
+
+
+#: A page sets its own URL and title (``history.pushState`` of megabytes): listings show this much.
+LISTED_CHARS = 2000
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= LISTED_CHARS else f"{text[:LISTED_CHARS]}…[{len(text)} chars]"

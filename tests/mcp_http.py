@@ -34,12 +34,14 @@ def server_env(artifacts: Path, **extra: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def running_http_server(artifacts: Path, *args: str, timeout: float = 30.0) -> Iterator[int]:
-    """Run the server with ``--http`` (plus ``args``) until the block ends; yields its port."""
+def running_http_server(
+    artifacts: Path, *args: str, timeout: float = 30.0, env: dict[str, str] | None = None
+) -> Iterator[int]:
+    """Run the server with ``--http`` (plus ``args``, and ``env`` on top) until the block ends; yields its port."""
     port = free_port()
     proc = subprocess.Popen(
         [*ENTRY, "--http", "--port", str(port), *args],
-        env=server_env(artifacts),
+        env=server_env(artifacts, **(env or {})),
         cwd=str(ROOT),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
