@@ -46,6 +46,12 @@ def _setting(settings: Any, name: str) -> Any:
 def recorders_for(page: PageHandle, settings: Any) -> tuple[NetworkRecorder, ConsoleRecorder]:
     """The page's recorders, created on first use with the configured limits."""
     network = page.data.get("network")
+    if network is not None and page.data.get("capture_owner") is not page:
+        # Stores handed on from a crashed browser's page: they now describe this page.
+        for recorder in (network, page.data.get("console")):
+            if recorder is not None:
+                recorder._page_url_fn = lambda: page.url
+    page.data["capture_owner"] = page
     if network is None:
         network = NetworkRecorder(
             max_entries=_setting(settings, "network_max_entries"),
@@ -119,6 +125,9 @@ def install(manager: BrowserManager, settings: Any) -> None:
                 recorder.detach()  # entries stay readable until the handle is dropped
 
     manager.add_session_listener(on_session)
+    launch = getattr(manager, "launch", None)
+    if launch is not None and hasattr(launch, "carry_keys"):
+        launch.carry_keys = ("network", "console")  # kept across a relaunch after a crash
     add_closed = getattr(manager, "add_page_closed_listener", None)
     if add_closed is not None:
         add_closed(on_closed)

@@ -261,6 +261,10 @@ class SessionHub:
             url=info.get("url", ""),
             _owner=self._owner,
         )
+        take = getattr(self._owner, "take_inheritance", None)
+        inherited = take() if take is not None else None
+        if inherited:
+            page.data.update(inherited)  # before the listeners run: capture goes on in the same stores
         page.sessions.append(SessionRecord(session, "page", info))
         session.on("Target.attachedToTarget", lambda ev: self._on_child_attached(page, ev))
         session.on_close(lambda _s: self._on_page_session_closed(page))

@@ -64,6 +64,25 @@ class LaunchTarget(BrowserTarget):
         self.downloads: list[dict[str, Any]] = []
         self._download_tasks: set[asyncio.Task[Any]] = set()
         self.launches = 0
+        #: ``page.data`` keys a relaunch after a crash hands on to the new browser's first page
+        #: (the capture stores; set by whoever installs them), so what was captured stays readable.
+        self.carry_keys: tuple[str, ...] = ()
+        self._inherit: dict[str, Any] | None = None
+
+    def keep_for_relaunch(self, page: PageHandle | None) -> str | None:
+        """Remember ``page``'s carried data for the first page of the next start; returns its id."""
+        if page is None or not self.carry_keys:
+            return None
+        kept = {key: page.data[key] for key in self.carry_keys if key in page.data}
+        if not kept:
+            return None
+        self._inherit = kept
+        return page.stable_page_id
+
+    def take_inheritance(self) -> dict[str, Any] | None:
+        """The data a crashed browser's page left for this browser's first page (once)."""
+        inherit, self._inherit = self._inherit, None
+        return inherit
 
     @property
     def running(self) -> bool:

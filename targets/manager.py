@@ -77,7 +77,11 @@ class BrowserManager(TabActions):
         if launch.context is not None and launch.connected:
             return launch
         if launch.context is not None:  # it died: clean up, then start afresh
-            self.last_relaunch = {"lost": launch.lost}
+            # What the crashed browser's selected page captured goes on in the new browser's first
+            # page (same stores, ids go on), so earlier entries stay readable after the restart.
+            old = launch.registry.selected or next(iter(reversed(launch.registry.all_pages)), None)
+            carried = launch.keep_for_relaunch(old)
+            self.last_relaunch = {"lost": launch.lost, "at": utc_now(), "carriedFrom": carried}
             await launch.close()
         await launch.start()
         return launch
