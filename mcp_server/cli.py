@@ -8,12 +8,16 @@ the internal browser and detaches from the user's Chrome (never closes it).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import logging
 import os
 import signal
 import sys
 import textwrap
+import threading
+import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -201,6 +205,7 @@ async def _serve_stdio(
     from mcp.server.stdio import stdio_server
 
     from . import quickstart
+    from .stdio_guard import GuardedStdin, open_guarded_stdin
 
     async def watch_signals() -> None:
         # The stdin reader sits in a worker thread that cancellation cannot interrupt, so a
@@ -212,17 +217,43 @@ async def _serve_stdio(
                 sys.stderr.flush()
                 os._exit(0)
 
+    recorder = _refusal_recorder(server)
+    if streams is not None:  # the quick start owns the wire: guard its line source
+        guard, release = GuardedStdin(streams[0], recorder), None
+    else:
+        guard, release = open_guarded_stdin(recorder)
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(watch_signals)
             key = quickstart.cache_to_record(record_toolset) if record_toolset is not None else None
             if key is not None:
                 tg.start_soon(quickstart.record_later, server, key)
-            async with stdio_server(*(streams or ())) as (read, write):
+            # Lines the SDK would drop unanswered (too deep, huge integers, not JSON) get an error.
+            async with stdio_server(guard, *(streams[1:] if streams else ())) as (read, write):
+                guard.write = write
                 await server.run(read, write, server.create_initialization_options())
             tg.cancel_scope.cancel()
     finally:
+        if release is not None:
+            release()
         await _close(manager)
+
+
+def _refusal_recorder(server: Any) -> Any:
+    """Audit a message the transport refused, like a call refused by validation."""
+    app = getattr(server, "browser_mcp", None)
+
+    def record(tool: str | None, reason: str) -> None:
+        if app is None:
+            return
+        from targets.errors import ErrorCode, ToolFailure
+
+        from .envelope import error_result
+
+        answer = error_result(ToolFailure(ErrorCode.INVALID_ARGUMENT, reason), None)
+        app._notify(str(tool or "(unparsed message)"), None, {}, answer, time.time())
+
+    return record
 
 
 async def _serve_http(server: Any, manager: Any, host: str, port: int) -> None:
@@ -237,12 +268,44 @@ async def _serve_http(server: Any, manager: Any, host: str, port: int) -> None:
     )
     app = server.streamable_http_app(host=host, transport_security=security)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    web = uvicorn.Server(config)
+    web = _graceful_server(config)
     try:
         print(f"mcp-browser: streamable HTTP on http://{host}:{port}/mcp", file=sys.stderr, flush=True)
         await web.serve()
     finally:
         await _close(manager)
+
+
+def _graceful_server_class() -> Any:
+    import uvicorn
+
+    class GracefulServer(uvicorn.Server):
+        """uvicorn's server, minus the re-raise of the signal that stopped it.
+
+        uvicorn stops on SIGTERM/SIGINT and then raises the same signal again, which killed the
+        process before our ``finally`` closed the internal browser: its profile (cookies,
+        localStorage) stayed in /tmp and Chromium ran on. Here the signal only stops serving;
+        shutdown then closes the browsers and removes every temporary profile.
+        """
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+            previous = {sig: signal.signal(sig, self.handle_exit) for sig in stops}
+            try:
+                yield
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
+
+    return GracefulServer
+
+
+def _graceful_server(config: Any) -> Any:
+    return _graceful_server_class()(config)
 
 
 def _prepare(ns: argparse.Namespace) -> tuple[Any, Any] | int:
