@@ -22,7 +22,7 @@ import re
 from typing import Any
 
 from cdp_core import CDPSession
-from cdp_core.errors import CDPError, CDPException, CDPTimeout
+from cdp_core.errors import CDPError, CDPTimeout
 from cdp_core.recorders.redact import REDACTED, is_secret_field
 from targets.errors import ErrorCode, ToolFailure
 
@@ -196,43 +196,68 @@ async def _frame_target(page: Any, frame_sessions: dict[str, CDPSession]) -> tup
     return page.session, page.target_id
 
 
+_NAVIGATED = ("Cannot find context", "Execution context was destroyed", "Inspected target navigated")
+#: Reads tried while the page keeps replacing its document under us (a page that reloads every 50 ms).
+_ATTEMPTS = 5
+
+
 async def _evaluate_isolated(
     page: Any, session: CDPSession, frame_id: str, expression: str, timeout: float
 ) -> dict[str, Any] | None:
+    """Run ``expression`` in a fresh isolated world of ``frame_id``; retried when a navigation
+    destroys the world between its creation and the read."""
     from .pagejs import exception_text, runaway_failure
 
-    try:
-        world = await session.send(
-            "Page.createIsolatedWorld", {"frameId": frame_id, "worldName": WORLD_NAME}, timeout=5
-        )
-    except CDPError as exc:
-        raise ToolFailure(
-            ErrorCode.FRAME_NOT_FOUND,
-            f"the frame to read is gone: {exc.message}",
-            hint="call list_frames and select_frame again (frame_index 0 = main frame)",
-        ) from None
-    started = asyncio.get_running_loop().time()
-    try:
-        result = await session.send(
-            "Runtime.evaluate",
-            {
-                "expression": expression,
-                "contextId": world["executionContextId"],
-                "returnByValue": True,
-                "timeout": int(timeout * 1000),
-            },
-            timeout=timeout + 2,
-        )
-    except (CDPTimeout, CDPError) as exc:
-        elapsed = asyncio.get_running_loop().time() - started
-        failure = await runaway_failure(session, exc, timeout_ms=int(timeout * 1000), elapsed_s=elapsed, what="get_dom")
-        raise failure from None
-    except CDPException:
-        raise
-    if "exceptionDetails" in result:
-        text = exception_text(result["exceptionDetails"])
-        if "querySelector" in text or "not a valid selector" in text:
-            raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"get_dom: {text}", hint="fix the CSS selector") from None
-        raise ToolFailure(ErrorCode.EVALUATION_FAILED, f"get_dom: {text}")
-    value = result.get("result", {}).get("value")
-    return value if isinstance(value, dict) else None
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    for attempt in range(_ATTEMPTS):
+        try:
+            world = await session.send(
+                "Page.createIsolatedWorld", {"frameId": frame_id, "worldName": WORLD_NAME}, timeout=5
+            )
+        except CDPError as exc:
+            raise ToolFailure(
+                ErrorCode.FRAME_NOT_FOUND,
+                f"the frame to read is gone: {exc.message}",
+                hint="call list_frames and select_frame again (frame_index 0 = main frame)",
+            ) from None
+        started = loop.time()
+        left = max(1.0, deadline - started)
+        try:
+            result = await session.send(
+                "Runtime.evaluate",
+                {
+                    "expression": expression,
+                    "contextId": world["executionContextId"],
+                    "returnByValue": True,
+                    "timeout": int(left * 1000),
+                },
+                timeout=left + 2,
+            )
+        except CDPError as exc:
+            if any(marker in exc.message for marker in _NAVIGATED) and attempt + 1 < _ATTEMPTS:
+                await asyncio.sleep(0.05 * (attempt + 1))  # the page replaced its document: read the new one
+                continue
+            if any(marker in exc.message for marker in _NAVIGATED):
+                raise ToolFailure(
+                    ErrorCode.BUSY,
+                    f"get_dom: the page replaced its document during each of {_ATTEMPTS} reads",
+                    hint="the page keeps navigating; wait_for network_idle or a text, then call get_dom again",
+                ) from None
+            failure = await runaway_failure(
+                session, exc, timeout_ms=int(left * 1000), elapsed_s=loop.time() - started, what="get_dom"
+            )
+            raise failure from None
+        except CDPTimeout as exc:
+            failure = await runaway_failure(
+                session, exc, timeout_ms=int(left * 1000), elapsed_s=loop.time() - started, what="get_dom"
+            )
+            raise failure from None
+        if "exceptionDetails" in result:
+            text = exception_text(result["exceptionDetails"])
+            if "querySelector" in text or "not a valid selector" in text:
+                raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"get_dom: {text}", hint="fix the CSS selector") from None
+            raise ToolFailure(ErrorCode.EVALUATION_FAILED, f"get_dom: {text}")
+        value = result.get("result", {}).get("value")
+        return value if isinstance(value, dict) else None
+    return None  # pragma: no cover - the loop returns or raises

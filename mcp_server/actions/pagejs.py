@@ -338,7 +338,7 @@ async def capture_png(page: Any, params: dict[str, Any], *, timeout: float) -> d
     except CDPException:
         hidden = False
     if not hidden:
-        return await page.session.send("Page.captureScreenshot", params, timeout=timeout)
+        return await _capture_unless_navigating(page, params, timeout)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + min(timeout, HIDDEN_CAPTURE_TIMEOUT)
     while (left := deadline - loop.time()) > 0:
@@ -357,3 +357,56 @@ async def capture_png(page: Any, params: dict[str, Any], *, timeout: float) -> d
         "they see), then take the screenshot again",
         stable_page_id=getattr(page, "stable_page_id", None),
     )
+
+
+#: Captures tried on a page that keeps navigating before answering BUSY.
+CAPTURE_ATTEMPTS = 3
+
+
+async def _capture_unless_navigating(page: Any, params: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """``Page.captureScreenshot``, abandoned as soon as the main frame navigates under it.
+
+    Measured: on a page that reloads every 50 ms a full-page capture got no reply for its whole
+    60 s, holding the page. A navigation replaces the document the capture waits to paint, so
+    we stop waiting at the navigation, try again on the new document, and after
+    :data:`CAPTURE_ATTEMPTS` interrupted captures answer BUSY at once.
+    """
+    session = page.session
+    main_frame = getattr(page, "target_id", None)
+    for attempt in range(CAPTURE_ATTEMPTS):
+        navigated = asyncio.Event()
+
+        def on_navigation(event: Any, navigated: asyncio.Event = navigated) -> None:
+            params_ = event.params
+            frame = params_.get("frame") or {}
+            frame_id = params_.get("frameId") or frame.get("id")
+            if frame_id == main_frame or (frame and not frame.get("parentId")):
+                navigated.set()
+
+        subscription = session.on(("Page.frameStartedLoading", "Page.frameNavigated"), on_navigation)
+        capture = asyncio.ensure_future(session.send("Page.captureScreenshot", params, timeout=timeout))
+        moved = asyncio.ensure_future(navigated.wait())
+        try:
+            await asyncio.wait({capture, moved}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            subscription.cancel()
+            moved.cancel()
+        if capture.done():
+            error = capture.exception()
+            if error is None:
+                return capture.result()
+            if not (isinstance(error, CDPError) and _between_documents(error)):
+                raise error
+            continue  # the capture met the page between two documents: try the new one
+        capture.cancel()  # Chrome may still answer it later; the reply is dropped
+        capture.add_done_callback(lambda t: t.cancelled() or t.exception())
+        await asyncio.sleep(0.1 * (attempt + 1))
+    raise ToolFailure(
+        ErrorCode.BUSY,
+        f"screenshot: the page navigated during each of {CAPTURE_ATTEMPTS} captures",
+        hint="the page keeps loading new documents; wait_for network_idle or a text, then take the screenshot",
+    )
+
+
+def _between_documents(error: CDPError) -> bool:
+    return any(marker in error.message for marker in ("Not attached to an active page", "Unable to capture"))
