@@ -18,6 +18,8 @@ SECRETS = [
     "hunter2-password",
     "sk_live_51HcD8fK2eZvKYlo2C9x8",  # an API key under a harmless-looking name
     "a8f7c6d5e4b3a2918f7e6d5c4b3a2910",  # an opaque session id
+    "482913",  # a numeric PIN: redacted whole, whatever its JSON type
+    "k2-def-key",  # a list under a secret name
 ]
 
 STORAGE_PAGE = f"""<!doctype html><title>Storage</title><script>
@@ -26,6 +28,7 @@ localStorage.setItem('theme', 'dark');
 localStorage.setItem('profile', JSON.stringify({{user: 'bob', password: '{SECRETS[3]}', visits: 12}}));
 localStorage.setItem('config', JSON.stringify({{endpoint: '/api/v2', key: '{SECRETS[4]}'}}));
 localStorage.setItem('long', 'x'.repeat(500));
+localStorage.setItem('account', JSON.stringify({{id: 7, pin: {SECRETS[6]}, apiKeys: ['{SECRETS[7]}']}}));
 sessionStorage.setItem('state', '{SECRETS[5]}');
 sessionStorage.setItem('step', '3');
 </script>"""
@@ -108,18 +111,19 @@ async def test_storage_keys_with_redacted_previews_in_a_background_tab_of_the_us
         assert _leaks(answer, text) == []
         assert answer["origin"] == http_server.base
         local = {i["key"]: i for i in answer["localStorage"]["items"]}
-        assert answer["localStorage"]["count"] == 5 and answer["sessionStorage"]["count"] == 2
+        assert answer["localStorage"]["count"] == 6 and answer["sessionStorage"]["count"] == 2
         assert local["theme"] == {"key": "theme", "preview": "dark", "length": 4}
         assert local["auth_token"]["preview"] == "[redacted]" and local["auth_token"]["length"] == len(SECRETS[2])
         assert '"user":"bob"' in local["profile"]["preview"] and "[redacted]" in local["profile"]["preview"]
         assert local["config"]["preview"].startswith('{"endpoint":"/api/v2","key":"[redacted]"')
+        assert local["account"]["preview"] == '{"id":7,"pin":"[redacted]","apiKeys":"[redacted]"}'
         assert local["long"]["length"] == 500 and local["long"]["preview"].endswith("…")
         assert len(local["long"]["preview"]) <= 61
         session = {i["key"]: i["preview"] for i in answer["sessionStorage"]["items"]}
         assert session == {"state": "[redacted]", "step": "3"}
         assert "theme = dark (4 chars)" in text and "sessionStorage (2 key(s))" in text
         # Reading changed nothing in the page.
-        assert await agent.js("localStorage.length + sessionStorage.length") == 7
+        assert await agent.js("localStorage.length + sessionStorage.length") == 8
 
 
 async def test_storage_of_a_page_without_storage(tmp_path):

@@ -9,12 +9,11 @@ the agent's context.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import UTC, datetime
 from typing import Any
 
-from cdp_core.recorders.redact import REDACTED, is_secret_field, redact_secrets_in_text, redact_tokens
+from cdp_core.recorders.redact import REDACTED, is_secret_field, redact_body, redact_tokens
 from targets.errors import ErrorCode, ToolFailure
 
 from ..context import ToolContext
@@ -117,13 +116,9 @@ def value_preview(key: str, value: str, length: int) -> str:
     """A short, redacted preview of a storage value (the whole read value is redacted before it is cut)."""
     if is_secret_field(key):
         return REDACTED
-    text = value
-    if text[:1] in ("{", "["):
-        try:
-            text = json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
-        except ValueError:
-            pass  # cut JSON (longer than we read): the text patterns below still apply
-    text = redact_tokens(redact_secrets_in_text(text))
+    # Parsed when it parses (JSON, a form): secret values go whole, whatever their type; cut JSON
+    # (longer than we read) falls back to the text patterns.
+    text = redact_tokens(redact_body(value))
     unterminated = _OPEN_PAIR.search(text)
     if unterminated is not None and is_secret_field(unterminated.group(2)):
         text = text[: unterminated.end(3)] + REDACTED  # its closing quote was beyond what we read
