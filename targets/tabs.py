@@ -163,6 +163,8 @@ class TabActions:
                     "New tabs are only opened in the internal browser, never in your Chrome.",
                     hint="Call use_launch_browser first, or open the tab in Chrome yourself and call list_pages.",
                 )
+            if url:
+                self._check_policy(url, local_only=True)  # before a tab opens in the user's Chrome
             cdp = await self._active(launch_if_needed=False)
             assert isinstance(cdp, CdpTarget)
             try:

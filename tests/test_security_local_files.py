@@ -150,3 +150,69 @@ async def attached(tmp_path: Path, fresh_chromium, start_page) -> AsyncIterator[
 async def test_the_users_chrome_gets_the_same_rule(attached, start_page, local_files, tmp_path):
     for url in ("view-source:file:///etc/passwd", local_files["outside"].as_uri(), "chrome://version"):
         await _assert_refused_and_unchanged(attached, url, start_page)
+
+
+async def test_new_page_refuses_what_navigate_refuses(tmp_path, start_page, local_files):
+    manager, server = build_app(Settings(artifact_dir=str(tmp_path / "artifacts")))
+    try:
+        async with Client(server) as client:
+            is_error, sc, _ = await _call(client, "navigate", url=start_page)
+            assert not is_error, sc
+            _, before, _ = await _call(client, "list_pages")
+            for url in ("view-source:file:///etc/passwd", local_files["outside"].as_uri(), "chrome://version"):
+                is_error, sc, text = await _call(client, "new_page", url=url)
+                assert is_error and sc["code"] == "BLOCKED_BY_POLICY", (url, sc)
+                assert MARK not in text
+            _, after, _ = await _call(client, "list_pages")
+            assert len(after["pages"]) == len(before["pages"])  # no tab was opened for a refused URL
+            _, page, _ = await _call(client, "get_current_page")
+            assert page["page"]["url"] == start_page
+    finally:
+        await manager.close()
+
+
+async def test_history_cannot_walk_back_into_a_local_file_of_the_users_chrome(
+    tmp_path, fresh_chromium, start_page, local_files
+):
+    """The user opened a local file, then the app, in one tab: go_back would show the file to the agent."""
+    import anyio
+    from faults_util import UserTabs
+
+    import cdp_core
+
+    secret = tmp_path / "notes.html"
+    secret.write_text(f"<title>Notes</title><p>{MARK}-history</p>")
+    user = UserTabs(fresh_chromium.http_url)
+    tab = await user.open(secret.as_uri())
+    async with cdp_core.connect(fresh_chromium.http_url) as browser:
+        session = await browser.attach(tab)
+        await session.send("Page.navigate", {"url": start_page})
+        with anyio.fail_after(15):
+            while True:
+                where = {"expression": "location.href + ' ' + document.readyState", "returnByValue": True}
+                reply = await session.send("Runtime.evaluate", where)
+                if reply["result"]["value"] == f"{start_page} complete":
+                    break
+                await anyio.sleep(0.05)
+        await session.detach()
+    manager, server = build_app(Settings(artifact_dir=str(tmp_path / "artifacts")))
+    try:
+        async with Client(server) as client:
+            is_error, sc, _ = await _call(client, "attach_cdp", cdp_url=fresh_chromium.http_url)
+            assert not is_error, sc
+            is_error, sc, _ = await _call(client, "select_page", url_contains="/local-files/start.html")
+            assert not is_error, sc
+            is_error, sc, text = await _call(client, "go_back")
+            assert is_error and sc["code"] == "BLOCKED_BY_POLICY", sc
+            assert MARK not in text
+            _, page, _ = await _call(client, "get_current_page")
+            assert page["page"]["url"] == start_page
+            _, _, dom = await _call(client, "get_dom")
+            assert MARK not in dom
+            # Nor can the agent open the file in a new tab of the user's Chrome: refused before a tab opens.
+            tabs = len(await cdp_core.list_targets(fresh_chromium.http_url))
+            is_error, sc, _ = await _call(client, "new_page", url=secret.as_uri())
+            assert is_error and sc["code"] == "BLOCKED_BY_POLICY", sc
+            assert len(await cdp_core.list_targets(fresh_chromium.http_url)) == tabs
+    finally:
+        await manager.close()

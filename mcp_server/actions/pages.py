@@ -92,13 +92,15 @@ async def reload(ctx: ToolContext, args: ReloadArgs) -> ActionResult:
 @action(S, "new_page", NewPageArgs, lock="state")
 async def new_page(ctx: ToolContext, args: NewPageArgs) -> ActionResult:
     """Open a tab (in the user's Chrome too), select it, and load url if given."""
+    before = ctx.manager.last_selected_page()  # a URL the policy refuses opens no tab at all
     try:
         page = await ctx.manager.new_page(
             args.url, background=args.background, explicit=True, wait_until=args.wait_until, timeout_ms=args.timeout_ms
         )
     except ToolFailure as exc:
         opened = ctx.manager.last_selected_page()
-        if args.url and opened is not None and not opened.closed and opened.url in ("about:blank", ""):
+        new_tab = opened is not None and opened is not before
+        if args.url and new_tab and opened is not None and not opened.closed and opened.url in ("about:blank", ""):
             # The tab is open (and selected) but the URL did not load: say which tab it is.
             exc.details.setdefault("stable_page_id", opened.stable_page_id)
             exc.message += f" (the new tab {opened.stable_page_id} stays open on about:blank)"
