@@ -19,8 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from mcp_http import running_http_server, server_env
 
+from mcp_server import quickstart
+from mcp_server.cli import build_app
+from mcp_server.settings import Settings
 from mcp_server.stdio_guard import request_id
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,14 +49,15 @@ HUGE_INT = "9" * 5000
 
 
 class StdioPeer:
-    def __init__(self, artifacts: Path) -> None:
+    def __init__(self, artifacts: Path, *, quick: bool = False, log: Path | None = None) -> None:
+        self.log = open(log, "wb") if log is not None else subprocess.DEVNULL  # noqa: SIM115 - closed in close()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "mcp_server.cli"],
+            [sys.executable, "-m", "mcp_server.cli", "--log-level", "INFO"],
             cwd=str(ROOT),
-            env=server_env(artifacts),
+            env=server_env(artifacts, MCP_QUICKSTART="1" if quick else "0"),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=self.log,
         )
         self.answers: dict[Any, dict[str, Any]] = {}
 
@@ -80,6 +85,8 @@ class StdioPeer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        if self.log is not subprocess.DEVNULL:
+            self.log.close()
 
 
 def test_request_ids_are_read_from_the_top_level_only():
@@ -89,8 +96,26 @@ def test_request_ids_are_read_from_the_top_level_only():
     assert request_id(_call(12, DEEP)) == 12 and request_id('{"id": -4 , "x": 1}') == -4
 
 
-def test_hostile_messages_are_answered_over_stdio_and_the_server_goes_on(tmp_path: Path):
-    peer = StdioPeer(tmp_path / "artifacts")
+@pytest.fixture
+async def handshake_recorded(tmp_path: Path) -> None:
+    """The quick start's cache for the default toolset (what an ordinary start records after 1 s)."""
+    key = quickstart.fingerprint("")
+    if quickstart.load(key) is None:
+        manager, server = build_app(Settings(artifact_dir=str(tmp_path / "rec")))
+        try:
+            await quickstart.record(server, key)
+        finally:
+            await manager.close()
+    assert quickstart.load(key) is not None
+
+
+@pytest.mark.parametrize("quick", [False, True], ids=["sdk-start", "quick-start"])
+async def test_hostile_messages_are_answered_over_stdio_and_the_server_goes_on(
+    tmp_path: Path, quick: bool, handshake_recorded: None
+):
+    """Both ways the server serves stdio: the SDK's start and the quick start's hand-over."""
+    log = tmp_path / "stderr.log"
+    peer = StdioPeer(tmp_path / "artifacts", quick=quick, log=log)
     try:
         peer.send(json.dumps(INIT))
         assert "result" in peer.answer(1)
@@ -112,6 +137,7 @@ def test_hostile_messages_are_answered_over_stdio_and_the_server_goes_on(tmp_pat
         assert not ok["isError"] and ok["structuredContent"]["status"] == "ok"
     finally:
         peer.close()
+    assert ("answered the handshake from the recorded answers" in log.read_text()) is quick
     audit = [json.loads(line) for line in (tmp_path / "artifacts" / "audit.jsonl").read_text().splitlines()]
     refused = [e for e in audit if e.get("errorCode") == "INVALID_ARGUMENT"]
     assert len(refused) >= 5 and any(e["tool"] == "browser_session" for e in refused)
