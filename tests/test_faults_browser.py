@@ -35,7 +35,9 @@ async def _old_entries_readable(agent, name: str) -> None:
     console = await agent.s("console_list")
     assert f"live {name}" in [e["text"] for e in console["entries"]] and console["pageClosed"] is True
     network = await agent.s("network_list", url_contains=f"from={name}")
-    assert len(network["entries"]) == 1 and network["entries"][0]["status"] == 200
+    # The tab's own fetch of the same URL may still be on its way at attach (a loaded machine): 1 or 2.
+    statuses = [e["status"] for e in network["entries"]]
+    assert 1 <= len(statuses) <= 2 and set(statuses) == {200}, network
     assert network["pageClosed"] is True
 
 
