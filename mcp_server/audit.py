@@ -32,8 +32,8 @@ from cdp_core.recorders.redact import REDACTED, is_secret_field, redact_secrets_
 
 __all__ = ["AuditLog", "redact_arguments", "flush_all", "MAX_LINE_BYTES", "REFUSED_CODES"]
 
-#: Arguments that carry what the agent types into the page: kept as a length only, at any depth (fill_form's ``fields``),
-#: since a fill into a password field looks like any other fill from here.
+#: Arguments that carry what the agent types into the page: kept as a length only, at any
+#: depth (fill_form's ``fields``), since a fill into a password field looks like any other fill.
 _TYPED_VALUE_KEYS = frozenset({"value", "text", "prompt_text", "values"})
 #: Arguments that are JavaScript: kept, with secret-looking literals masked.
 _SCRIPT_KEYS = frozenset({"expression", "predicate", "function"})
