@@ -87,6 +87,9 @@ def test_the_wheel_carries_types_skill_plugin_and_both_commands(wheel: Path) -> 
         names = set(zf.namelist())
         (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
         entries = zf.read(entry_points).decode()
+        (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        classifiers = re.findall(r"^Classifier: (.+)$", zf.read(metadata).decode(), re.M)
+    assert {"Typing :: Typed", "Framework :: Pytest"} <= set(classifiers), classifiers
     assert "cdp_core/py.typed" in names
     assert "mcp_server/skills/mcp-browser-automation/SKILL.md" in names
     assert "mcp_server/skills/mcp-browser-automation/references/test-patterns.md" in names
