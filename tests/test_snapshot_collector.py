@@ -244,9 +244,7 @@ async def test_page_scripts_and_csp_cannot_disturb_the_collector(chromium, http_
     assert re.search(UID + ' button "Vai"', text) and re.search(UID + ' error "Campo obbligatorio"', text)
 
 
-async def test_a_frame_the_collector_cannot_read_comes_from_the_accessibility_tree(
-    chromium, http_server, monkeypatch
-):
+async def test_a_frame_the_collector_cannot_read_comes_from_the_accessibility_tree(chromium, http_server, monkeypatch):
     monkeypatch.setattr(snapshot_collector, "_SOURCE", "throw new Error('collector broken')")
     async with open_tab(chromium) as (_, page):
         await load(page, http_server.url("/snapshot/form.html"))
@@ -302,3 +300,44 @@ async def test_closed_shadow_roots_need_the_accessibility_tree_engine(chromium, 
             await manager.close()
     assert 'button "Fuori"' in texts["page"] and "Dentro" not in texts["page"]
     assert 'button "Fuori"' in texts["ax"] and 'button "Dentro"' in texts["ax"]
+
+
+async def test_what_leaves_the_page_is_bounded_whatever_the_page_holds(chromium, http_server):
+    """A 3 MB text node, a 1 MB aria-label, a 1 MB title and a long URL: each field leaves the page cut.
+
+    The server shows a few hundred characters of each; before the bound the collector sent them
+    whole and the server held several copies (a 60 MB page took it past 500 MiB).
+    """
+    big = "lorem ipsum dolor sit amet " * (3 * 1024 * 1024 // 27)
+    html = (
+        f"<title>{'T' * 1_000_000}</title><pre>{big}</pre>"
+        f'<button aria-label="{"L" * 1_000_000}">x</button>'
+        f"<select><option>{'O' * 1_000_000}</option></select>"
+    )
+    http_server.route("/collector/huge.html", Reply(200, html))
+    async with open_tab(chromium) as (_, page):
+        await load(page, http_server.url("/collector/huge.html") + "#" + "u" * 500_000)
+        tree = (await page.send("Page.getFrameTree"))["frameTree"]["frame"]
+        registry = UidRegistry()
+        frame = registry.update_frame(
+            tree["id"], tree["loaderId"], url=tree["url"], name="", session=page, parent_id=None
+        )
+        context_id = await isolated_world(frame)
+        result = await page.send(
+            "Runtime.evaluate",
+            {
+                "expression": '__mcpSnapshot.snapshot({"maxOptions": 12})',
+                "contextId": context_id,
+                "returnByValue": True,
+            },
+        )
+        raw = result["result"]["value"]
+        snap = await take_snapshot(page, UidRegistry(), SnapshotOptions())
+    assert len(raw) < 40_000, len(raw)  # every field at most 2,000 characters
+    out = json.loads(raw)
+    assert out["title"].startswith("TTT") and out["title"].endswith("…") and out["url"].endswith("…")
+    texts = [line["n"] for line in out["lines"] if line.get("r") == "text"]
+    assert texts and texts[0].startswith("lorem ipsum") and texts[0].endswith("…")
+    # What the user reads is the same as before: the text line, the button, the option, cut for display.
+    shown = snap.text()
+    assert "lorem ipsum" in shown and "LLLL" in shown and "OOOO" in shown

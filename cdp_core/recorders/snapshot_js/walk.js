@@ -231,7 +231,33 @@ function snapshot(opts) {
   }
   styleCache.clear();
   tableKind.clear();
-  return JSON.stringify({ title: document.title, url: location.href, lines, omitted, gone: goneKeys() });
+  for (const line of lines) boundFields(line);
+  return JSON.stringify({
+    title: bounded(document.title),
+    url: bounded(location.href),
+    lines,
+    omitted,
+    gone: goneKeys(),
+  });
+}
+
+// Longest string a line field carries out of the page. The server shows at most a few hundred
+// characters of any of them; without this bound a 60 MB text node (or aria-label, or URL) came
+// out whole and the server held several copies of it (issue 16: memory bounds of big reads).
+const MAX_FIELD_CHARS = 2000;
+
+function bounded(s) {
+  return typeof s === "string" && s.length > MAX_FIELD_CHARS ? s.slice(0, MAX_FIELD_CHARS) + "\u2026" : s;
+}
+
+function boundFields(obj) {
+  for (const key of Object.keys(obj)) {
+    const value = obj[key];
+    if (typeof value === "string") obj[key] = bounded(value);
+    else if (Array.isArray(value)) {
+      for (const item of value) if (item && typeof item === "object") boundFields(item);
+    }
+  }
 }
 
 /** The key of the frame owner element ``el`` (an <iframe>), for stitching frames together. */
