@@ -2,7 +2,9 @@
 
 An ok answer is ``content`` (the handler's short text, plus images when asked) and a
 ``structuredContent`` holding the action's data beside ``schemaVersion``, ``status`` and
-``message`` (and ``adapter`` for calls through a condensed tool). An error is ``isError: true``
+``message`` (and ``adapter`` for calls through a condensed tool), passed through
+:func:`mcp_server.lean.lean` (no nulls, falses or empty lists: absent means none). The data may
+carry ``hint`` (the next step), as errors do. An error is ``isError: true``
 with a text saying what went wrong and what to do next, and ``{status: "error", code, message,
 hint?, ...details}``. Unexpected exceptions become ``INTERNAL_ERROR``: the server keeps running.
 """
@@ -19,6 +21,7 @@ from pydantic_core import to_jsonable_python
 from cdp_core.errors import CDPError, CDPTimeout, ConnectionClosed, DiscoveryError, SessionClosed
 from targets.errors import ErrorCode, ToolFailure
 
+from .lean import lean
 from .registry import ActionResult
 from .schema import ENVELOPE_KEYS, SCHEMA_VERSION
 
@@ -32,16 +35,20 @@ def _jsonable(value: Any) -> Any:
     return to_jsonable_python(value, fallback=str)
 
 
+#: envelope keys an ok answer's data may not use (``hint`` it may: the next step, as in errors)
+_OK_RESERVED = tuple(key for key in ENVELOPE_KEYS if key != "hint")
+
+
 def ok_result(result: ActionResult, adapter: dict[str, Any] | None) -> types.CallToolResult:
-    data = _jsonable(result.data) or {}
-    clashes = [key for key in ENVELOPE_KEYS if key in data]
+    data = _jsonable(lean(result.data)) or {}
+    clashes = [key for key in _OK_RESERVED if key in data]
     for key in clashes:
         # Envelope keys win; keep the action's value under a prefixed key rather than lose it.
         data[f"data_{key}"] = data.pop(key)
     message = summary(result.text)
     structured: dict[str, Any] = {"schemaVersion": SCHEMA_VERSION, "status": result.status, "message": message, **data}
     if adapter is not None:
-        structured["adapter"] = adapter
+        structured["adapter"] = lean(adapter)
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.text)]
     for b64, mime in result.images:
         content.append(types.ImageContent(type="image", data=b64, mime_type=mime))
@@ -61,7 +68,7 @@ def summary(text: str) -> str:
 
 
 def error_result(failure: ToolFailure, adapter: dict[str, Any] | None) -> types.CallToolResult:
-    details = _jsonable(failure.details) or {}
+    details = _jsonable(lean(failure.details)) or {}
     structured: dict[str, Any] = {
         **{k: v for k, v in details.items() if k not in ENVELOPE_KEYS},
         "schemaVersion": SCHEMA_VERSION,
@@ -72,7 +79,7 @@ def error_result(failure: ToolFailure, adapter: dict[str, Any] | None) -> types.
     if failure.hint:
         structured["hint"] = failure.hint
     if adapter is not None:
-        structured["adapter"] = adapter
+        structured["adapter"] = lean(adapter)
     text = f"Error {failure.code}: {failure.message}"
     if failure.hint:
         text += f"\nNext: {failure.hint}"

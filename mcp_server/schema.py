@@ -156,9 +156,26 @@ class Envelope(BaseModel):
     adapter: Adapter | None = None
 
 
+def _relax(node: Any) -> Any:
+    """Drop from every ``required`` the keys the lean pass may remove (null/false/empty values)."""
+    if isinstance(node, list):
+        return [_relax(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _relax(value) for key, value in node.items()}
+    props = out.get("properties")
+    if isinstance(out.get("required"), list) and isinstance(props, dict):
+        required = [name for name in out["required"] if not _droppable(props.get(name, {}))]
+        if required:
+            out["required"] = required
+        else:
+            out.pop("required")
+    return out
+
+
 def _output(model: type[BaseModel]) -> dict[str, Any]:
     raw = model.model_json_schema()
-    schema = _inline(raw, raw.get("$defs", {}), keep_null=True)
+    schema = _relax(_inline(raw, raw.get("$defs", {}), keep_null=True))
     for name, prop in schema.get("properties", {}).items():
         # A key that is absent is not null on the wire: optional envelope keys are plain types.
         if name in ("code", "hint", "adapter"):
@@ -184,7 +201,21 @@ def output_schema(result: type[BaseModel] | None = None, *, adapter: bool = True
     schema["then"] = {"required": ["code"]}
     if result is not None:
         extra = _output(result)
-        schema["properties"] = {**extra.get("properties", {}), **schema["properties"]}
+        props = extra.get("properties", {})
+        schema["properties"] = {**props, **schema["properties"]}
         if extra.get("required"):
             schema["else"] = {"required": extra["required"]}
     return schema
+
+
+_DROPPABLE_TYPES = {"null", "boolean", "array", "object"}
+
+
+def _droppable(prop: dict[str, Any]) -> bool:
+    """Whether :func:`mcp_server.lean.lean` may remove a value of this schema (null/false/empty)."""
+    kinds = prop.get("type")
+    if kinds is None:
+        alternatives = prop.get("anyOf") or prop.get("oneOf")
+        return alternatives is None or any(_droppable(alt) for alt in alternatives)
+    kinds = {kinds} if isinstance(kinds, str) else set(kinds)
+    return bool(kinds & _DROPPABLE_TYPES)

@@ -149,7 +149,7 @@ class Harness:
     def pages(self) -> list[tuple[Any, ...]]:
         result = self.call("browser_session", {"action": "list_pages"})
         pages = result.structured_content["pages"]
-        return [(p["stable_page_id"], p["selected"], p["url"], p["closed"]) for p in pages]
+        return [(p["stable_page_id"], p.get("selected", False), p["url"], p.get("closed", False)) for p in pages]
 
     def frame(self) -> Any:
         frames = self.call("browser_session", {"action": "list_frames"}).structured_content

@@ -47,7 +47,7 @@ async def test_evaluate_disabled_refuses_agent_javascript(tmp_path: Path, http_s
             assert ran["result"]["value"] == "undefined"
 
             caps = (await client.call_tool("browser_session", {"action": "get_capabilities"})).structured_content
-            assert caps["settings"]["evaluateEnabled"] is False
+            assert caps["settings"].get("evaluateEnabled", False) is False
             for action, args in (
                 ("wait_for", {"text": "ready", "timeout_ms": 5000}),
                 ("snapshot", {}),

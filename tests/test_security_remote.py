@@ -74,7 +74,7 @@ async def test_non_loopback_cdp_urls_are_refused_before_any_connection(session, 
             assert result.is_error and sc["code"] == "NOT_ALLOWED", (url, sc)
             assert "ALLOW_REMOTE_CDP" in sc["hint"]
         status = await client.call_tool("browser_session", {"action": "get_browser_status"})
-        assert status.structured_content["browser"]["activeTarget"] is None
+        assert status.structured_content["browser"].get("activeTarget") is None
     assert netwatch.attempts == []
 
 

@@ -91,7 +91,7 @@ async def test_seed_form_fill_select_and_click_save(client, save_api):
     assert "POST" in text_of(result) and "/snapshot/api/save" in text_of(result)
     # the network store has it too, with the filled values in the body
     result, sc = await session(client, "network_list", url_contains="/snapshot/api/save")
-    assert len(sc["entries"]) == 1 and sc["entries"][0]["status"] == 422
+    assert len(sc.get("entries", [])) == 1 and sc.get("entries", [])[0]["status"] == 422
     body = next(r for r in save_api.requests if r.path == "/snapshot/api/save").body.decode()
     assert "provincia=MI" in body and "ACME+SPA" in body
 
@@ -147,7 +147,7 @@ async def test_iframe_inputs_are_fillable(client, http_server):
     await session(client, "navigate", url=http_server.url("/snapshot/mixed.html"))
     text, sc = await snap(client)
     via = uid_of(text, r'textbox "Via" value=""')
-    assert next(line for line in sc["lines"] if line["uid"] == via)["frame"] == "f1"
+    assert next(line for line in sc["lines"] if line.get("uid") == via)["frame"] == "f1"
     result, sc = await interact(client, "fill_uid", uid=via, value="Via Roma 1")
     assert not result.is_error, sc
     text, _ = await snap(client, frame="f1")

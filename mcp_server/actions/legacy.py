@@ -21,6 +21,7 @@ from targets.errors import ErrorCode, ToolFailure
 
 from ..context import ToolContext
 from ..input.frames import main_world
+from ..lean import Keep
 from ..registry import ActionArgs, ActionResult, action
 from .file_reader import read_text_prefix
 from .pagejs import (
@@ -342,7 +343,7 @@ async def evaluate_js(ctx: ToolContext, args: EvaluateArgs) -> ActionResult:
         data.update(preview=preview, path=str(path), length=len(rendered))
         text = f"{preview}\n[truncated: {len(rendered)} chars; full result in {path}]"
     else:
-        data["result"] = value
+        data["result"] = Keep(value)  # the page's value: its null, false and [] are the answer
         text = rendered
     return ActionResult(text=text, data=data)
 

@@ -1,0 +1,166 @@
+"""Lean answers: the shape rules every action's ``structuredContent`` follows.
+
+Why: Claude Code and Codex hand the model ``JSON(structuredContent)`` and drop the text, other
+clients pass only the text. Both renderings are what the model reads, so the JSON must say
+what the text says at about the text's size (at most 1.3x its characters + 400), not carry
+nulls, empty lists, ISO timestamps and the page URL once per entry.
+
+The rules (see COORDINATION.md, "Lean answer mechanism"):
+
+- :func:`lean` runs on every ok answer (``envelope.ok_result``): keys whose value is ``None``,
+  ``False``, ``[]`` or ``{}`` are dropped, recursively. Absent means null / false / empty.
+  ``0`` and ``""`` are data and stay. Items of a list are never dropped (positions matter).
+  Wrap a value in :class:`Keep` to pass it through untouched (page data such as an
+  ``evaluate_js`` result, where ``null`` or ``false`` is the answer).
+- A list that can grow (console, requests, snapshot lines, tabs, elements) is written as rows
+  (:func:`rows`): ``{"columns": ["id", "type", "text"], "entries": [[1, "log", "hi"], ...]}``.
+  A row holds its columns' values in order (trailing missing ones left out, ``null`` only as a
+  placeholder before a later value) and ends with an object of its other, sparse keys when it
+  has any (``[7, "error", "boom", {"at": "/app.js:3"}]``). Keys repeated once per entry are what
+  made lists 5x their text; rows cost about what the text line costs.
+- What repeats across a list's entries is said once at the list level (:func:`hoist`): the
+  page, the frame, ``capturedSince``; an entry carries the key only where it differs.
+- URLs on the page's origin are written as paths (:func:`short_url`); times inside a list are
+  milliseconds relative to the list's ``capturedSince`` (:func:`ms_since`).
+- Handlers also leave out default values themselves (``method`` GET, console type ``log``):
+  only the handler knows what its defaults are.
+
+``*_get`` actions and saved files keep the full records.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel
+
+__all__ = ["Keep", "lean", "rows", "hoist", "short_url", "ms_since", "epoch_of", "MISSING"]
+
+
+@dataclass(frozen=True, slots=True)
+class Keep:
+    """A value the lean pass must not touch (its nulls, falses and empty lists are data)."""
+
+    value: Any
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+def _dropped(value: Any) -> bool:
+    return value is None or value is False or (isinstance(value, (list, tuple, dict)) and not value)
+
+
+def lean(value: Any) -> Any:
+    """``value`` without null / false / empty entries in its dicts, recursively (see the module doc)."""
+    if isinstance(value, Keep):
+        return value.value
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if isinstance(item, Keep):
+                out[key] = item.value
+                continue
+            item = lean(item)
+            if not _dropped(item):
+                out[key] = item
+        return out
+    if isinstance(value, (list, tuple)):
+        return [lean(item) for item in value]
+    return value
+
+
+def rows(entries: Iterable[dict[str, Any]], columns: Sequence[str]) -> list[list[Any]]:
+    """Each entry as ``[values of columns..., {other keys}]`` (see the module doc).
+
+    Put ``"columns": list(columns)`` next to the rows, once. Missing trailing values are left
+    out; the object of other keys (leaned) comes last and only when not empty. Column values
+    are scalars, so an object in a row is always "the rest".
+    """
+    out: list[list[Any]] = []
+    wanted = set(columns)
+    for entry in entries:
+        row = [entry.get(name) for name in columns]
+        while row and _dropped(row[-1]):
+            row.pop()
+        rest = lean({k: v for k, v in entry.items() if k not in wanted})
+        if rest:
+            row.append(rest)
+        out.append(row)
+    return out
+
+
+def hoist(entries: Iterable[dict[str, Any]], key: str, value: Any = MISSING) -> Any:
+    """Say ``key`` once: drop it from every entry where it equals ``value``; return ``value``.
+
+    Without ``value`` the most common one is hoisted. The caller puts the returned value at the
+    list level (``{"page": hoist(entries, "page"), "entries": entries}``); entries that differ
+    (a request of the previous document) keep their own key, which is exactly the label the
+    model needs.
+    """
+    entries = list(entries)
+    if value is MISSING:
+        counts = Counter(repr(e[key]) for e in entries if key in e)
+        if not counts:
+            return None
+        wanted = counts.most_common(1)[0][0]
+        value = next(e[key] for e in entries if key in e and repr(e[key]) == wanted)
+    for entry in entries:
+        if key in entry and entry[key] == value:
+            del entry[key]
+    return value
+
+
+def short_url(url: str | None, base: str | None) -> str:
+    """``url`` as a path when it is on ``base``'s origin (``/api/save?id=3``), else unchanged.
+
+    The list says its page URL once; every URL on that origin then costs only its path.
+    """
+    if not url:
+        return ""
+    if not base:
+        return url
+    try:
+        u, b = urlsplit(url), urlsplit(base)
+    except ValueError:
+        return url
+    if not u.scheme or u.scheme not in ("http", "https") or (u.scheme, u.netloc) != (b.scheme, b.netloc):
+        return url
+    path = u.path or "/"
+    if u.query:
+        path += "?" + u.query
+    if u.fragment:
+        path += "#" + u.fragment
+    return path
+
+
+def epoch_of(stamp: str | float | None) -> float | None:
+    """Seconds since the epoch from an ISO-8601 string (``...Z``) or a number; None when unknown."""
+    if stamp is None:
+        return None
+    if isinstance(stamp, (int, float)):
+        return float(stamp)
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def ms_since(stamp: str | float | None, origin: str | float | None) -> int | None:
+    """Whole milliseconds from ``origin`` (the list's ``capturedSince``) to ``stamp``."""
+    a, b = epoch_of(stamp), epoch_of(origin)
+    if a is None or b is None:
+        return None
+    return round((a - b) * 1000)

@@ -1,0 +1,82 @@
+"""Checks every action's answer must pass: the two renderings say the same, at about the same size.
+
+Use from any test that drives an action through a real MCP client::
+
+    from lean_util import assert_lean, assert_carries
+
+    result = await client.call_tool("browser_session", {"action": "console_list"})
+    sc = assert_lean(result)                      # the 1.3x(+400) bound, no nulls / empties
+    assert_carries(result, "#3", "save failed")   # what the text says is in the JSON too
+
+The bound (COORDINATION.md, "Lean answer mechanism"): the compact JSON of structuredContent
+(``json.dumps(sc, separators=(",", ":"), ensure_ascii=False)``) is at most 1.3x the text's
+characters + 400.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["FACTOR", "SLACK", "assert_lean", "assert_carries", "structured_json", "answer_text", "empties"]
+
+FACTOR = 1.3
+SLACK = 400
+
+
+def answer_text(result: Any) -> str:
+    """The text content blocks, as a text-only client shows them to the model."""
+    return "\n".join(getattr(block, "text", "") for block in result.content if getattr(block, "type", "") == "text")
+
+
+def structured_json(result: Any) -> str:
+    """``JSON(structuredContent)`` as Claude Code / Codex hand it to the model (compact)."""
+    return json.dumps(result.structured_content, separators=(",", ":"), ensure_ascii=False)
+
+
+def empties(value: Any, path: str = "$", skip: tuple[str, ...] = ()) -> list[str]:
+    """Paths of null / false / empty values under dict keys (what the lean pass removes)."""
+    found: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{path}.{key}"
+            if where in skip:
+                continue
+            if item is None or item is False or (isinstance(item, (list, dict)) and not item):
+                found.append(where)
+            else:
+                found += empties(item, where, skip)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found += empties(item, f"{path}[{i}]", skip)
+    return found
+
+
+def assert_lean(result: Any, *, verbatim: tuple[str, ...] = (), factor: float = FACTOR, slack: int = SLACK) -> dict:
+    """Assert the answer's JSON is within ``factor`` x text + ``slack`` chars and has no null/empty keys.
+
+    ``verbatim``: JSON paths (``$.result``) of page data kept as is (``Keep``). Returns the
+    structuredContent.
+    """
+    assert result.structured_content is not None, "no structuredContent"
+    text, js = answer_text(result), structured_json(result)
+    limit = factor * len(text) + slack
+    assert len(js) <= limit, (
+        f"structuredContent is {len(js)} chars, over {factor}x the text ({len(text)} chars) + {slack} = {limit:.0f}"
+        f"\n--- text ---\n{text[:2000]}\n--- json ---\n{js[:2000]}"
+    )
+    found = empties(result.structured_content, skip=verbatim)
+    assert not found, f"null/false/empty values in structuredContent: {found[:10]}"
+    return result.structured_content
+
+
+def assert_carries(result: Any, *needles: Any) -> None:
+    """Each needle (str or number) appears in the text and in the JSON answer."""
+    text, js = answer_text(result), structured_json(result)
+    for needle in needles:
+        if isinstance(needle, str):
+            in_json = needle in js or json.dumps(needle, ensure_ascii=False)[1:-1] in js
+        else:
+            in_json = str(needle) in js
+        assert str(needle) in text, f"{needle!r} missing from the text:\n{text[:1500]}"
+        assert in_json, f"{needle!r} missing from structuredContent:\n{js[:1500]}"
