@@ -27,6 +27,7 @@ from ..context import ToolContext
 from ..dialogs import DialogWatch, dialog_watch, require_no_dialog
 from ..dialogs import public_dialog as _public_dialog
 from ..followup import Followup, _main_loader, describe_followup
+from ..lean import Keep
 from ..registry import ActionArgs, ActionResult, action
 from ..safe_regex import MAX_PATTERN_CHARS, compile_pattern, search
 
@@ -296,7 +297,8 @@ async def wait_for(ctx: ToolContext, args: WaitForArgs) -> ActionResult:
                     ok = (now - idle_since) * 1000 >= args.idle_ms
         waited = round((loop.time() - started) * 1000)
         if ok:
-            return ActionResult(text=f"condition met after {waited} ms", data={"waitedMs": waited, "state": last})
+            # what the page showed: its false and null values are the observation, not empty fields
+            return ActionResult(text=f"condition met after {waited} ms", data={"waitedMs": waited, "state": Keep(last)})
         if loop.time() >= deadline:
             if cut:
                 return _still_waiting(args, waited, last, condition)
@@ -319,7 +321,12 @@ def _still_waiting(args: WaitForArgs, waited_ms: int, last: dict[str, Any], cond
     )
     return ActionResult(
         text=text,
-        data={"waitedMs": waited_ms, "state": last, "remainingMs": left_ms, "continueWith": {"timeout_ms": left_ms}},
+        data={
+            "waitedMs": waited_ms,
+            "state": Keep(last),
+            "remainingMs": left_ms,
+            "continueWith": {"timeout_ms": left_ms},
+        },
         status="waiting",
     )
 
