@@ -28,19 +28,27 @@ __all__ = ["install", "network_of", "console_of", "recorders_for"]
 
 MiB = 1024 * 1024
 _DEFAULTS: dict[str, Any] = {
-    "network_max_entries": 300,
+    "network_max_entries": None,
+    "network_buffer_bytes": 32 * MiB,
     "network_preview_bytes": 2048,
     "network_redact_headers": list(DEFAULT_REDACT_HEADERS),
     "network_body_max_bytes": 5 * MiB,
     "network_eager_body_max_bytes": 1 * MiB,
     "network_eager_body_budget": 64 * MiB,
-    "console_max_entries": 300,
+    "console_max_entries": None,
+    "console_buffer_bytes": 16 * MiB,
 }
 
 
 def _setting(settings: Any, name: str) -> Any:
     value = getattr(settings, name, None)
     return _DEFAULTS[name] if value is None else value
+
+
+def _cap(settings: Any, name: str) -> int | None:
+    """An explicit entry cap (NETWORK_MAX_ENTRIES / CONSOLE_MAX_ENTRIES); None leaves only the byte budget."""
+    value = getattr(settings, name, None)
+    return int(value) if value else None
 
 
 def recorders_for(page: PageHandle, settings: Any) -> tuple[NetworkRecorder, ConsoleRecorder]:
@@ -54,7 +62,8 @@ def recorders_for(page: PageHandle, settings: Any) -> tuple[NetworkRecorder, Con
     page.data["capture_owner"] = page
     if network is None:
         network = NetworkRecorder(
-            max_entries=_setting(settings, "network_max_entries"),
+            max_entries=_cap(settings, "network_max_entries"),
+            max_bytes=_setting(settings, "network_buffer_bytes"),
             preview_bytes=_setting(settings, "network_preview_bytes"),
             redact_headers=_setting(settings, "network_redact_headers"),
             body_max_bytes=_setting(settings, "network_body_max_bytes"),
@@ -66,7 +75,8 @@ def recorders_for(page: PageHandle, settings: Any) -> tuple[NetworkRecorder, Con
     console = page.data.get("console")
     if console is None:
         console = ConsoleRecorder(
-            max_entries=_setting(settings, "console_max_entries"),
+            max_entries=_cap(settings, "console_max_entries"),
+            max_bytes=_setting(settings, "console_buffer_bytes"),
             preview_chars=_setting(settings, "network_preview_bytes") or 2048,
             page_url=lambda: page.url,
         )

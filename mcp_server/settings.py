@@ -36,12 +36,14 @@ ENV_NAMES: dict[str, str] = {
     "block_media": "BLOCK_MEDIA",
     "artifact_dir": "MCP_ARTIFACT_DIR",
     "network_max_entries": "NETWORK_MAX_ENTRIES",
+    "network_buffer_bytes": "NETWORK_BUFFER_BYTES",
     "network_preview_bytes": "NETWORK_PREVIEW_BYTES",
     "network_redact_headers": "NETWORK_REDACT_HEADERS",
     "network_body_max_bytes": "NETWORK_BODY_MAX_BYTES",
     "network_eager_body_max_bytes": "NETWORK_EAGER_BODY_MAX_BYTES",
     "network_eager_body_budget": "NETWORK_EAGER_BODY_BUDGET",
     "console_max_entries": "CONSOLE_MAX_ENTRIES",
+    "console_buffer_bytes": "CONSOLE_BUFFER_BYTES",
     "evaluate_enabled": "BROWSER_EVALUATE_ENABLED",
     "audit_log": "MCP_AUDIT_LOG",
     "max_answer_bytes": "MCP_MAX_ANSWER_BYTES",
@@ -78,13 +80,16 @@ class Settings(BaseModel):
     #: talk the agent into uploading a file from anywhere else)
     upload_roots: list[str] = Field(default_factory=list)
     artifact_dir: Path = Path(".mcp-browser-artifacts")
-    network_max_entries: int = Field(300, ge=1)
+    #: explicit cap on entries per page; None: only the byte budget (network_buffer_bytes) bounds the store
+    network_max_entries: int | None = Field(None, ge=1)
+    network_buffer_bytes: int = Field(32 * MiB, ge=64 * 1024)
     network_preview_bytes: int = Field(2048, ge=0)
     network_redact_headers: list[str] = Field(default_factory=lambda: list(DEFAULT_REDACT_HEADERS))
     network_body_max_bytes: int = Field(5 * MiB, ge=0)
     network_eager_body_max_bytes: int = Field(1 * MiB, ge=0)
     network_eager_body_budget: int = Field(64 * MiB, ge=0)
-    console_max_entries: int = Field(300, ge=1)
+    console_max_entries: int | None = Field(None, ge=1)
+    console_buffer_bytes: int = Field(16 * MiB, ge=64 * 1024)
     evaluate_enabled: bool = True
     audit_log: Path | None = None
     max_answer_bytes: int = Field(256 * 1024, ge=16 * 1024, le=64 * MiB)

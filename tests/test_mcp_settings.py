@@ -20,7 +20,9 @@ def test_defaults_match_the_contract():
     s = Settings.load(env={})
     assert s.toolset == "all" and s.headless is True and s.default_target == "launch"
     assert s.cdp_url is None and s.evaluate_enabled is True and s.artifact_dir == Path(".mcp-browser-artifacts")
-    assert s.network_max_entries == 300 and s.network_preview_bytes == 2048 and s.console_max_entries == 300
+    # the stores are bounded by bytes (every entry of a burst kept); the entry caps are opt-in
+    assert s.network_max_entries is None and s.console_max_entries is None and s.network_preview_bytes == 2048
+    assert s.network_buffer_bytes == 32 * 1024 * 1024 and s.console_buffer_bytes == 16 * 1024 * 1024
     assert {"authorization", "cookie", "set-cookie", "*token*", "*csrf*", "*key*"} <= set(s.network_redact_headers)
     assert s.network_body_max_bytes == 5 * 1024 * 1024
     assert s.network_eager_body_max_bytes == 1024 * 1024 and s.network_eager_body_budget == 64 * 1024 * 1024

@@ -13,6 +13,7 @@ Line and column numbers in entries are 1-based, as DevTools shows them.
 
 from __future__ import annotations
 
+import builtins
 import itertools
 import json
 import re
@@ -24,10 +25,11 @@ from ..connection import CDPSession
 from ..errors import CDPException
 from ..events import CDPEvent
 from .audits import IssueTracker
+from .listing import Selection, select_window
 from .network import EntryNotFound, iso_time
 from .redact import REDACTED, is_secret_field, redact_secrets_in_text
 
-__all__ = ["ConsoleRecorder", "format_remote_object"]
+__all__ = ["ConsoleRecorder", "format_remote_object", "Selection", "DEFAULT_MAX_BYTES"]
 
 CONSOLE_EVENTS = (
     "Runtime.consoleAPICalled",
@@ -42,6 +44,19 @@ CONSOLE_EVENTS = (
 _TYPE_ALIASES = {"warn": "warning", "verbose": "debug", "startGroup": "group", "startGroupCollapsed": "group"}
 MAX_STACK_FRAMES = 30
 ARG_PREVIEW_CHARS = 300
+#: Default budget of a page's console store (estimated bytes), documented in docs/configuration.md.
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+#: What an entry costs besides its strings (the dict, its small values), and each stack frame.
+ENTRY_OVERHEAD = 600
+FRAME_SIZE = 250
+
+
+def _entry_size(entry: dict[str, Any]) -> int:
+    """Estimated bytes an entry holds (the store's budget counts these)."""
+    size = ENTRY_OVERHEAD + len(entry.get("text", "")) + len(entry.get("pageUrl", "")) + len(entry.get("frameUrl", ""))
+    size += len(entry.get("message", "")) + len(entry.get("description", ""))
+    size += sum(len(a) for a in entry.get("argsPreview") or ()) + len((entry.get("location") or {}).get("url") or "")
+    return size + FRAME_SIZE * len(entry.get("stack") or ())
 
 
 def _js_value(value: Any) -> str:
@@ -185,11 +200,30 @@ def _message_text(args: list[Any], previews: list[str]) -> str:
     return " ".join([head, *previews[consumed + 1 :]])
 
 
-class ConsoleRecorder:
-    """Per-page console timeline in a ring buffer of ``max_entries``."""
+#: the return type of methods defined after ``list`` (which shadows the builtin in the class body)
+Records = builtins.list[dict[str, Any]]
 
-    def __init__(self, *, max_entries: int = 300, preview_chars: int = 2048, page_url: Any = None) -> None:
-        self.max_entries = max(1, int(max_entries))
+
+class ConsoleRecorder:
+    """Per-page console timeline, bounded by ``max_bytes`` (estimated) and optionally ``max_entries``.
+
+    Why bytes: a burst of 2000 short messages must be kept whole (an agent reads them page by
+    page), while a page that logs megabytes for hours must not exhaust memory. The oldest
+    entries go first; ``evicted`` counts them.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_entries: int | None = None,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        preview_chars: int = 2048,
+        page_url: Any = None,
+    ) -> None:
+        self.max_entries = max(1, int(max_entries)) if max_entries else None
+        self.max_bytes = max(64 * 1024, int(max_bytes))
+        self.stored_bytes = 0
+        self._sizes: dict[int, int] = {}
         self.preview_chars = max(64, int(preview_chars))
         self._page_url_fn = page_url
         self._page_url = ""
@@ -316,8 +350,15 @@ class ConsoleRecorder:
     def _add(self, entry: dict[str, Any]) -> None:
         entry["id"] = next(self._ids)
         self._entries[entry["id"]] = entry
-        if len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
+        size = _entry_size(entry)
+        self._sizes[entry["id"]] = size
+        self.stored_bytes += size
+        while len(self._entries) > 1 and (
+            (self.max_entries is not None and len(self._entries) > self.max_entries)
+            or self.stored_bytes > self.max_bytes
+        ):
+            old_id, _ = self._entries.popitem(last=False)
+            self.stored_bytes -= self._sizes.pop(old_id, 0)
             self.evicted += 1
 
     def _bounded(self, text: str) -> str:
@@ -442,6 +483,8 @@ class ConsoleRecorder:
         return {
             "capturedSince": self.captured_since,
             "stored": len(self._entries),
+            "storedBytes": self.stored_bytes,
+            "maxBytes": self.max_bytes,
             "maxEntries": self.max_entries,
             "evicted": self.evicted,
         }
@@ -461,23 +504,42 @@ class ConsoleRecorder:
         limit: int | None = None,
         include_stack: bool = False,
         since_id: int | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> Records:
         """Entries oldest first; ``limit`` keeps the newest.
 
         ``types`` like ``["error", "warning"]``; ``"error"`` also matches ``pageerror``
         (uncaught exceptions), ``"pageerror"`` alone selects only those.
         """
+        picked = self._matching(types, since_id)
+        if limit is not None and limit >= 0:
+            picked = picked[-limit:] if limit else []
+        return [self._shape(e, include_stack) for e in picked]
+
+    def _matching(self, types: Iterable[str] | None, since_id: int | None) -> Records:
         wanted = {_TYPE_ALIASES.get(t, t) for t in types} if types else None
         if wanted is not None and "error" in wanted:
             wanted.add("pageerror")  # "errors" means uncaught exceptions too
-        picked = [
+        return [
             e
             for e in self._entries.values()
             if (since_id is None or e["id"] > since_id) and (wanted is None or e["type"] in wanted)
         ]
-        if limit is not None and limit >= 0:
-            picked = picked[-limit:] if limit else []
-        return [self._shape(e, include_stack) for e in picked]
+
+    def query(
+        self,
+        *,
+        types: Iterable[str] | None = None,
+        limit: int | None = None,
+        include_stack: bool = False,
+        since_id: int | None = None,
+    ) -> Selection:
+        """One page of entries and how many match before and after it (see :func:`select_window`).
+
+        With ``since_id`` the oldest ``limit`` entries after it (the next page is
+        ``since_id=<last id>``); without it the newest ``limit``. Only the page is shaped.
+        """
+        picked, earlier, after = select_window(self._matching(types, since_id), limit=limit, since_id=since_id)
+        return Selection([self._shape(e, include_stack) for e in picked], earlier, after)
 
     def get(self, entry_id: int, *, include_stack: bool = True) -> dict[str, Any]:
         entry = self._entries.get(int(entry_id))
@@ -491,6 +553,8 @@ class ConsoleRecorder:
     def clear(self) -> int:
         n = len(self._entries)
         self._entries.clear()
+        self._sizes.clear()
+        self.stored_bytes = 0
         self.evicted = 0
         return n
 
