@@ -14,7 +14,14 @@ from pydantic import BaseModel, ConfigDict
 
 from .registry import ActionArgs, ActionSpec
 
-__all__ = ["args_schema", "condensed_schema", "output_schema", "SCHEMA_VERSION", "ENVELOPE_KEYS"]
+__all__ = [
+    "args_schema",
+    "condensed_schema",
+    "output_schema",
+    "condensed_output_schema",
+    "SCHEMA_VERSION",
+    "ENVELOPE_KEYS",
+]
 
 SCHEMA_VERSION = "1"
 #: keys the server adds to every structuredContent; action data must not use them.
@@ -94,24 +101,55 @@ def _shape(prop: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in prop.items() if k != "description"}
 
 
+def _merge_bounds(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """The loosest bounds two actions' versions of one field share: what the union schema admits.
+
+    ``timeout_ms`` is 0..300000 for navigate and 0..120000 for click: the condensed field says
+    0..300000, each action's own model then applies its own bound (and says it in its error).
+    """
+    out = {}
+    for key in ("minimum", "minLength"):
+        if key in a and key in b:
+            out[key] = min(a[key], b[key])
+    for key in ("maximum", "maxLength"):
+        if key in a and key in b:
+            out[key] = max(a[key], b[key])
+    return out
+
+
+def _terse(prop: dict[str, Any]) -> dict[str, Any]:
+    """Leave out what costs tokens and says nothing: a boolean's ``default: false``."""
+    if prop.get("type") == "boolean" and prop.get("default") is False:
+        return {k: v for k, v in prop.items() if k != "default"}
+    return prop
+
+
 def condensed_schema(specs: list[ActionSpec]) -> dict[str, Any]:
     """``action`` (enum) plus the union of the actions' fields; only ``action`` is required.
 
     A field used by several actions appears once (the contract says same name, same type);
     its description names the actions that require it, so the agent knows without a per-action
-    schema.
+    schema. Bounds (``minimum``/``maximum``, lengths) stay: where actions differ the field shows
+    the loosest, and the chosen action's own model applies its own.
     """
     properties: dict[str, Any] = {}
+    bounds: dict[str, dict[str, Any]] = {}
     required_by: dict[str, list[str]] = {}
     for spec in specs:
         schema = args_schema(spec.args)
         for name, prop in schema["properties"].items():
+            own = {k: v for k, v in prop.items() if k in _BOUNDS}
             if name not in properties:
-                properties[name] = prop
-            elif _shape(properties[name]) != _shape(prop):
-                # Same field, different defaults or bounds per action (timeout_ms): show only what
-                # they share; each action's own model still applies its default and bounds.
-                properties[name] = {k: v for k, v in properties[name].items() if k not in _PER_ACTION}
+                properties[name] = {k: v for k, v in prop.items() if k not in _BOUNDS}
+                bounds[name] = own
+                continue
+            bounds[name] = _merge_bounds(bounds[name], own)
+            if _shape({k: v for k, v in properties[name].items() if k != "default"}) != _shape(
+                {k: v for k, v in prop.items() if k not in _PER_ACTION}
+            ) or properties[name].get("default") != prop.get("default"):
+                # Same field, different defaults per action (timeout_ms): show only what they share;
+                # each action's own model still applies its default.
+                properties[name] = {k: v for k, v in properties[name].items() if k != "default"}
         for name in schema.get("required", []):
             required_by.setdefault(name, []).append(spec.name)
     for name, actions in required_by.items():
@@ -120,11 +158,7 @@ def condensed_schema(specs: list[ActionSpec]) -> dict[str, Any]:
         prop["description"] = f"{prop['description']} ({note})" if prop.get("description") else note
         properties[name] = prop
     for name, prop in properties.items():
-        # Bounds stay in the per-action models (and in the legacy tools' schemas); listing them
-        # for ~50 fields would cost the agent a few hundred tokens on every turn.
-        properties[name] = {k: v for k, v in prop.items() if k not in _BOUNDS}
-        if prop.get("type") == "boolean" and prop.get("default") is False:
-            del properties[name]["default"]  # a flag is off unless sent: saying so costs every turn
+        properties[name] = _terse({**prop, **bounds.get(name, {})})
     action = {"type": "string", "enum": [spec.name for spec in specs]}
     return {
         "type": "object",
@@ -219,3 +253,49 @@ def _droppable(prop: dict[str, Any]) -> bool:
         return alternatives is None or any(_droppable(alt) for alt in alternatives)
     kinds = {kinds} if isinstance(kinds, str) else set(kinds)
     return bool(kinds & _DROPPABLE_TYPES)
+
+
+def condensed_output_schema(specs: list[ActionSpec]) -> dict[str, Any]:
+    """The envelope plus every action's answer keys, and per action (``adapter.action``) its required ones.
+
+    A key two actions type differently (``entries``: rows in lists, a count in the HAR answer)
+    admits either. Clients validate with it; the model never reads it, so its size costs no
+    prompt tokens.
+    """
+    schema = output_schema()
+    merged: dict[str, Any] = {}
+    rules = []
+    for spec in specs:
+        if spec.result is None:
+            continue
+        extra = _output(spec.result)
+        for name, prop in extra.get("properties", {}).items():
+            if name in schema["properties"]:
+                continue
+            known = merged.get(name)
+            if known is None:
+                merged[name] = prop
+            elif known != prop:
+                options = known["anyOf"] if "anyOf" in known and known.get("x-merged") else [known]
+                if prop not in options:
+                    options = [*options, prop]
+                merged[name] = {"anyOf": options, "x-merged": True}
+        if extra.get("required"):
+            rules.append(
+                {
+                    "if": {
+                        "required": ["adapter", "status"],
+                        "properties": {
+                            "status": {"const": "ok"},
+                            "adapter": {"properties": {"action": {"const": spec.name}}},
+                        },
+                    },
+                    "then": {"required": extra["required"]},
+                }
+            )
+    for prop in merged.values():
+        prop.pop("x-merged", None)
+    schema["properties"] = {**merged, **schema["properties"]}
+    if rules:
+        schema["allOf"] = rules
+    return schema

@@ -26,12 +26,15 @@ import asyncio
 import itertools
 import logging
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import mcp_types as types
 from mcp.server import Server
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 
 from targets.errors import ErrorCode, ToolFailure
@@ -39,12 +42,13 @@ from targets.errors import ErrorCode, ToolFailure
 from . import registry
 from .answer_cap import final_pass
 from .artifacts import Artifacts
+from .client_log import CALL_SESSION, client_log
 from .context import ToolContext
 from .envelope import error_result, failure_from_exception, ok_result, validation_failure
 from .locking import Busy, CallHold, CallLocks, locks_for
 from .progress import Progress
 from .registry import CONDENSED_TOOLS, ActionResult, ActionSpec
-from .schema import args_schema, condensed_schema, output_schema
+from .schema import args_schema, condensed_output_schema, condensed_schema, output_schema
 from .settings import Settings
 
 __all__ = ["BrowserMCP", "build_server", "SERVER_NAME", "server_version", "CallRecord"]
@@ -63,6 +67,40 @@ TOOL_DESCRIPTIONS = {
         "Act on the selected page by snapshot uid or CSS selector: click, fill, forms, type, drag, upload, hover."
     ),
 }
+
+TOOL_TITLES = {
+    "browser_session": "Browser session: pages, capture, inspection",
+    "browser_interact": "Browser input: click, fill, press",
+}
+
+
+def _legacy_title(spec: ActionSpec) -> str:
+    """``browser_get_dom`` -> "Get dom (legacy)": a readable name for clients' tool pickers."""
+    return spec.name.replace("_", " ").capitalize() + " (legacy)"
+
+
+def _condensed_hints(specs: list[ActionSpec]) -> types.ToolAnnotations:
+    """One set of hints for a tool whose actions differ: what the tool can do at worst.
+
+    Hints are per tool, so a condensed tool with any action that changes state is not
+    read-only, and one with any destructive action (navigate replaces the page, load_state
+    overwrites cookies, a click can submit a form) is destructive; its description says which
+    actions only read, so a client can still tell them apart.
+    """
+    read_only = all(s.read_only for s in specs)
+    return types.ToolAnnotations(
+        read_only_hint=read_only,
+        destructive_hint=None if read_only else any(s.destructive for s in specs),
+        idempotent_hint=True if read_only else False,
+        open_world_hint=True,
+    )
+
+
+INSTRUCTIONS = (
+    "Start with browser_session action=get_capabilities. Attach to the user's Chrome with attach_cdp (never "
+    "navigates); otherwise navigate launches an internal browser. Answers omit null, false and empty values; "
+    "lists are rows under `columns`, a row's trailing object holds its other fields."
+)
 
 
 def server_version() -> str:
@@ -138,25 +176,19 @@ class BrowserMCP:
 
     def _build_routes(self) -> dict[str, _Route]:
         routes: dict[str, _Route] = {}
-        envelope = output_schema()
         if self.toolset in ("condensed", "all"):
             for tool in CONDENSED_TOOLS:
                 specs = [s for s in self.specs if s.tool == tool]
                 if not specs:
                     continue
-                read_only = all(s.read_only for s in specs)
-                annotations = types.ToolAnnotations(
-                    read_only_hint=read_only,
-                    destructive_hint=any(s.destructive for s in specs),
-                    open_world_hint=True,
-                )
                 routes[tool] = _Route(
                     tool=types.Tool(
                         name=tool,
+                        title=TOOL_TITLES[tool],
                         description=TOOL_DESCRIPTIONS[tool],
                         input_schema=condensed_schema(specs),
-                        output_schema=envelope,
-                        annotations=annotations,
+                        output_schema=condensed_output_schema(specs),
+                        annotations=_condensed_hints(specs),
                     ),
                     actions={s.name: s for s in specs},
                 )
@@ -167,12 +199,14 @@ class BrowserMCP:
                 routes[spec.legacy] = _Route(
                     tool=types.Tool(
                         name=spec.legacy,
+                        title=_legacy_title(spec),
                         description=f"{spec.description or spec.name} (= {spec.tool} action={spec.name})",
                         input_schema=args_schema(spec.args),
                         output_schema=output_schema(spec.result, adapter=False),
                         annotations=types.ToolAnnotations(
                             read_only_hint=spec.read_only,
-                            destructive_hint=spec.destructive,
+                            destructive_hint=spec.destructive if not spec.read_only else None,
+                            idempotent_hint=True if spec.read_only else None,
                             open_world_hint=True,
                         ),
                     ),
@@ -330,24 +364,44 @@ class BrowserMCP:
     # -- the SDK server -------------------------------------------------------------------------
 
     def build(self) -> Server:
+        log_handler = client_log()
+
         async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
             return types.ListToolsResult(tools=self.list_tools())
 
         async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
             session = getattr(ctx, "session", None)
             progress = session.report_progress if session is not None else None
-            return await self.call_tool(params.name, params.arguments, progress=progress)
+            token = CALL_SESSION.set(session)
+            try:
+                answer = await self.call_tool(params.name, params.arguments, progress=progress)
+            finally:
+                CALL_SESSION.reset(token)
+            if params.name not in self.routes:
+                # The spec: an unknown tool is a protocol error (-32602), not a tool result the model
+                # should read; call_tool above still recorded it for the audit log.
+                raise MCPError(
+                    INVALID_PARAMS,
+                    f"Unknown tool: {params.name!r}",
+                    data={"tools": sorted(self.routes), "hint": "call tools/list for the available tools"},
+                )
+            return answer
 
-        server: Server = Server(
-            SERVER_NAME,
-            version=server_version(),
-            instructions=(
-                "Start with browser_session action=get_capabilities. Attach to the user's Chrome with "
-                "attach_cdp (never navigates); otherwise navigate launches an internal browser."
-            ),
-            on_list_tools=on_list_tools,
-            on_call_tool=on_call_tool,
-        )
+        async def on_set_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
+            log_handler.set_level(params.level, getattr(ctx, "session", None))
+            return types.EmptyResult()
+
+        with warnings.catch_warnings():
+            # logging/setLevel is deprecated for 2026-07-28+ connections (SEP-2577); older clients still send it.
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            server: Server = Server(
+                SERVER_NAME,
+                version=server_version(),
+                instructions=INSTRUCTIONS,
+                on_list_tools=on_list_tools,
+                on_call_tool=on_call_tool,
+                on_set_logging_level=on_set_level,
+            )
         server.browser_mcp = self  # type: ignore[attr-defined]  # reachable from tests and the CLI
         return server
 

@@ -6,7 +6,9 @@ blows the budget or reuses a field name with another type fails here.
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from pathlib import Path
 
 import jsonschema
 from mcp.client import Client
@@ -18,25 +20,49 @@ from mcp_server.server import BrowserMCP
 from mcp_server.settings import Settings
 
 TOKEN_BUDGET = 3000
+#: What the model reads of a tool (client-facts.md): outputSchema and annotations are for the client.
+MODEL_VISIBLE = ("name", "title", "description", "inputSchema")
+#: o200k tokens per character of this JSON are ~1/3.8; without the tokenizer, count 1 per 3.5 (an overestimate).
+CHARS_PER_TOKEN = 3.5
+ROOT = Path(__file__).resolve().parent.parent
+PEERS = ROOT / "bench" / "peers"
+
+
+def bpe_tokens(texts: list[str], peers: Path) -> list[int] | None:
+    """bench/tokens.py's o200k count (``tests/bench`` shadows the top-level ``bench`` package here)."""
+    spec = importlib.util.spec_from_file_location("bench_tokens", ROOT / "bench" / "tokens.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.bpe_tokens(texts, peers)
 
 
 def _app(toolset: str) -> BrowserMCP:
     return BrowserMCP(Settings(), manager=None, toolset=toolset)
 
 
+def model_visible(tools: list) -> str:
+    """The part of ``tools/list`` a model reads, as JSON."""
+    dumped = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
+    return json.dumps({"tools": [{k: v for k, v in d.items() if k in MODEL_VISIBLE} for d in dumped]})
+
+
 async def test_condensed_tools_list_fits_the_token_budget(capsys):
     app = _app("condensed")
     async with Client(app.build()) as client:
         listed = await client.list_tools()
-    payload = json.dumps({"tools": [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed.tools]})
-    tokens = len(payload) / 4
-    per_tool = {
-        t.name: len(json.dumps(t.model_dump(by_alias=True, exclude_none=True, mode="json"))) // 4 for t in listed.tools
-    }
-    actions = sum(len(app.routes[t].actions) for t in per_tool)
+    visible = model_visible(listed.tools)
+    counted = bpe_tokens([visible], PEERS)
+    tokens = counted[0] if counted else len(visible) / CHARS_PER_TOKEN
+    how = "o200k" if counted else f"chars/{CHARS_PER_TOKEN} (tokenizer not installed)"
+    full = json.dumps({"tools": [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed.tools]})
+    actions = sum(len(app.routes[t.name].actions) for t in listed.tools)
     with capsys.disabled():
-        print(f"\ncondensed tools/list: {len(payload)} chars ~ {tokens:.0f} tokens ({actions} actions) {per_tool}")
+        print(
+            f"\ncondensed tools/list, what the model reads: {len(visible)} chars = {tokens:.0f} tokens ({how}), "
+            f"{actions} actions; with outputSchema and annotations: {len(full)} chars"
+        )
     assert {t.name for t in listed.tools} == set(CONDENSED_TOOLS)
+    assert all(t.title for t in listed.tools)
     assert tokens < TOKEN_BUDGET
 
 
