@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from cdp_core import CDPException, CDPSession
 
+from .actions.capture_render import NETWORK_COLUMNS, network_row
 from .dialogs import DialogWatch, public_dialog
 
 if TYPE_CHECKING:
@@ -48,17 +49,9 @@ def rank_requests(requests: list[dict[str, Any]]) -> tuple[list[dict[str, Any]],
     return named, static
 
 
-def _lean(r: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": r.get("id"), "method": r.get("method"), "url": r.get("url")}
-    if r.get("status") is not None:
-        out["status"] = r["status"]
-    if r.get("resourceType"):
-        out["type"] = r["resourceType"]
-    if r.get("failed"):
-        out["failed"] = r.get("failureText") or True
-    elif r.get("status") is None and r.get("durationMs") is None:
-        out["pending"] = True
-    return out
+#: Console errors listed (newest), and how much of each message (the same in the text and the JSON).
+MAX_ERRORS = 5
+ERROR_CHARS = 120
 
 
 class Followup:
@@ -109,7 +102,9 @@ class Followup:
         if requests:
             named, static = rank_requests(requests)
             if named:
-                data["requests"] = [_lean(r) for r in named[:MAX_LISTED]]
+                # rows as network_list writes them (its columns said once): the text names the same ones
+                data["columns"] = NETWORK_COLUMNS
+                data["requests"] = [network_row(r, self.page.url) for r in named[:MAX_LISTED]]
             if static:
                 data["static"] = dict(static.most_common())
             data["requestCount"] = len(requests)
@@ -117,10 +112,10 @@ class Followup:
             errors = self.console.list(since_id=self.console_id, types=["error", "pageerror"])
             if errors:
                 data["consoleErrors"] = [
-                    {"id": e.get("id"), "type": e.get("type"), "text": str(e.get("text", ""))[:300]}
-                    for e in errors[-5:]
+                    [e.get("id"), e.get("type"), " ".join(str(e.get("text", "")).split())[:ERROR_CHARS]]
+                    for e in errors[-MAX_ERRORS:]
                 ]
-                if len(errors) > 5:
+                if len(errors) > MAX_ERRORS:
                     data["consoleErrorCount"] = len(errors)
         if self.watch is not None and self.watch.open is not None:
             data["dialog"] = public_dialog(self.watch.open)
@@ -132,13 +127,11 @@ def describe_followup(data: dict[str, Any]) -> str:
     parts: list[str] = []
     if "navigation" in data:
         parts.append(f"navigated to {data['navigation']['to']}")
-    for r in data.get("requests", []):
-        if r.get("failed"):
-            outcome = f"failed ({r['failed']})" if isinstance(r["failed"], str) else "failed"
-        else:
-            outcome = str(r["status"]) if r.get("status") is not None else "pending"
-        kind = f" ({r['type']})" if r.get("type") in ("document", "xhr", "fetch") else ""
-        parts.append(f"{r['method']} {r['url']} -> {outcome}{kind}")
+    for r in data.get("requests", []):  # [id, method, status, type, url, {rest}?] (network_row)
+        rest = r[5] if len(r) > 5 else {}
+        outcome = f"{r[2]} failed ({rest['failed']})" if rest.get("failed") else str(r[2])
+        kind = f" ({r[3]})" if r[3] in ("document", "xhr", "fetch") else ""
+        parts.append(f"#{r[0]} {r[1]} {r[4]} -> {outcome}{kind}")
     listed = len(data.get("requests", []))
     static = data.get("static") or {}
     unlisted = data.get("requestCount", 0) - listed - sum(static.values())
@@ -147,10 +140,10 @@ def describe_followup(data: dict[str, Any]) -> str:
     if static:
         kinds = ", ".join(f"{n} {kind}" for kind, n in static.items())
         parts.append(f"{sum(static.values())} static file(s) ({kinds})")
-    for e in data.get("consoleErrors", []):
-        parts.append(f"console {e['type']}: {e['text'][:120]}")
+    for e in data.get("consoleErrors", []):  # [id, type, text]
+        parts.append(f"console #{e[0]} {e[1]}: {e[2]}")
     if data.get("consoleErrorCount"):
-        parts.append(f"({data['consoleErrorCount']} console errors in all, newest 5 shown)")
+        parts.append(f"({data['consoleErrorCount']} console errors in all, newest {MAX_ERRORS} shown)")
     if "dialog" in data:
         d = data["dialog"]
         parts.append(f"{d['type']} dialog opened: {d['message'][:120]!r} (use handle_dialog)")

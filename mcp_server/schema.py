@@ -255,47 +255,53 @@ def _droppable(prop: dict[str, Any]) -> bool:
     return bool(kinds & _DROPPABLE_TYPES)
 
 
-def condensed_output_schema(specs: list[ActionSpec]) -> dict[str, Any]:
-    """The envelope plus every action's answer keys, and per action (``adapter.action``) its required ones.
+def _bare(schema: Any) -> Any:
+    """A schema without its prose (``description``, ``title``): validation needs only the shapes."""
+    if isinstance(schema, list):
+        return [_bare(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key in ("description", "title"):
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: _bare(prop) for name, prop in value.items()}
+        else:
+            out[key] = _bare(value)
+    return out
 
-    A key two actions type differently (``entries``: rows in lists, a count in the HAR answer)
-    admits either. Clients validate with it; the model never reads it, so its size costs no
-    prompt tokens.
+
+def condensed_output_schema(specs: list[ActionSpec]) -> dict[str, Any]:
+    """The envelope, plus per action (``adapter.action``) the keys its ok answers carry and require.
+
+    Each action's keys apply to its own answers only: two actions may type one key differently
+    (``cookies``: a count in export_state, a list in the cookies action), an action without a
+    result model is held to the envelope alone, and errors carry their own details. Clients
+    validate with it; the model never reads it, so its size costs no prompt tokens.
     """
     schema = output_schema()
-    merged: dict[str, Any] = {}
     rules = []
     for spec in specs:
         if spec.result is None:
             continue
         extra = _output(spec.result)
-        for name, prop in extra.get("properties", {}).items():
-            if name in schema["properties"]:
-                continue
-            known = merged.get(name)
-            if known is None:
-                merged[name] = prop
-            elif known != prop:
-                options = known["anyOf"] if "anyOf" in known and known.get("x-merged") else [known]
-                if prop not in options:
-                    options = [*options, prop]
-                merged[name] = {"anyOf": options, "x-merged": True}
+        props = {k: _bare(v) for k, v in extra.get("properties", {}).items() if k not in schema["properties"]}
+        then: dict[str, Any] = {"properties": props}
         if extra.get("required"):
-            rules.append(
-                {
-                    "if": {
-                        "required": ["adapter", "status"],
-                        "properties": {
-                            "status": {"const": "ok"},
-                            "adapter": {"properties": {"action": {"const": spec.name}}},
-                        },
+            then["required"] = extra["required"]
+        rules.append(
+            {
+                "if": {
+                    "required": ["adapter", "status"],
+                    "properties": {
+                        "status": {"const": "ok"},
+                        "adapter": {"properties": {"action": {"const": spec.name}}},
                     },
-                    "then": {"required": extra["required"]},
-                }
-            )
-    for prop in merged.values():
-        prop.pop("x-merged", None)
-    schema["properties"] = {**merged, **schema["properties"]}
+                },
+                "then": then,
+            }
+        )
     if rules:
         schema["allOf"] = rules
     return schema

@@ -382,7 +382,7 @@ class BrowserMCP:
                 # should read; call_tool above still recorded it for the audit log.
                 raise MCPError(
                     INVALID_PARAMS,
-                    f"Unknown tool: {params.name!r}",
+                    f"Unknown tool: {params.name[:100]!r}",
                     data={"tools": sorted(self.routes), "hint": "call tools/list for the available tools"},
                 )
             return answer

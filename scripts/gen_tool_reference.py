@@ -225,16 +225,38 @@ def render(tools: list[dict[str, Any]], specs: list[registry.ActionSpec]) -> str
         out.append(f"| `{tool['name']}` | {twin} | {fields} |")
     out.append("")
 
-    envelope = next((t.get("outputSchema") for t in tools if t.get("outputSchema")), None)
+    from mcp_server.schema import output_schema
+
+    envelope = output_schema()
     out += [
+        "## Reading answers",
+        "",
+        "Every answer has a short text `content` and a `structuredContent` that says the same things at about",
+        "the same size (its compact JSON is at most 1.3x the text + 400 characters), because Claude Code and",
+        "Codex hand the model only `JSON(structuredContent)` and other clients only the text:",
+        "",
+        "- keys whose value would be null, false or empty are left out (absent = null / false / empty);",
+        "  page data such as an `evaluate_js` result is passed as is;",
+        "- lists that grow are rows: `columns` names the positions once, each row holds those values and",
+        "  ends with an object of its other fields when it has any, e.g. console_list",
+        '  `{"columns": ["id","type","text"], "entries": [[3,"error","boom",{"at":"/app.js:12"}]]}`;',
+        "- what repeats is said once at list level (`page`, `capturedSince`); URLs on the page's origin are",
+        "  paths; an entry keeps `page` or `frame` only when it differs;",
+        "- console_list and network_list say `total`, `earlier` (before this window) and `after` (how many",
+        "  come after it: call again with `since_id` = the last id shown); nothing is dropped until the",
+        "  store's byte budget (configuration.md) is spent, and `evicted` says how many were;",
+        "- `*_get` actions give one entry in full (headers, timing, stack, initiator); bodies, traces and",
+        "  bundles are saved to files.",
+        "",
         "## Output envelope",
         "",
-        "Every tool declares the same `outputSchema`. `structuredContent` holds the action's own keys (for "
-        "example `pages`, `browser`, `entries`) beside these envelope fields; errors also set `isError: true` "
-        "and carry a stable `code` (for example `INVALID_ARGUMENT`, `NO_ACTIVE_PAGE`, `AMBIGUOUS_MATCH`).",
+        "Every `structuredContent` has these envelope fields beside the action's own keys; errors also set",
+        "`isError: true` and carry a stable `code` (for example `INVALID_ARGUMENT`, `NO_ACTIVE_PAGE`,",
+        "`AMBIGUOUS_MATCH`). The condensed tools' `outputSchema` adds, per action (`adapter.action`), the keys",
+        "its answers carry and require; a legacy tool's lists its action's keys.",
         "",
         "```json",
-        json.dumps(envelope, indent=2, sort_keys=False) if envelope else "{}",
+        json.dumps(envelope, indent=2, sort_keys=False),
         "```",
         "",
     ]

@@ -18,7 +18,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["FACTOR", "SLACK", "assert_lean", "assert_carries", "structured_json", "answer_text", "empties"]
+__all__ = [
+    "FACTOR",
+    "SLACK",
+    "assert_lean",
+    "assert_carries",
+    "structured_json",
+    "answer_text",
+    "empties",
+    "records",
+    "record",
+]
 
 FACTOR = 1.3
 SLACK = 400
@@ -80,3 +90,21 @@ def assert_carries(result: Any, *needles: Any) -> None:
             in_json = str(needle) in js
         assert str(needle) in text, f"{needle!r} missing from the text:\n{text[:1500]}"
         assert in_json, f"{needle!r} missing from structuredContent:\n{js[:1500]}"
+
+
+def record(row: list[Any], columns: list[str]) -> dict[str, Any]:
+    """One row as a dict: its columns by name, then its trailing object's keys."""
+    out: dict[str, Any] = {}
+    for i, value in enumerate(row):
+        if isinstance(value, dict) and (i >= len(columns) or i == len(row) - 1):
+            out.update(value)
+        elif i < len(columns) and value is not None:
+            out[columns[i]] = value
+    return out
+
+
+def records(data: dict[str, Any], key: str = "entries") -> list[dict[str, Any]]:
+    """The rows under ``key`` as dicts, read with the ``columns`` beside them (empty when absent)."""
+    rows = data.get(key) or []
+    columns = data.get("columns") or []
+    return [record(row, columns) for row in rows]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from httpserver import Reply
+from lean_util import record, records
 from mcp.client import Client
 
 from mcp_server.cli import build_app
@@ -89,24 +90,25 @@ async def test_debug_bundle_on_the_save_cfm_500(app, legacy_form, artifacts_dir:
         assert bundle["capturedSince"]
         assert bundle["page"]["url"] == legacy_form and bundle["page"]["stable_page_id"].startswith("p")
         assert bundle["page"]["title"] == "Modifica cliente"
-        assert bundle["frames"][0]["url"] == legacy_form
-        http_errors = bundle["network"]["httpErrors"]
+        assert "frames" not in bundle  # one frame: the page itself, said once
+        http_errors = records(bundle["network"], "httpErrors")
         assert [(e["method"], e["status"]) for e in http_errors if "save.cfm" in e["url"]] == [("POST", 500)]
         post = next(e for e in http_errors if "save.cfm" in e["url"])
         assert post["postDataPreview"] == "id=123&provincia="
-        assert bundle["network"]["lastXhrOrFetch"]["url"].endswith("/clienti/save.cfm")
-        texts = [e["text"] for e in bundle["console"]["errors"]]
+        last = record(bundle["network"]["lastXhrOrFetch"], bundle["network"]["columns"])
+        assert last["url"].endswith("/clienti/save.cfm")
+        texts = [e["text"] for e in records(bundle["console"], "errors")]
         assert any("salvataggio fallito" in t for t in texts)
         assert any("save failed 500" in t for t in texts)
         assert bundle["storage"]["localStorageKeys"] == ["draft-cliente"]
         assert bundle["storage"]["sessionStorageKeys"] == ["tab-state"]
         assert "CFID" in bundle["storage"]["cookieNames"]
-        assert bundle["snapshotPreview"]["kind"] == "snapshot"
-        assert 'button "Salva"' in bundle["snapshotPreview"]["text"]
-        shot = artifacts_dir / bundle["screenshot"]["relativePath"]
+        assert 'button "Salva"' in bundle["snapshot"]
+        shot = artifacts_dir / bundle["screenshot"]
         assert shot.read_bytes().startswith(b"\x89PNG")
         saved = json.loads((artifacts_dir / bundle["files"]["bundleJson"]).read_text())
         # the file keeps the full records; the answer is their lean form (no nulls, no false flags)
+        assert saved["snapshotPreview"]["kind"] == "snapshot"
         assert [e["id"] for e in saved["network"]["httpErrors"]] == [e["id"] for e in http_errors]
         assert "failureText" in saved["network"]["httpErrors"][0]
         assert "save.cfm" in (artifacts_dir / bundle["files"]["bundleMd"]).read_text()
@@ -121,15 +123,12 @@ async def test_network_actions_list_get_save_har_clear(app, legacy_form, artifac
     async with Client(server) as client:
         await call(client, "navigate", url=legacy_form)
         await call(client, "evaluate_js", expression="save().catch(e => String(e))")
-        listing = await wait_for(
-            client,
-            "network_list",
-            lambda sc: any(e.get("bodyHeld", False) for e in sc.get("entries", [])),
-            method="POST",
-        )
-        entry = listing.get("entries", [])[0]
-        assert (entry["method"], entry["status"], entry["resourceType"]) == ("POST", 500, "fetch")
-        assert listing["capturedSince"] and listing["evicted"] == 0
+        listing = await wait_for(client, "network_list", lambda sc: records(sc), method="POST")
+        entry = records(listing)[0]
+        assert (entry["method"], entry["status"], entry["type"]) == ("POST", 500, "fetch")
+        assert listing["capturedSince"] and "evicted" not in listing
+        assert entry["postDataPreview"] == "id=123&provincia="  # the payload, in the list
+        await wait_for(client, "network_get", lambda sc: sc["entry"].get("bodyState") == "held", id=entry["id"])
 
         result, got = await call(client, "network_get", id=entry["id"])
         assert not result.is_error
@@ -147,8 +146,8 @@ async def test_network_actions_list_get_save_har_clear(app, legacy_form, artifac
         result, req = await call(client, "network_save_body", id=entry["id"], body="request")
         assert (artifacts_dir / req["relativePath"]).read_text() == "id=123&provincia="
 
-        other = await wait_for(client, "network_list", lambda sc: sc.get("entries", []), url_contains="other.html")
-        doc = other.get("entries", [])[0]
+        other = await wait_for(client, "network_list", lambda sc: records(sc), url_contains="other.html")
+        doc = records(other)[0]
         result, err = await call(client, "network_save_body", id=doc["id"] + 1000)
         assert result.is_error and err["code"] == "ENTRY_NOT_FOUND"
 
@@ -163,7 +162,7 @@ async def test_network_actions_list_get_save_har_clear(app, legacy_form, artifac
         result, cleared = await call(client, "network_clear")
         assert cleared["cleared"] >= 3
         result, after = await call(client, "network_list")
-        assert after.get("entries", []) == []
+        assert records(after) == [] and after["total"] == 0
         result, err = await call(client, "network_get", id=entry["id"])
         assert result.is_error and err["code"] == "ENTRY_NOT_FOUND" and "network_list" in err["hint"]
 
@@ -174,14 +173,14 @@ async def test_console_actions_and_body_unavailable(app, http_server, legacy_for
     async with Client(server) as client:
         await call(client, "navigate", url=http_server.url("/mcp-cap/page.html"))
         await call(client, "evaluate_js", expression="console.warn('attenzione', 1); console.log('ciao')")
-        listing = await wait_for(client, "console_list", lambda sc: len(sc.get("entries", [])) >= 3)
-        kinds = {e["type"] for e in listing.get("entries", [])}
+        listing = await wait_for(client, "console_list", lambda sc: len(records(sc)) >= 3)
+        kinds = {e["type"] for e in records(listing)}
         assert {"warning", "log", "error"} <= kinds  # the 404 image comes from Log.entryAdded
-        warn = next(e for e in listing.get("entries", []) if e["type"] == "warning")
+        warn = next(e for e in records(listing) if e["type"] == "warning")
         result, got = await call(client, "console_get", id=warn["id"])
-        assert got["entry"]["argsPreview"] == ["attenzione", "1"]
+        assert got["entry"]["args"] == ["attenzione", "1"]
         result, only = await call(client, "console_list", types=["warning"], since_id=0, limit=5)
-        assert [e["id"] for e in only.get("entries", [])] == [warn["id"]]
+        assert [e["id"] for e in records(only)] == [warn["id"]]
         result, bad = await call(client, "console_list", limit=0)
         assert result.is_error and bad["code"] == "INVALID_ARGUMENT"
 
@@ -189,18 +188,18 @@ async def test_console_actions_and_body_unavailable(app, http_server, legacy_for
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         await call(client, "evaluate_js", expression=f"fetch('http://127.0.0.1:{port}/x').catch(String)")
-        net = await wait_for(client, "network_list", lambda sc: sc.get("entries", []), failed_only=True)
-        failed = net.get("entries", [])[0]
-        assert failed.get("failed", False) and "ERR_CONNECTION_REFUSED" in failed["failureText"]
+        net = await wait_for(client, "network_list", lambda sc: records(sc), failed_only=True)
+        failed = records(net)[0]
+        assert failed["status"].startswith("FAILED") and "ERR_CONNECTION_REFUSED" in failed["status"]
         result, err = await call(client, "network_save_body", id=failed["id"])
         assert result.is_error and err["code"] == "BODY_UNAVAILABLE" and err["id"] == failed["id"]
         result, still = await call(client, "network_list")
-        assert not result.is_error and failed["id"] in [e["id"] for e in still.get("entries", [])]  # state intact
+        assert not result.is_error and failed["id"] in [e["id"] for e in records(still)]  # state intact
 
         result, cleared = await call(client, "console_clear")
         assert cleared["cleared"] >= 3
         result, empty = await call(client, "console_list")
-        assert empty.get("entries", []) == []
+        assert records(empty) == []
 
 
 async def test_users_chrome_oopif_error_and_request_captured_after_attach(http_server, artifacts_dir: Path):
@@ -238,24 +237,25 @@ async def test_users_chrome_oopif_error_and_request_captured_after_attach(http_s
                     await call(client, "evaluate_js", expression=f"frames[0].postMessage('{n}', '*'); true")
                     await asyncio.sleep(0.1)
                     _, errors = await call(client, "console_list", types=["pageerror"])
-                    if errors.get("entries", []):
-                        error = errors.get("entries", [])[0]
+                    if records(errors):
+                        error = records(errors)[0]
                         break
                 assert error is not None, "the iframe never threw"
                 n = error["text"].rsplit(" ", 1)[-1]
                 assert f"errore nel frame {n}" in error["text"]
-                assert error["frameUrl"] == inner
-                assert error["pageUrl"] == http_server.url("/mcp-cap/outer.html")
+                # the list names the page once; an entry of another frame says its frame
+                assert error["frame"] == inner and "page" not in error
+                assert errors["page"] == http_server.url("/mcp-cap/outer.html")
                 net = await wait_for(
                     client,
                     "network_list",
-                    lambda sc: sc.get("entries", []) and sc.get("entries", [])[0]["status"],
+                    lambda sc: records(sc) and records(sc)[0]["status"] == 200,
                     url_contains=f"x={n}",
                 )
-                entry = net.get("entries", [])[0]
+                entry = records(net)[0]
                 result, got = await call(client, "network_get", id=entry["id"])
                 assert got["entry"]["frameKind"] == "iframe" and got["entry"]["status"] == 200
-                await wait_for(client, "network_get", lambda sc: sc["entry"].get("bodyHeld", False), id=entry["id"])
+                await wait_for(client, "network_get", lambda sc: sc["entry"].get("bodyState") == "held", id=entry["id"])
                 result, body = await call(client, "network_save_body", id=entry["id"])
                 assert not result.is_error, body
                 assert (artifacts_dir / body["relativePath"]).read_text() == "ok"
@@ -291,13 +291,13 @@ async def test_debug_bundle_with_a_dialog_open_does_not_hang(app, http_server, f
             await asyncio.sleep(0.02)
         assert not result.is_error, bundle
         assert bundle["dialog"]["type"] == "alert" and bundle["dialog"]["message"] == "Sessione scaduta"
-        assert "snapshotPreview" not in bundle and "storage" not in bundle and "screenshot" not in bundle
+        assert "snapshot" not in bundle and "storage" not in bundle and "screenshot" not in bundle
         assert any("dialog" in note for note in bundle["notes"])
         assert "Sessione scaduta" in result.content[0].text
         result, sc = await call(client, "handle_dialog", dialog_action="accept")
         assert not result.is_error, sc
         result, after = await call(client, "debug_bundle")
-        assert "dialog" not in after and after["snapshotPreview"]["text"]
+        assert "dialog" not in after and after["snapshot"]
 
 
 async def test_websocket_frames_through_network_list_and_get(app, http_server):
@@ -320,14 +320,15 @@ async def test_websocket_frames_through_network_list_and_get(app, http_server):
             )
             result, sc = await call(client, "evaluate_js", expression=script)
             assert not result.is_error, sc
-            listing = await wait_for(
-                client, "network_list", lambda sc: sc.get("entries", []), resource_types=["websocket"]
+            listing = await wait_for(client, "network_list", lambda sc: records(sc), resource_types=["websocket"])
+            (entry,) = records(listing)
+            assert entry["url"] == ws_url and entry["type"] == "websocket"
+            got = await wait_for(
+                client, "network_get", lambda sc: sc["entry"]["ws"].get("received", 0) >= 1, id=entry["id"]
             )
-            (entry,) = listing.get("entries", [])
-            assert entry["url"] == ws_url and entry["resourceType"] == "websocket"
-            got = await wait_for(client, "network_get", lambda sc: sc["entry"]["framesReceived"] >= 1, id=entry["id"])
-            frames = got["entry"]["lastFrames"]
-            assert [f["direction"] for f in frames] == ["sent", "received"]
-            assert frames[1]["preview"] == '{"token":"[redacted]","op":"ping"}'
+            frames = got["entry"]["frames"]
+            assert got["entry"]["frameColumns"] == ["direction", "t", "length", "preview"]
+            assert [f[0] for f in frames] == ["sent", "received"]
+            assert frames[1][3] == '{"token":"[redacted]","op":"ping"}'
             result, _ = await call(client, "network_list")
             assert "tok-secret" not in json.dumps(got) + result.content[0].text

@@ -15,6 +15,7 @@ from typing import Any
 import anyio
 import httpx
 from faults_util import UserTabs, serving
+from lean_util import records
 from test_background_tab import activate
 
 import cdp_core
@@ -143,16 +144,16 @@ async def test_a_dialog_open_at_attach_is_reported_and_left_to_the_user(fresh_ch
             await _blocked_everywhere(agent, None)
             refused = await agent.err("handle_dialog", ErrorCode.DIALOG_OPEN, timeout=FAST)
             assert "ask the user" in refused["hint"]
-            assert (await agent.s("console_list"))["entries"] == []  # reads of the capture still answer
+            assert records(await agent.s("console_list")) == []  # reads of the capture still answer
             assert await hands.title() == "Orders"  # we answered nothing
 
             await hands.answer(True)  # the user clicks OK in Chrome
             await asyncio.sleep(0.5)
             assert await agent.js("document.title") == "answered:true"
             snap = await agent.s("snapshot", interactive_only=True)
-            assert any(line.get("name") == "Plain" for line in snap["lines"])
+            assert any(line.get("name") == "Plain" for line in records(snap, "lines"))
             # capture was attached once the page answered: the error logged after the dialog is there
-            entries = (await agent.s("console_list", types=["error"]))["entries"]
+            entries = records(await agent.s("console_list", types=["error"]))
             assert any("after the dialog: true" in e["text"] for e in entries), entries
 
 

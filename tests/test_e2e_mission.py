@@ -26,6 +26,7 @@ import anyio
 import httpx
 import pytest
 from httpserver import Reply, Request, TestServer
+from lean_util import records
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -129,6 +130,11 @@ def user_chrome(app_server: TestServer) -> Iterator[ChromiumProcess]:
 def _tabs(chrome: ChromiumProcess) -> list[dict[str, Any]]:
     with httpx.Client(trust_env=False, timeout=10) as http:
         return [t for t in http.get(chrome.http_url + "/json/list").json() if t.get("type") == "page"]
+
+
+def functions(stack: list[str]) -> list[str]:
+    """The function names of stack frames as answers write them: ``fn (file:line:col)``."""
+    return [frame.split(" (", 1)[0] for frame in stack]
 
 
 async def _saves_reach(server: TestServer, count: int) -> None:
@@ -352,7 +358,7 @@ async def _agent_mission(
     assert before_attach <= _iso(current["capturedSince"]) <= after_attach, (current, before_attach, after_attach)
     # Nothing from before attach is pretended: neither the page's GET nor the user's failed POST.
     listing, _ = await agent.session("network_list")
-    assert listing.get("entries", []) == [], listing
+    assert records(listing) == [], listing
     assert await _user_eval(chrome, "edit.cfm", "document.getElementById('rs').value") == "ACME SRL"
     assert _page_gets(app, edit_path) == 1
 
@@ -360,51 +366,51 @@ async def _agent_mission(
     # no request is there, and the bundle says to have the user repeat the failure.
     first, first_text = await agent.session("debug_bundle")
     assert first["network"].get("total", 0) == 0 and first["network"].get("httpErrors", []) == [], first["network"]
-    old_thrown = next(e for e in first["console"]["errors"] if e["type"] == "pageerror")
+    old_thrown = next(e for e in records(first["console"], "errors") if e["type"] == "pageerror")
     assert old_thrown.get("replayed", False), old_thrown
-    assert [f["function"] for f in old_thrown["stackTop"]] == ["leggiErrore", "controllaEsito", "gestisciRisposta"]
+    assert functions(old_thrown["stack"]) == ["leggiErrore", "controllaEsito", "gestisciRisposta"]
     assert "[pageerror] [replayed]" in first_text and "ask the user to repeat" in first_text, first_text
-    seen = max(e["id"] for e in first["console"]["errors"])
+    seen = max(e["id"] for e in records(first["console"], "errors"))
 
     # The agent: "Attached to Modifica cliente. Press Salva again and tell me when you're done."
     await _user_clicks(chrome, "#salva")
     await _saves_reach(app, 2)
 
     # Prompt 2: "fatto, ha dato di nuovo errore"
-    await agent.until(
-        "console_list", lambda sc: any(e["type"] == "pageerror" for e in sc.get("entries", [])), since_id=seen
-    )
+    await agent.until("console_list", lambda sc: any(e["type"] == "pageerror" for e in records(sc)), since_id=seen)
     bundle, bundle_text = await agent.session("debug_bundle")
     assert before_attach <= _iso(bundle["capturedSince"]) <= after_attach
     assert bundle["page"]["url"] == edit_url and bundle["page"]["title"] == "Modifica cliente"
-    errors = bundle["network"]["httpErrors"]
+    errors = records(bundle["network"], "httpErrors")
     post = next(e for e in errors if e["url"].endswith("/clienti/save.cfm"))
-    assert (post["method"], post["status"], post["resourceType"]) == ("POST", 500, "xhr"), post
+    assert (post["method"], post["status"], post["type"]) == ("POST", 500, "xhr"), post
     assert post["postDataPreview"] == "id=123&provincia=", post
-    console_errors = bundle["console"]["errors"]
+    console_errors = records(bundle["console"], "errors")
     thrown = next(e for e in console_errors if e["type"] == "pageerror" and not e.get("replayed", False))
     assert "Element PROVINCIA is undefined" in thrown["text"], thrown
-    assert [f["function"] for f in thrown["stackTop"]] == ["leggiErrore", "controllaEsito", "gestisciRisposta"]
+    assert functions(thrown["stack"]) == ["leggiErrore", "controllaEsito", "gestisciRisposta"]
     assert any("salvataggio fallito" in e["text"] and not e.get("replayed", False) for e in console_errors)
     storage = bundle["storage"]
-    assert storage["sessionStorageKeys"] == ["authToken"] and "CFTOKEN" in storage["cookieNames"], storage
-    assert 'button "Salva"' in bundle["snapshotPreview"]["text"]
+    assert storage.get("sessionStorageKeys") == ["authToken"] and "CFTOKEN" in storage["cookieNames"], storage
+    assert 'button "Salva"' in bundle["snapshot"]
     # The text alone (what many clients show the model) names the failing call and the throwing functions.
-    assert "POST 500 " + app.url("/clienti/save.cfm") in bundle_text, bundle_text
-    assert "(at leggiErrore < controllaEsito < gestisciRisposta)" in bundle_text, bundle_text
+    assert "POST 500 xhr /clienti/save.cfm" in bundle_text, bundle_text  # the page's origin said once
+    thrown_text = bundle_text[bundle_text.index("[pageerror] Uncaught") :]  # the repeat's own error
+    at = [thrown_text.index(f"    at {fn} (") for fn in ("leggiErrore", "controllaEsito", "gestisciRisposta")]
+    assert at == sorted(at), bundle_text
     shown = [e for e in console_errors if f"  #{e['id']} [" in bundle_text]  # the text lists the newest few
     assert shown and any(e.get("replayed", False) for e in shown), bundle_text
     for e in shown:  # messages Chrome replayed from before attach are marked as such
         assert e.get("replayed", False) == (f"#{e['id']} [{e['type']}] [replayed]" in bundle_text), (e, bundle_text)
 
     http_500, _ = await agent.session("network_list", status_min=500)
-    assert [(e["method"], e["status"]) for e in http_500.get("entries", [])] == [("POST", 500)], http_500
-    entry_id = http_500.get("entries", [])[0]["id"]
+    assert [(e["method"], e["status"]) for e in records(http_500)] == [("POST", 500)], http_500
+    entry_id = records(http_500)[0]["id"]
     # Older clients' flat tools read the same capture in the user's Chrome.
     legacy_net, legacy_text = await agent.legacy("browser_get_network_errors")
-    assert [e["id"] for e in legacy_net.get("entries", [])] == [entry_id] and "save.cfm" in legacy_text, legacy_net
+    assert [e["id"] for e in records(legacy_net)] == [entry_id] and "save.cfm" in legacy_text, legacy_net
     legacy_console, _ = await agent.legacy("browser_get_console_logs", types=["pageerror"])
-    assert [(e["type"], e.get("replayed", False)) for e in legacy_console.get("entries", [])] == [
+    assert [(e["type"], e.get("replayed", False)) for e in records(legacy_console)] == [
         ("pageerror", True),
         ("pageerror", False),
     ], legacy_console
@@ -416,7 +422,7 @@ async def _agent_mission(
     response_headers = {k.lower(): v for k, v in entry["responseHeaders"].items()}
     assert response_headers["set-cookie"] == "[redacted]", response_headers
     assert entry["postDataPreview"] == "id=123&provincia="
-    assert entry["initiator"]["stackTop"]["function"] == "salvaCliente", entry["initiator"]
+    assert entry["initiator"]["stack"][0].startswith("salvaCliente ("), entry["initiator"]
 
     body, _ = await agent.session("network_save_body", id=entry_id)
     saved = artifacts / body["relativePath"]
@@ -425,10 +431,10 @@ async def _agent_mission(
 
     # Only what the repeat produced (since_id), with stacks, as the skill says.
     console, console_text = await agent.session("console_list", types=["error"], include_stack=True, since_id=seen)
-    assert console.get("entries", []) and not any(e.get("replayed", False) for e in console.get("entries", [])), console
-    stacks = [[f["function"] for f in e.get("stack") or []] for e in console.get("entries", [])]
+    assert records(console) and not any(e.get("replayed", False) for e in records(console)), console
+    stacks = [functions(e.get("stack") or []) for e in records(console)]
     assert any(s[:3] == ["leggiErrore", "controllaEsito", "gestisciRisposta"] for s in stacks), console
-    assert "    at leggiErrore (" + edit_url + ":" in console_text, console_text
+    assert "    at leggiErrore (" + edit_path + "?id=123:" in console_text, console_text  # the page's origin: a path
     assert ":None" not in console_text, console_text
 
     # Read the form the way an agent does, then fix it by uid.
@@ -440,18 +446,18 @@ async def _agent_mission(
     salva = _uid(snap_text, r'button "Salva"')
     alert = _uid(snap_text, r'alert "Provincia obbligatoria"')
     assert len({ragione, provincia, salva, alert}) == 4
-    assert snap["stats"]["uids"] == 4, snap_text
+    assert len([r for r in records(snap, "lines") if r.get("uid")]) == 4, snap_text
 
     await agent.interact("fill_uid", uid=provincia, value="MI")
-    last_id = max(e["id"] for e in (await agent.session("network_list"))[0].get("entries", []))
+    last_id = max(e["id"] for e in records((await agent.session("network_list"))[0]))
     await agent.interact("click_uid", uid=salva)
     fixed = await agent.until(
         "network_list",
-        lambda sc: any(e.get("status") == 200 for e in sc.get("entries", [])),
+        lambda sc: any(e.get("status") == 200 for e in records(sc)),
         method="POST",
         since_id=last_id,
     )
-    new_post = next(e for e in fixed.get("entries", []) if e["url"].endswith("/clienti/save.cfm"))
+    new_post = next(e for e in records(fixed) if e["url"].endswith("/clienti/save.cfm"))
     new_entry = (await agent.session("network_get", id=new_post["id"]))[0]["entry"]
     assert new_entry["postDataPreview"] == "id=123&provincia=MI", new_entry
     assert any(r.body == b"id=123&provincia=MI" for r in app.requests if r.path == "/clienti/save.cfm")

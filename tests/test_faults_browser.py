@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from faults_util import StablePort, UserTabs, serving, wait_until
+from lean_util import records
 
 from targets.errors import ErrorCode
 from targets.process import ChromiumProcess
@@ -25,7 +26,7 @@ async def _captured(agent, name: str) -> None:
     """Log and fetch in the selected tab now, and wait until the console line is captured."""
     await agent.js(f"console.log('live {name}'); await fetch('/faults/data.json?from={name}'); 1")
     for _ in range(200):
-        if f"live {name}" in [e["text"] for e in (await agent.s("console_list")).get("entries", [])]:
+        if f"live {name}" in [e["text"] for e in records(await agent.s("console_list"))]:
             return
         await asyncio.sleep(0.05)
     raise AssertionError(f"console line of {name} not captured")
@@ -33,12 +34,10 @@ async def _captured(agent, name: str) -> None:
 
 async def _old_entries_readable(agent, name: str) -> None:
     console = await agent.s("console_list")
-    assert (
-        f"live {name}" in [e["text"] for e in console.get("entries", [])] and console.get("pageClosed", False) is True
-    )
+    assert f"live {name}" in [e["text"] for e in records(console)] and console.get("pageClosed", False) is True
     network = await agent.s("network_list", url_contains=f"from={name}")
     # The tab's own fetch of the same URL may still be on its way at attach (a loaded machine): 1 or 2.
-    statuses = [e["status"] for e in network.get("entries", [])]
+    statuses = [e["status"] for e in records(network)]
     assert 1 <= len(statuses) <= 2 and set(statuses) == {200}, network
     assert network.get("pageClosed", False) is True
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import anyio
 import pytest
 from faults_util import Agent, InsideProbe, UserTabs, serving, wait_until
+from lean_util import records
 from mcp.client import Client
 from mcp_http import running_http_server
 
@@ -130,6 +131,6 @@ async def test_two_http_clients_at_once(http_mcp: str, http_server):
                 values = [r.structured_content.get("result") for i, r in enumerate(answers) if i % 3 == 1]
                 assert values == [i for i in range(25) if i % 3 == 1]
             assert probe.entered == 18 and probe.max_inside == 1
-            logged = [e["text"] for e in (await b.s("console_list", limit=200)).get("entries", [])]
+            logged = [e["text"] for e in records(await b.s("console_list", limit=200))]
             for tag in ("first", "second"):
                 assert {f"{tag} {i}" for i in range(25) if i % 3 == 1} <= set(logged)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 
 from faults_util import UserTabs, serving
+from lean_util import records
 
 from targets.errors import ErrorCode
 
@@ -48,8 +49,8 @@ async def test_a_dialog_left_open_never_hangs_a_call(fresh_chromium, http_server
             assert result.is_error and result.structured_content["code"] == ErrorCode.DIALOG_OPEN, tool
 
         # reads that do not need the page's script answer, the bundle reports the dialog
-        assert "before the alert" in [e["text"] for e in (await agent.s("console_list")).get("entries", [])]
-        assert (await agent.s("network_list")).get("entries", []) is not None
+        assert "before the alert" in [e["text"] for e in records(await agent.s("console_list"))]
+        assert records(await agent.s("network_list")) is not None
         bundle = await agent.s("debug_bundle", include_screenshot=True, timeout=20)
         assert bundle["dialog"]["message"] == "stuck here"
         assert any("dialog" in note for note in bundle.get("notes", []))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from faults_util import Agent, serving
+from lean_util import records
 
 from targets.errors import ErrorCode
 
@@ -56,16 +57,16 @@ async def test_a_page_that_never_finishes_loading(agent: Agent, http_server, hol
     assert "timeout_ms" in slow["hint"] and slow["stopped"] is True
     # the navigation that got no response was stopped: the tab shows its old document and answers
     assert await agent.js("document.title") == "Faults start"
-    aborted = (await agent.s("network_list", url_contains="/faults/never")).get("entries", [])
-    assert aborted and aborted[-1].get("failed", False) is True
+    aborted = records(await agent.s("network_list", url_contains="/faults/never"))
+    assert aborted and aborted[-1]["status"].startswith("FAILED")
     # a request of the page that never ends: waits time out cleanly, other calls answer meanwhile
     await agent.js("fetch('/faults/never?from=page'); 1")
     waited = await agent.err("wait_for", ErrorCode.TIMEOUT, text="never there", timeout_ms=500)
     assert "timeout_ms" in waited["hint"]
     idle = await agent.err("wait_for", ErrorCode.TIMEOUT, network_idle=True, timeout_ms=800)
     assert idle["state"]["inFlight"] >= 1
-    in_flight = (await agent.s("network_list", url_contains="from=page")).get("entries", [])
-    assert in_flight and in_flight[-1].get("status") is None and not in_flight[-1].get("failed")
+    in_flight = records(await agent.s("network_list", url_contains="from=page"))
+    assert in_flight and in_flight[-1]["status"] == "pending"
     await _responsive(agent, http_server)
 
 
@@ -111,14 +112,15 @@ async def test_a_50_mb_response_body(agent: Agent, http_server):
     cap = agent.app.settings.network_body_max_bytes
     assert len(mid) > cap
 
-    huge = (await agent.s("network_list", url_contains="/faults/big.txt")).get("entries", [])[-1]
-    assert huge["status"] == 200 and not huge.get("bodyHeld")  # beyond the eager cap: not kept in memory
+    huge = records(await agent.s("network_list", url_contains="/faults/big.txt"))[-1]
+    assert huge["status"] == 200  # beyond the eager cap: not kept in memory
+    assert (await agent.s("network_get", id=huge["id"]))["entry"].get("bodyState") != "held"
     # Chrome keeps no copy of a 50 MB body: a clear answer that says why, not a crash
     gone = await agent.err("network_save_body", ErrorCode.BODY_UNAVAILABLE, id=huge["id"])
     assert "larger than" in gone["message"]
 
-    entry = (await agent.s("network_list", url_contains="/faults/mid.txt")).get("entries", [])[-1]
-    assert not entry.get("bodyHeld")
+    entry = records(await agent.s("network_list", url_contains="/faults/mid.txt"))[-1]
+    assert (await agent.s("network_get", id=entry["id"]))["entry"].get("bodyState") != "held"
     saved = await agent.s("network_save_body", id=entry["id"])
     assert saved["truncated"] is True and saved["bytes"] == cap and saved["totalBytes"] == len(mid)
     assert Path(saved["filePath"]).read_bytes() == mid[:cap]  # noqa: ASYNC240 - the test reads its result
@@ -126,6 +128,8 @@ async def test_a_50_mb_response_body(agent: Agent, http_server):
     assert small["bytes"] == 1000 and small["truncated"] is True
 
     # memory stays bounded: the recorder holds only small bodies, never the big ones, before or after saving
-    held = (await agent.s("network_list", limit=1))["bodiesHeldBytes"]
+    from mcp_server.capture import network_of
+
+    held = network_of(await agent.app.manager.current_page(launch_if_needed=False)).held_bytes
     assert held <= agent.app.settings.network_eager_body_max_bytes * 2 and held < cap
     await _responsive(agent, http_server)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 
 from faults_util import UserTabs, serving, wait_until
+from lean_util import records
 
 from targets.errors import ErrorCode
 
@@ -18,7 +19,7 @@ async def _activity(agent, name: str) -> None:
     """Make the selected tab log and fetch now (capture starts at attach), and wait until both are captured."""
     await agent.js(f"console.log('live {name}'); await fetch('/faults/data.json?from={name}'); 1")
     for _ in range(200):
-        texts = [e["text"] for e in (await agent.s("console_list")).get("entries", [])]
+        texts = [e["text"] for e in records(await agent.s("console_list"))]
         if f"live {name}" in texts:
             return
         await asyncio.sleep(0.05)
@@ -39,7 +40,7 @@ async def test_selected_tab_closed_mid_call_and_between_calls(fresh_chromium, ht
         for name in tabs:
             await agent.s("select_page_by_title", title_contains=f"Faults {name}")
             await _activity(agent, name)
-        keep_network = (await agent.s("network_list", url_contains="data.json")).get("entries", [])
+        keep_network = records(await agent.s("network_list", url_contains="data.json"))
         assert len(keep_network) == 1  # the last selected tab is "keep"
 
         # 1. closed while wait_for is waiting for text that never comes
@@ -74,17 +75,17 @@ async def test_selected_tab_closed_mid_call_and_between_calls(fresh_chromium, ht
         assert "list_pages" in closed["hint"] and closed["stable_page_id"]
         # what the closed tab captured is still readable, and says the tab is gone
         old = await agent.s("console_list")
-        assert "live gone" in [e["text"] for e in old.get("entries", [])] and old.get("pageClosed", False) is True
-        assert (await agent.s("network_list", url_contains="data.json")).get("entries", [])
+        assert "live gone" in [e["text"] for e in records(old)] and old.get("pageClosed", False) is True
+        assert records(await agent.s("network_list", url_contains="data.json"))
 
         # the server keeps working: the listing shows the survivor, whose capture is intact
         listing = await agent.s("list_pages")
         assert [p["title"] for p in listing["pages"]] == ["Faults keep"]
         await agent.s("select_page", stable_page_id=listing["pages"][0]["stable_page_id"])
         assert await agent.js("document.title") == "Faults keep"
-        texts = [e["text"] for e in (await agent.s("console_list")).get("entries", [])]
+        texts = [e["text"] for e in records(await agent.s("console_list"))]
         assert "live keep" in texts and "ready keep" in texts  # "ready" logged before attach: replayed
-        assert (await agent.s("network_list", url_contains="data.json")).get("entries", []) == keep_network
+        assert records(await agent.s("network_list", url_contains="data.json")) == keep_network
         caps = await agent.s("get_capabilities")
         assert caps["browser"]["cdp"]["attached"] is True
     assert fresh_chromium.alive

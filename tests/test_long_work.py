@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 import pytest
 from faults_util import Agent, InsideProbe, UserTabs, serving, wait_until
+from lean_util import records
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_http import ENTRY, server_env
@@ -70,7 +71,7 @@ async def test_reads_answer_while_a_six_second_wait_for_runs(fresh_chromium, htt
         # every read answered while the wait was still running: none of them waited behind it
         assert not waiter.done() and len(answered) == 18
         listing = await agent.s("console_list")
-        assert "ready reads" in [e["text"] for e in listing["entries"]]
+        assert "ready reads" in [e["text"] for e in records(listing)]
         timed_out = await waiter
         assert timed_out.is_error and timed_out.structured_content["code"] == ErrorCode.TIMEOUT
 

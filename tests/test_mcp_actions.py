@@ -18,6 +18,7 @@ import anyio
 import httpx
 import jsonschema
 import pytest
+from lean_util import assert_lean, records
 from mcp.client import Client
 
 from mcp_server import capture
@@ -67,6 +68,7 @@ class Session:
     async def ok(self, tool: str, **args: Any) -> dict[str, Any]:
         result = await self.call(tool, **args)
         assert not result.is_error, result.content[0].text
+        assert_lean(result, verbatim=("$.result",))  # every answer here: JSON <= 1.3x text + 400, no empty keys
         return result.structured_content
 
     async def err(self, tool: str, code: str, **args: Any) -> dict[str, Any]:
@@ -142,17 +144,21 @@ async def test_legacy_table_matches_issue(mcp: Session):
 
 
 async def test_capabilities_and_status(mcp: Session, http_server):
-    caps = await mcp.s("get_capabilities")
+    result = await mcp.call("browser_session", action="get_capabilities")
+    caps, text = result.structured_content, result.content[0].text
     assert caps["server"]["name"] == "mcp-browser-debug" and caps["server"]["version"]
     browser = caps["browser"]
-    for key in ("supportsLaunch", "supportsCdpAttach", "defaultTarget", "launch", "cdp"):
+    for key in ("defaultTarget", "launch", "cdp"):
         assert key in browser
+    assert browser["launch"]["available"] and "launch" in text
     assert {"available", "cdpUrl"} <= set(browser["cdp"]) and not browser["cdp"].get("attached")
-    names = {(a["tool"], a["action"]) for a in caps["actions"]}
+    names = {(tool, action) for tool, actions in caps["actions"].items() for action in actions}
     assert set(LEGACY_TOOLS.values()) <= names
     assert ("browser_session", "get_capabilities") in names
-    experimental = {a["action"] for a in caps["actions"] if a.get("experimental")}
-    if any(a["action"].startswith("performance_") for a in caps["actions"]):
+    for tool, actions in caps["actions"].items():
+        assert f"{tool} actions ({len(actions)}): {', '.join(actions)}" in text  # the text says it too
+    experimental = set(caps.get("experimental", []))
+    if any(a.startswith("performance_") for _, a in names):
         assert any(a.startswith("performance_") for a in experimental)
     await open_app(mcp, http_server)
     status = await mcp.s("get_browser_status")
@@ -250,7 +256,7 @@ async def test_evaluate_js_errors_and_disabled(mcp: Session, http_server):
     node = await mcp.s("evaluate_js", expression="document.querySelector('h1')")
     assert node["type"] == "node" and "h1" in str(node["result"])
     cyclic = await mcp.s("evaluate_js", expression="const o = {}; o.self = o; o")
-    assert cyclic["type"] == "object"
+    assert cyclic.get("type", "object") == "object" and cyclic["result"]
     reject = "Promise.reject(new Error('refused here'))"
     rejected = await mcp.err("browser_session", ErrorCode.EVALUATION_FAILED, action="evaluate_js", expression=reject)
     assert "refused here" in rejected["message"]
@@ -268,7 +274,7 @@ async def test_evaluate_js_errors_and_disabled(mcp: Session, http_server):
 async def test_annotate_then_click_by_id(mcp: Session, http_server):
     await open_app(mcp, http_server)
     labelled = await mcp.s("annotate")
-    elements = labelled["elements"]
+    elements = records(labelled, "elements")
     count = next(e for e in elements if e["text"] == "Count")
     assert all("hunter2" not in json.dumps(e) for e in elements)
     assert await mcp.js("document.querySelectorAll('#__mcp_annotations div').length") == len(elements)
@@ -304,11 +310,11 @@ async def test_network_errors_and_console_logs(mcp: Session, http_server):
     await open_app(mcp, http_server, "?capture")
     await mcp.js("new Promise(r => setTimeout(r, 300))")
     errors = await mcp.s("get_network_errors")
-    assert any(e["url"].endswith("/mcp/missing-api") and e["status"] == 404 for e in errors.get("entries", []))
+    assert any(e["url"].endswith("/mcp/missing-api") and e["status"] == 404 for e in records(errors))
     assert errors["capturedSince"]
     logs = await mcp.s("get_console_logs", types=["error"])
-    assert any("boom from app" in str(e.get("text")) for e in logs.get("entries", []))
-    assert all(e["type"] in ("error", "pageerror") for e in logs.get("entries", []))  # "error" includes uncaught ones
+    assert any("boom from app" in str(e.get("text")) for e in records(logs))
+    assert all(e["type"] in ("error", "pageerror") for e in records(logs))  # "error" includes uncaught ones
 
 
 async def test_frames(mcp: Session, http_server):
@@ -380,7 +386,7 @@ async def test_read_downloaded_file(mcp: Session):
     (folder / "notes.txt").write_text("line one\n" * 20)
     (folder / "blob.bin").write_bytes(b"\x00\x01\x02" * 10)
     listing = await mcp.s("read_downloaded_file")
-    assert {"notes.txt", "blob.bin"} <= {f["path"] for f in listing["files"]}
+    assert {"notes.txt", "blob.bin"} <= {f["path"] for f in records(listing, "files")}
     text = await mcp.s("read_downloaded_file", path="notes.txt", max_chars=100)
     assert text["content"] == ("line one\n" * 20)[:100] and text["truncated"] is True
     binary = await mcp.s("read_downloaded_file", path="blob.bin")

@@ -150,7 +150,6 @@ async def test_envelope_condensed_and_legacy(tmp_path):
         ("browser_session", {"action": "boom", "kind": "closed"}, ErrorCode.BROWSER_DISCONNECTED),
         ("browser_session", {"action": "boom", "kind": "timeout"}, ErrorCode.TIMEOUT),
         ("browser_session", {"action": "boom", "kind": "bug"}, ErrorCode.INTERNAL_ERROR),
-        ("browser_missing", {}, ErrorCode.UNKNOWN_ACTION),
     ],
 )
 async def test_errors_are_structured(tool, args, code, tmp_path):
@@ -173,6 +172,42 @@ async def test_errors_are_structured(tool, args, code, tmp_path):
         assert sc["errors"] and all(e["field"] for e in sc["errors"])
     assert not after.is_error
     assert manager.state == {"selected": "p1"}
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_unknown_tool_is_a_protocol_error(mode, tmp_path):
+    """The spec: calling a tool that does not exist is JSON-RPC -32602, not a result the model reads."""
+    from mcp.shared.exceptions import MCPError
+
+    server, manager = make(tmp_path=tmp_path)
+    async with Client(server, mode=mode) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("browser_missing", {})
+        after = await client.call_tool("browser_session", {"action": "echo", "text": "ok"})
+    assert caught.value.error.code == -32602 and "browser_missing" in caught.value.error.message
+    assert not after.is_error and manager.state == {"selected": "p1"}
+
+
+async def test_server_warnings_reach_the_client_as_log_messages(tmp_path):
+    """logging/setLevel, then a warning of the server's own loggers arrives as notifications/message."""
+    import logging
+
+    received: list = []
+
+    async def on_log(params) -> None:
+        received.append(params)
+
+    server, _ = make(tmp_path=tmp_path)
+    async with Client(server, mode="legacy", logging_callback=on_log) as client:
+        await client.set_logging_level("warning")
+        logging.getLogger("mcp_server.test").info("below the level: not sent")
+        logging.getLogger("mcp_server.test").warning("body fetch of #%d failed", 7)
+        for _ in range(100):
+            if received:
+                break
+            await asyncio.sleep(0.02)
+    assert [(p.level, p.data["message"]) for p in received] == [("warning", "body fetch of #7 failed")]
+    assert received[0].logger == "mcp_server.test"
 
 
 async def test_unknown_field_names_the_field(tmp_path):

@@ -18,7 +18,9 @@ from typing import Any
 import anyio
 import pytest
 from httpserver import Reply
+from lean_util import records
 from mcp.client import Client
+from mcp.shared.exceptions import MCPError
 
 from mcp_server.audit import MAX_LINE_BYTES
 from mcp_server.cli import build_app
@@ -64,7 +66,7 @@ async def test_every_call_is_one_line_with_its_outcome_and_no_secret(served):
     await call("browser_fill", {"selector": "#pw", "value": PLANTED})
     await call("browser_interact", {"action": "fill", "selector": "#pw", "value": PLANTED})
     snap = await call("browser_session", {"action": "snapshot", "interactive_only": True})
-    uid = next(line["uid"] for line in snap["lines"] if line["name"] == "Password")
+    uid = next(line["uid"] for line in records(snap, "lines") if line["name"] == "Password")
     await call("browser_interact", {"action": "fill_uid", "uid": uid, "value": PLANTED})
     await call("browser_interact", {"action": "fill_form", "fields": [{"uid": uid, "value": PLANTED}]})
     await call("browser_interact", {"action": "type_text", "uid": uid, "text": PLANTED})
@@ -132,7 +134,9 @@ async def test_hostile_arguments_still_leave_one_bounded_line(served):
     huge = {f"field{i}": "v" * 10000 for i in range(80)}
     await client.call_tool("browser_session", {"action": "list_pages", "deep": deep})
     await client.call_tool("browser_session", {"action": "list_pages", **huge})
-    await client.call_tool("x" * 5000, {"token": PLANTED})
+    with pytest.raises(MCPError) as unknown:  # an unknown tool is a protocol error (-32602), logged all the same
+        await client.call_tool("x" * 5000, {"token": PLANTED})
+    assert unknown.value.error.code == -32602 and len(unknown.value.error.message) < 300
     entries = _entries(log)
     assert [e["status"] for e in entries] == ["error", "error", "error"]
     assert "[nested]" in json.dumps(entries[0]["arguments"])

@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 import pytest
 from httpserver import Reply
+from lean_util import records
 from mcp.client import Client
 
 from mcp_server.cli import build_app
@@ -208,7 +209,7 @@ async def test_a_configured_audit_log_inside_the_root_is_protected_too(tmp_path:
 async def test_actions_without_a_path_write_only_under_the_root(agent):
     a, root, tmp_path = agent
     await a.ok("evaluate_js", expression="fetch('/a.html').then(r => r.text()).then(t => t.length)")
-    entries = (await a.ok("network_list")).get("entries", [])
+    entries = records(await a.ok("network_list"))
     fetched = next(e for e in entries if e["url"].endswith("/a.html"))
     before = _snapshot_outside(tmp_path, root)
     written: list[Path] = []

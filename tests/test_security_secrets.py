@@ -21,6 +21,7 @@ from typing import Any
 import anyio
 import pytest
 from httpserver import Reply, Request
+from lean_util import records
 from mcp.client import Client
 
 from mcp_server.cli import build_app
@@ -123,7 +124,7 @@ async def session(request, tmp_path: Path, site) -> AsyncIterator[tuple[Scanner,
 
 async def _wait_entries(sc: Scanner, count: int) -> list[dict[str, Any]]:
     for _ in range(300):
-        entries = (await sc.s("network_list", limit=200)).get("entries", [])
+        entries = records(await sc.s("network_list", limit=200))
         done = [e for e in entries if "/sec-leak/" in e["url"] and e.get("status") is not None]
         if len(done) >= count:
             return entries
@@ -150,7 +151,7 @@ async def test_no_planted_secret_in_any_output_file_or_log(session):
     await sc.s("network_export_har")
     await sc.s("network_export_har", include_bodies=True)
     await sc.s("console_list", include_stack=True)
-    for item in (await sc.s("console_list")).get("entries", []):
+    for item in records(await sc.s("console_list")):
         await sc.s("console_get", id=item["id"], include_stack=True)
     await sc.s("get_console_logs")
     await sc.s("get_network_errors")
@@ -177,7 +178,7 @@ async def test_no_planted_secret_in_any_output_file_or_log(session):
     # -- the form POST with the typed password, and the page after it ---------------------
     await sc.call("browser_click", {"selector": "#go"})
     await sc.s("wait_for", text="Signed in", timeout_ms=10000)
-    entries = (await sc.s("network_list", limit=200)).get("entries", [])
+    entries = records(await sc.s("network_list", limit=200))
     login = [e for e in entries if e["url"].endswith("/sec-leak/login")]
     assert login and login[-1]["method"] == "POST"
     await sc.s("network_get", id=login[-1]["id"])

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from httpserver import Reply
+from lean_util import records
 from mcp.client import Client
 
 from mcp_server.cli import build_app
@@ -72,9 +73,9 @@ async def test_seed_form_fill_select_and_click_save(client, save_api):
     provincia = uid_of(text, r'combobox "Provincia" value=""')
     salva = uid_of(text, r'button "Salva"')
     uid_of(text, r'alert "Provincia obbligatoria"')
-    lines = {line["uid"]: line for line in sc["lines"] if line["uid"]}
+    lines = {line["uid"]: line for line in records(sc, "lines") if line.get("uid")}
     assert lines[provincia]["role"] == "combobox" and lines[provincia]["value"] == ""
-    assert sc["stats"]["uids"] == 4 and sc["stats"]["interactive"] == 3
+    assert len(lines) == 4 and sc["columns"] == ["role", "name", "uid"]
 
     result, sc = await interact(client, "fill_uid", uid=provincia, value="MI")
     assert not result.is_error, sc
@@ -86,19 +87,19 @@ async def test_seed_form_fill_select_and_click_save(client, save_api):
     assert not result.is_error, sc
     result, sc = await interact(client, "click_uid", uid=salva)
     assert not result.is_error, sc
-    posted = [r for r in sc["followed"].get("requests", []) if r["url"].endswith("/snapshot/api/save")]
+    posted = [r for r in records(sc["followed"], "requests") if r["url"].endswith("/snapshot/api/save")]
     assert posted and posted[0]["method"] == "POST" and posted[0]["status"] == 422, sc
     assert "POST" in text_of(result) and "/snapshot/api/save" in text_of(result)
     # the network store has it too, with the filled values in the body
     result, sc = await session(client, "network_list", url_contains="/snapshot/api/save")
-    assert len(sc.get("entries", [])) == 1 and sc.get("entries", [])[0]["status"] == 422
+    assert len(records(sc)) == 1 and records(sc)[0]["status"] == 422
     body = next(r for r in save_api.requests if r.path == "/snapshot/api/save").body.decode()
     assert "provincia=MI" in body and "ACME+SPA" in body
 
     # diff: what the click did
     result, sc = await session(client, "snapshot", diff=True)
     assert not result.is_error, sc
-    assert any("Errore 422" in c["after"] for c in sc["diff"]["changed"]), sc["diff"]
+    assert any("Errore 422" in after for _before, after in sc["changed"]), sc
 
 
 async def test_hover_reveals_tooltip_and_enter_submits(client, http_server):
@@ -147,7 +148,10 @@ async def test_iframe_inputs_are_fillable(client, http_server):
     await session(client, "navigate", url=http_server.url("/snapshot/mixed.html"))
     text, sc = await snap(client)
     via = uid_of(text, r'textbox "Via" value=""')
-    assert next(line for line in sc["lines"] if line.get("uid") == via)["frame"] == "f1"
+    rows = records(sc, "lines")
+    at = next(i for i, line in enumerate(rows) if line.get("uid") == via)
+    frame = next(line for line in reversed(rows[:at]) if line["role"] == "frame")  # the header above it
+    assert "f1" in frame["name"], frame
     result, sc = await interact(client, "fill_uid", uid=via, value="Via Roma 1")
     assert not result.is_error, sc
     text, _ = await snap(client, frame="f1")
@@ -248,7 +252,7 @@ async def test_uid_actions_on_the_users_chrome(client, chromium, save_api):
         assert uid_of(text, r'combobox "Provincia" value="RM"') == provincia
         result, sc = await interact(client, "click_uid", uid=uid_of(text, r'button "Salva"'))
         assert not result.is_error, sc
-        assert any(r["url"].endswith("/snapshot/api/save") for r in sc["followed"].get("requests", [])), sc
+        assert any(r["url"].endswith("/snapshot/api/save") for r in records(sc["followed"], "requests")), sc
         value = await tab.send("Runtime.evaluate", {"expression": "document.getElementById('prov').value"})
         assert value["result"]["value"] == "RM"  # the user's tab itself changed, nothing else
     finally:

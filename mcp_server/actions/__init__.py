@@ -17,6 +17,7 @@ MODULES: list[str] = [
     "state",
     "selectors",
     "capture",
+    "bundle",
     "snapshot",
     "interact",
     "forms",

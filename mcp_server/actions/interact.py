@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import Field
 
+from ..answers import Answer, Followed
 from ..context import ToolContext
 from ..dialogs import dialog_watch, require_no_dialog
 from ..followup import Followup, describe_followup
@@ -29,6 +30,14 @@ from .pagejs import race_dialog
 __all__ = ["UidArgs", "FillUidArgs", "PressUidArgs"]
 
 I = "browser_interact"  # noqa: E741 - the tool's short name, used as a tag
+
+
+class UidActionAnswer(Answer):
+    uid: int
+    role: str
+    name: str = ""
+    did: str
+    followed: Followed
 
 
 class UidArgs(ActionArgs):
@@ -75,7 +84,7 @@ def _done(element: Element, did: str) -> str:
     return did
 
 
-@action(I, "click_uid", UidArgs, lock="page")
+@action(I, "click_uid", UidArgs, lock="page", destructive=True, result=UidActionAnswer)
 async def click_uid(ctx: ToolContext, args: UidArgs) -> ActionResult:
     """Click the element with this snapshot uid (waits until visible, enabled, stable and not covered)."""
 
@@ -86,7 +95,7 @@ async def click_uid(ctx: ToolContext, args: UidArgs) -> ActionResult:
     return await _act(ctx, args, "click_uid", perform)
 
 
-@action(I, "fill_uid", FillUidArgs, lock="page")
+@action(I, "fill_uid", FillUidArgs, lock="page", result=UidActionAnswer)
 async def fill_uid(ctx: ToolContext, args: FillUidArgs) -> ActionResult:
     """Fill a text field, pick a <select> option (by value or label) or set a checkbox, by uid."""
 
@@ -98,7 +107,7 @@ async def fill_uid(ctx: ToolContext, args: FillUidArgs) -> ActionResult:
     return await _act(ctx, args, "fill_uid", perform)
 
 
-@action(I, "hover_uid", UidArgs, lock="page")
+@action(I, "hover_uid", UidArgs, lock="page", result=UidActionAnswer)
 async def hover_uid(ctx: ToolContext, args: UidArgs) -> ActionResult:
     """Move the mouse over the element with this uid (reveals tooltips and menus)."""
 
@@ -109,7 +118,7 @@ async def hover_uid(ctx: ToolContext, args: UidArgs) -> ActionResult:
     return await _act(ctx, args, "hover_uid", perform)
 
 
-@action(I, "press_uid", PressUidArgs, lock="page")
+@action(I, "press_uid", PressUidArgs, lock="page", destructive=True, result=UidActionAnswer)
 async def press_uid(ctx: ToolContext, args: PressUidArgs) -> ActionResult:
     """Focus the element with this uid and press a key (Enter submits a form)."""
 

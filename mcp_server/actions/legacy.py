@@ -14,15 +14,18 @@ import json
 import mimetypes
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from cdp_core.errors import CDPError, CDPException, CDPTimeout
+from cdp_core.recorders.listing import Selection
 from targets.errors import ErrorCode, ToolFailure
 
+from ..answers import Answer, ListAnswer, PageBrief
 from ..context import ToolContext
 from ..input.frames import main_world
 from ..lean import Keep
 from ..registry import ActionArgs, ActionResult, action
+from .capture_render import console_listing, network_listing
 from .file_reader import read_text_prefix
 from .pagejs import (
     capture_png,
@@ -34,76 +37,75 @@ from .pagejs import (
     truncate,
     unless_dialog,
 )
+from .pages_render import page_brief, page_line
 
 S = "browser_session"
 
 
-class NavigateResult(BaseModel):
+class NavigateResult(Answer):
     url: str
     title: str | None = None
     httpStatus: int | None = None
     target: str
     stable_page_id: str
+    relaunched: bool = False
 
 
-class DomResult(BaseModel):
+class DomResult(Answer):
+    url: str
     html: str
     length: int
-    truncated: bool
-    url: str
+    truncated: bool = False
 
 
-class ScreenshotResult(BaseModel):
+class ScreenshotResult(Answer):
     path: str
     bytes: int
-    fullPage: bool
+    fullPage: bool = False
 
 
-class EvaluateResult(BaseModel):
-    type: str
-    truncated: bool
-    result: Any = None
+class EvaluateResult(Answer):
+    type: str | None = Field(None, description="named when the JSON value does not say it (node, function, undefined)")
+    truncated: bool = False
+    result: Any = Field(None, description="the value (null, false and [] included); absent when truncated")
     preview: str | None = None
     path: str | None = None
     length: int | None = None
 
 
-class EntriesResult(BaseModel):
-    entries: list[dict[str, Any]]
-    capturedSince: str | None
+class SelectedResult(Answer):
+    selected: PageBrief
 
 
-class SelectedResult(BaseModel):
-    selected: dict[str, Any]
-
-
-class FrameInfo(BaseModel):
+class FrameInfo(Answer):
     frame_id: str
-    parent_id: str | None
-    name: str
-    url: str | None
+    parent_id: str | None = None
+    name: str = ""
+    url: str | None = None
     frame_index: int
-    selected: bool
+    selected: bool = False
     outOfProcess: bool | None = None
 
 
-class FramesResult(BaseModel):
+class FramesResult(Answer):
     frames: list[FrameInfo]
 
 
-class FrameResult(BaseModel):
+class FrameResult(Answer):
     frame: FrameInfo
 
 
-class DownloadResult(BaseModel):
-    files: list[dict[str, Any]] | None = None
+class DownloadResult(Answer):
+    columns: list[str] = []
+    files: list[Any] = Field([], description="rows [path, bytes] (without path: the listing)")
+    total: int | None = None
     path: str | None = None
     bytes: int | None = None
     mimeType: str | None = None
     sha256: str | None = None
-    binary: bool | None = None
+    binary: bool = False
     content: str | None = None
-    truncated: bool | None = None
+    truncated: bool = False
     length: int | None = None
 
 
@@ -137,7 +139,12 @@ async def _navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
         info["httpStatus"] = info.pop("status")
     url = info.get("url", args.url)
     title = info.get("title")
-    return ActionResult(text=f"Navigated to {url}" + (f" ({title})" if title else ""), data=info)
+    text = f"Navigated {info.get('stable_page_id')} ({info.get('target')}) to {url}" + (f" ({title})" if title else "")
+    if info.get("httpStatus") is not None:
+        text += f", HTTP {info['httpStatus']}"
+    if info.get("relaunched"):
+        text += "; the internal browser had gone away and was relaunched"
+    return ActionResult(text=text, data=info)
 
 
 # -- get_dom --------------------------------------------------------------------------------
@@ -166,10 +173,11 @@ async def get_dom(ctx: ToolContext, args: GetDomArgs) -> ActionResult:
     truncated = out["truncated"]
     about = "about " if out.get("lengthEstimated") else ""
     note = f"\n[truncated: {about}{out['length']} chars, showing {args.max_chars}]" if truncated else ""
-    data: dict[str, Any] = {"html": out["html"], "length": out["length"], "truncated": truncated, "url": out["url"]}
+    data: dict[str, Any] = {"url": out["url"], "html": Keep(out["html"]), "length": out["length"]}
+    data["truncated"] = truncated
     if out["redactedValues"]:
         data["redactedValues"] = out["redactedValues"]  # token-carrying input values shown as [redacted]
-    return ActionResult(text=out["html"] + note, data=data)
+    return ActionResult(text=f"DOM of {out['url']}:\n" + out["html"] + note, data=data)
 
 
 # -- screenshot -----------------------------------------------------------------------------
@@ -199,7 +207,7 @@ async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> ActionResult:
     path.write_bytes(data)
     images = [(shot["data"], "image/png")] if args.inline else []
     return ActionResult(
-        text=f"Screenshot saved: {path} ({len(data)} bytes)",
+        text=f"Screenshot saved: {path} ({len(data)} bytes{', full page' if args.full_page else ''})",
         data={"path": str(path), "bytes": len(data), "fullPage": args.full_page},
         images=images,
     )
@@ -215,6 +223,9 @@ class EvaluateArgs(ActionArgs):
 
 
 _EVAL_GROUP = "mcp-evaluate"
+#: Result types the JSON value itself shows; others (a node, a function, undefined) are named in ``type``.
+_PLAIN_KINDS = frozenset({"string", "number", "boolean", "object", "array", "null"})
+_PLAIN_KINDS |= {"str", "int", "float", "bool", "dict", "list", "NoneType"}
 
 
 def _raise_if_thrown(result: dict[str, Any]) -> None:
@@ -345,6 +356,8 @@ async def evaluate_js(ctx: ToolContext, args: EvaluateArgs) -> ActionResult:
     else:
         data["result"] = Keep(value)  # the page's value: its null, false and [] are the answer
         text = rendered
+        if kind in _PLAIN_KINDS:
+            data.pop("type")  # the JSON value says it
     return ActionResult(text=text, data=data)
 
 
@@ -361,7 +374,7 @@ class NetworkErrorsArgs(ActionArgs):
     NetworkErrorsArgs,
     legacy="browser_get_network_errors",
     read_only=True,
-    result=EntriesResult,
+    result=ListAnswer,
     lock="read",
 )
 async def get_network_errors(ctx: ToolContext, args: NetworkErrorsArgs) -> ActionResult:
@@ -372,14 +385,17 @@ async def get_network_errors(ctx: ToolContext, args: NetworkErrorsArgs) -> Actio
     recorder = network_of(page)
     by_id = {e["id"]: e for e in recorder.list(status_min=400)}
     by_id.update({e["id"]: e for e in recorder.list(failed_only=True)})
-    entries = [by_id[k] for k in sorted(by_id)][-args.limit :]
-    since = recorder.stats.get("capturedSince")
-    lines = [
-        f"#{e['id']} {e.get('method', '')} {e.get('status') or e.get('failureText') or 'failed'} {e.get('url', '')}"
-        for e in entries
-    ]
-    text = f"{len(entries)} network error(s) since {since}" + (":\n" + "\n".join(lines) if lines else "")
-    return ActionResult(text=text, data={"entries": entries, "capturedSince": since})
+    errors = [by_id[k] for k in sorted(by_id)]
+    sel = Selection(errors[-args.limit :], earlier=max(0, len(errors) - args.limit))
+    text, data = network_listing(
+        sel,
+        page_url=page.url,
+        since=recorder.captured_since,
+        evicted=recorder.evicted,
+        since_id=None,
+        noun="network error",
+    )
+    return ActionResult(text=text, data=data)
 
 
 class ConsoleLogsArgs(ActionArgs):
@@ -393,7 +409,7 @@ class ConsoleLogsArgs(ActionArgs):
     ConsoleLogsArgs,
     legacy="browser_get_console_logs",
     read_only=True,
-    result=EntriesResult,
+    result=ListAnswer,
     lock="read",
 )
 async def get_console_logs(ctx: ToolContext, args: ConsoleLogsArgs) -> ActionResult:
@@ -402,15 +418,22 @@ async def get_console_logs(ctx: ToolContext, args: ConsoleLogsArgs) -> ActionRes
 
     page = await ctx.page()
     recorder = console_of(page)
-    entries = recorder.list(types=args.types, limit=args.limit)
-    since = recorder.stats.get("capturedSince")
-    lines = [f"#{e.get('id')} [{e.get('type')}] {str(e.get('text', ''))[:200]}" for e in entries]
-    text = f"{len(entries)} console entr{'y' if len(entries) == 1 else 'ies'} since {since}"
-    text += ":\n" + "\n".join(lines) if lines else ""
-    return ActionResult(text=text, data={"entries": entries, "capturedSince": since})
+    sel = recorder.query(types=args.types, limit=args.limit)
+    text, data = console_listing(
+        sel, page_url=page.url, since=recorder.captured_since, evicted=recorder.evicted, since_id=None
+    )
+    return ActionResult(text=text, data=data)
 
 
 # -- tabs and frames ------------------------------------------------------------------------
+
+
+def _frame_line(f: dict[str, Any]) -> str:
+    parent = f" parent={f['parent_id']}" if f.get("parent_id") else ""
+    return (
+        f"{'*' if f['selected'] else ' '} [{f['frame_index']}] {f['name'] or '-'} <{f['url']}> id={f['frame_id']}"
+        + parent
+    )
 
 
 class SwitchTabArgs(ActionArgs):
@@ -423,8 +446,8 @@ async def switch_tab(ctx: ToolContext, args: SwitchTabArgs) -> ActionResult:
     """Select another tab by page_id or stable_page_id (never navigates)."""
     selector = {k: v for k, v in args.model_dump().items() if v is not None}
     info = await ctx.manager.select_page(**selector)
-    page = (info.get("selected") if isinstance(info, dict) else None) or {}
-    return ActionResult(text=f"switched to {page.get('stable_page_id')} <{page.get('url')}>", data=info)
+    page = page_brief(info.get("selected") if isinstance(info, dict) else None) or {}
+    return ActionResult(text=f"switched to {page_line(page).strip()}", data={"selected": page})
 
 
 @action(S, "list_frames", ActionArgs, legacy="browser_list_frames", read_only=True, result=FramesResult, lock="page")
@@ -433,10 +456,7 @@ async def list_frames(ctx: ToolContext, args: ActionArgs) -> ActionResult:
     page = await ctx.page()
     await no_dialog(ctx, page, "list_frames")  # Page.getFrameTree waits for an open dialog too
     frames = await frames_of(page)
-    lines = [
-        f"{'*' if f['selected'] else ' '} [{f['frame_index']}] {f['name'] or '-'} <{f['url']}> id={f['frame_id']}"
-        for f in frames
-    ]
+    lines = [_frame_line(f) for f in frames]
     return ActionResult(text=f"{len(frames)} frame(s):\n" + "\n".join(lines), data={"frames": frames})
 
 
@@ -483,7 +503,7 @@ async def select_frame(ctx: ToolContext, args: SelectFrameArgs) -> ActionResult:
     chosen = matches[0]
     page.active_frame = None if chosen["frame_index"] == 0 else chosen["frame_id"]
     chosen = {**chosen, "selected": True}
-    return ActionResult(text=f"frame [{chosen['frame_index']}] <{chosen['url']}> selected", data={"frame": chosen})
+    return ActionResult(text=f"selected {_frame_line(chosen).strip()}", data={"frame": chosen})
 
 
 # -- downloads ------------------------------------------------------------------------------
@@ -510,7 +530,11 @@ async def read_downloaded_file(ctx: ToolContext, args: ReadDownloadArgs) -> Acti
     listing = [{"path": str(p.relative_to(folder)), "bytes": p.stat().st_size} for p in files[:200]]
     if not args.path:
         lines = [f"{f['path']} ({f['bytes']} bytes)" for f in listing]
-        return ActionResult(text=f"{len(files)} downloaded file(s)\n" + "\n".join(lines), data={"files": listing})
+        more = f"\n[{len(files) - len(listing)} more not listed]" if len(files) > len(listing) else ""
+        data: dict[str, Any] = {"columns": ["path", "bytes"] if listing else None}
+        data["files"] = [[f["path"], f["bytes"]] for f in listing]
+        data["total"] = len(files)
+        return ActionResult(text=f"{len(files)} downloaded file(s)\n" + "\n".join(lines) + more, data=data)
     target = ctx.artifacts.resolve_inside(args.path, kind="downloads")
     if not target.is_file():
         raise ToolFailure(
@@ -525,8 +549,11 @@ async def read_downloaded_file(ctx: ToolContext, args: ReadDownloadArgs) -> Acti
     data: dict[str, Any] = {"path": str(target), "bytes": read.size, "mimeType": mime, "sha256": read.sha256}
     if read.binary:
         data["binary"] = True
-        return ActionResult(text=f"{target.name}: binary file, {read.size} bytes ({mime})", data=data)
+        return ActionResult(
+            text=f"{target} : binary file, {read.size} bytes ({mime}), sha256 {data['sha256']}", data=data
+        )
     content, truncated = read.text, read.chars > args.max_chars
-    data.update(binary=False, content=content, truncated=truncated, length=read.chars)
+    data.update(binary=False, content=Keep(content), truncated=truncated, length=read.chars)
     note = f"\n[truncated: {read.chars} chars, showing {args.max_chars}]" if truncated else ""
-    return ActionResult(text=content + note, data=data)
+    head = f"{target}: {read.size} bytes ({mime}), sha256 {data['sha256']}\n"
+    return ActionResult(text=head + content + note, data=data)

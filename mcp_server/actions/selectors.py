@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from targets.errors import ErrorCode, ToolFailure
 
+from ..answers import Answer, row
 from ..context import ToolContext
 from ..followup import Followup, describe_followup
 from ..input import Element, element_from_selector
@@ -34,28 +35,27 @@ class Dialog(BaseModel):
     url: str | None = None
 
 
-class Labelled(BaseModel):
-    id: int
-    tag: str
-    text: str
-    type: str | None = None
-    role: str | None = None
-    href: str | None = None
-    inViewport: bool
+ElementRow = row(
+    {"type": "integer"},
+    {"type": "string"},
+    {"type": "string"},
+    description="[id, tag, text, {type, role, href, offscreen}?]",
+)
 
 
-class AnnotateResult(BaseModel):
-    elements: list[Labelled]
+class AnnotateResult(Answer):
+    columns: list[str] = []
+    elements: list[ElementRow] = []
 
 
-class ClickByIdResult(BaseModel):
+class ClickByIdResult(Answer):
     element_id: int
-    element: dict[str, Any] | None
+    element: ElementRow | None = None
     dialog: Dialog | None = None
     followed: dict[str, Any] | None = None
 
 
-class SelectorResult(BaseModel):
+class SelectorResult(Answer):
     selector: str
     matches: int
     chars: int | None = None
@@ -69,14 +69,15 @@ class ScrollPosition(BaseModel):
     maxY: int
 
 
-class ScrollResult(BaseModel):
+class ScrollResult(Answer):
     selector: str | None = None
+    matches: int | None = None
     scroll: ScrollPosition | None = None
 
 
-class KeyResult(BaseModel):
+class KeyResult(Answer):
     key: str
-    selector: str | None
+    selector: str | None = None
     dialog: Dialog | None = None
     followed: dict[str, Any] | None = None
 
@@ -141,10 +142,35 @@ async def annotate(ctx: ToolContext, args: AnnotateArgs) -> ActionResult:
     page.data["annotations"] = {item["id"]: item for item in items}
     if args.clear:
         return ActionResult(text="annotations removed", data={"elements": []})
-    lines = [f"[{i['id']}] {i['tag']}{'/' + i['type'] if i.get('type') else ''} {i['text']!r}" for i in items]
+    rows = [_element(i) for i in items]
     return ActionResult(
-        text=f"{len(items)} interactive element(s) labelled:\n" + "\n".join(lines), data={"elements": items}
+        text=f"{len(items)} interactive element(s) labelled:\n" + "\n".join(_element_line(r) for r in rows),
+        data={"columns": ELEMENT_COLUMNS if rows else None, "elements": rows},
     )
+
+
+#: An annotate label as a row: ``[id, tag, text, {type, role, href, offscreen}]``.
+ELEMENT_COLUMNS = ["id", "tag", "text"]
+
+
+def _element(item: dict[str, Any]) -> list[Any]:
+    row: list[Any] = [item["id"], item["tag"], item.get("text", "")]
+    more = {k: item[k] for k in ("type", "role", "href") if item.get(k)}
+    if not item.get("inViewport", True):
+        more["offscreen"] = True
+    if more:
+        row.append(more)
+    return row
+
+
+def _element_line(row: list[Any]) -> str:
+    more = row[3] if len(row) > 3 else {}
+    line = f"[{row[0]}] {row[1]}{'/' + more['type'] if more.get('type') else ''} {row[2]!r}"
+    if more.get("role"):
+        line += f" role={more['role']}"
+    if more.get("href"):
+        line += f" href={more['href']}"
+    return line + (" (offscreen)" if more.get("offscreen") else "")
 
 
 class ClickByIdArgs(ActionArgs):
@@ -152,7 +178,9 @@ class ClickByIdArgs(ActionArgs):
     timeout_ms: int = Field(5000, ge=0, le=120000, description="Timeout in ms")
 
 
-@action(S, "click_by_id", ClickByIdArgs, legacy="browser_click_by_id", result=ClickByIdResult, lock="page")
+@action(
+    S, "click_by_id", ClickByIdArgs, legacy="browser_click_by_id", result=ClickByIdResult, lock="page", destructive=True
+)
 async def click_by_id(ctx: ToolContext, args: ClickByIdArgs) -> ActionResult:
     """Click the element annotate labelled with element_id."""
     page = await ctx.page()
@@ -175,9 +203,10 @@ async def click_by_id(ctx: ToolContext, args: ClickByIdArgs) -> ActionResult:
             ) from None
         raise
     item = page.data.get("annotations", {}).get(args.element_id, {})
+    element = _element(item) if item else None
+    text = _element_line(element) if element else f"[{args.element_id}]"
     result = ActionResult(
-        text=f"clicked [{args.element_id}] {item.get('tag', '')} {item.get('text', '')!r}".rstrip(),
-        data={"element_id": args.element_id, "element": item or None},
+        text=f"clicked {text}", data={"element_id": args.element_id, "element": element},
     )
     return outcome.apply(result)
 
@@ -253,7 +282,12 @@ async def _selector_action(
     return _Outcome(count, dialog, await follow.report())
 
 
-@action(I, "click", ClickArgs, legacy="browser_click", result=SelectorResult, lock="page")
+def _matches(count: int) -> str:
+    """What the text says about the match count (the JSON has ``matches``)."""
+    return " (1 match)" if count == 1 else f" (first of {count} matches)"
+
+
+@action(I, "click", ClickArgs, legacy="browser_click", result=SelectorResult, lock="page", destructive=True)
 async def click(ctx: ToolContext, args: ClickArgs) -> ActionResult:
     """Click the element matching a CSS selector."""
     page = await ctx.page()
@@ -264,7 +298,10 @@ async def click(ctx: ToolContext, args: ClickArgs) -> ActionResult:
         "click",
         lambda el: inp.click(el, "click", timeout_ms=args.timeout_ms, button=args.button, click_count=args.click_count),
     )
-    result = ActionResult(text=f"clicked {args.selector}", data={"selector": args.selector, "matches": outcome.count})
+    result = ActionResult(
+        text=f"clicked {args.selector}{_matches(outcome.count)}",
+        data={"selector": args.selector, "matches": outcome.count},
+    )
     return outcome.apply(result)
 
 
@@ -280,7 +317,7 @@ async def fill(ctx: ToolContext, args: FillArgs) -> ActionResult:
     outcome = await _selector_action(ctx, page, args.selector, "fill", perform)
     chars = held[0] if held else len(args.value)
     result = ActionResult(
-        text=f"filled {args.selector} ({chars} chars)",
+        text=f"filled {args.selector} ({chars} chars){_matches(outcome.count)}",
         data={"selector": args.selector, "matches": outcome.count, "chars": chars},
     )
     return outcome.apply(result)
@@ -293,7 +330,10 @@ async def hover(ctx: ToolContext, args: HoverArgs) -> ActionResult:
     outcome = await _selector_action(
         ctx, page, args.selector, "hover", lambda el: inp.hover(el, "hover", timeout_ms=args.timeout_ms)
     )
-    result = ActionResult(text=f"hovering {args.selector}", data={"selector": args.selector, "matches": outcome.count})
+    result = ActionResult(
+        text=f"hovering {args.selector}{_matches(outcome.count)}",
+        data={"selector": args.selector, "matches": outcome.count},
+    )
     return outcome.apply(result)
 
 
@@ -309,19 +349,23 @@ async def scroll(ctx: ToolContext, args: ScrollArgs) -> ActionResult:
     page = await ctx.page()
     watch = await no_dialog(ctx, page, "scroll")
     if args.selector:
-        element, _count = await input_call(element_from_selector(page, args.selector), what="scroll")
+        element, count = await input_call(element_from_selector(page, args.selector), what="scroll")
         try:
             await race_dialog(inp.scroll_into_view(element, "scroll", timeout_ms=args.timeout_ms), watch, "scroll")
         finally:
             await element.release()
-        return ActionResult(text=f"scrolled {args.selector} into view", data={"selector": args.selector})
+        return ActionResult(
+            text=f"scrolled {args.selector} into view{_matches(count)}",
+            data={"selector": args.selector, "matches": count},
+        )
     dx = {"left": -args.amount, "right": args.amount}.get(args.direction, 0)
     dy = {"up": -args.amount, "down": args.amount}.get(args.direction, 0)
     position = await run_js(ctx, page, _SCROLL_JS, {"dx": dx, "dy": dy})
-    return ActionResult(text=f"scrolled {args.direction} to y={position.get('y')}", data={"scroll": position})
+    where = f"x={position.get('x')}, y={position.get('y')} of max y={position.get('maxY')}"
+    return ActionResult(text=f"scrolled {args.direction} to {where}", data={"scroll": position})
 
 
-@action(I, "press_key", PressKeyArgs, legacy="browser_press_key", result=KeyResult, lock="page")
+@action(I, "press_key", PressKeyArgs, legacy="browser_press_key", result=KeyResult, lock="page", destructive=True)
 async def press_key(ctx: ToolContext, args: PressKeyArgs) -> ActionResult:
     """Press a key, in the element matching selector or in the focused element."""
     page = await ctx.page()

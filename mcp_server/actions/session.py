@@ -14,8 +14,10 @@ from pydantic import Field
 from targets.errors import ErrorCode, ToolFailure
 
 from .. import registry
+from ..answers import Answer, BrowserState, PageBrief
 from ..context import ToolContext
 from ..registry import ActionArgs, ActionResult, action
+from .pages_render import browser_brief, browser_lines, page_brief, page_line, pages_listing
 
 S = "browser_session"
 
@@ -52,107 +54,140 @@ class SelectByTitleArgs(ActionArgs):
     bring_to_front: bool = Field(False, description="Also focus the tab in the browser")
 
 
-def _actions_table() -> list[dict[str, Any]]:
-    return [
-        {
-            "tool": spec.tool,
-            "action": spec.name,
-            "legacyTool": spec.legacy,
-            "readOnly": spec.read_only,
-            "experimental": spec.experimental,
-        }
-        for spec in registry.ACTIONS.values()
-    ]
+class CapabilitiesAnswer(Answer):
+    server: dict[str, str]
+    settings: dict[str, Any]
+    browser: BrowserState
+    actions: dict[str, list[str]]
+    experimental: list[str] = []
 
 
-def _page_line(page: dict[str, Any] | None) -> str:
-    if not page:
-        return "no page selected"
-    return f"{page.get('stable_page_id')} {page.get('title') or '(untitled)'} <{page.get('url')}>"
+class StatusAnswer(Answer):
+    browser: BrowserState
 
 
-def _short(value: Any) -> str:
-    if isinstance(value, dict):
-        return ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value.values())
-    if isinstance(value, list):
-        return "+".join(map(str, value))
-    return f"{value:g}" if isinstance(value, float) else str(value)
+class PagesAnswer(Answer):
+    """A tab list (list_pages, attach_cdp, use_launch_browser): target and capture start said once."""
+
+    target: str | None = None
+    capturedSince: str | None = None
+    pages: list[PageBrief] = []
+    cdpUrl: str | None = None
+    alreadyAttached: bool = False
+    launchClosed: bool = False
+    startedAt: str | None = None
 
 
-@action(S, "get_capabilities", NoArgs, read_only=True, lock="read")
+class TargetAnswer(Answer):
+    """detach_cdp / close_browser_target: what closed or detached, and the active target now."""
+
+    target: str | None = None
+    activeTarget: str | None = None
+    detached: bool = False
+    closed: bool = False
+    cdpUrl: str | None = None
+    chromeClosed: bool = False
+
+
+class SelectedAnswer(Answer):
+    selected: PageBrief
+
+
+class CurrentPageAnswer(Answer):
+    page: PageBrief
+
+
+def _actions_by_tool() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for spec in registry.ACTIONS.values():
+        out.setdefault(spec.tool, []).append(spec.name)
+    return out
+
+
+@action(S, "get_capabilities", NoArgs, read_only=True, lock="read", result=CapabilitiesAnswer)
 async def get_capabilities(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """What this server can do: version, browser targets, actions (experimental ones marked)."""
     from ..server import SERVER_NAME, server_version
 
-    browser = ctx.manager.capabilities()
-    actions = _actions_table()
-    experimental = [a["action"] for a in actions if a["experimental"]]
-    text = (
-        f"{SERVER_NAME} {server_version()}: launch={'yes' if browser.get('supportsLaunch') else 'no'}, "
-        f"cdp attach={'yes' if browser.get('supportsCdpAttach') else 'no'}, "
-        f"active target={browser.get('activeTarget') or 'none'}; {len(actions)} actions"
-        + (f" (experimental: {', '.join(experimental)})" if experimental else "")
-    )
+    browser = browser_brief(ctx.manager.capabilities())
+    actions = _actions_by_tool()
+    experimental = [spec.name for spec in registry.ACTIONS.values() if spec.experimental]
+    settings = {
+        "toolset": ctx.settings.toolset,
+        "artifactDir": str(ctx.artifacts.root),
+        "evaluateEnabled": ctx.settings.evaluate_enabled,
+    }
+    lines = [
+        f"{SERVER_NAME} {server_version()}; toolset {settings['toolset']}; artifacts in {settings['artifactDir']}; "
+        f"evaluate_js {'enabled' if settings['evaluateEnabled'] else 'disabled'}",
+        *browser_lines(browser),
+        *(f"{tool} actions ({len(names)}): {', '.join(names)}" for tool, names in actions.items()),
+    ]
+    if experimental:
+        lines.append(f"experimental: {', '.join(experimental)}")
     return ActionResult(
-        text=text,
+        text="\n".join(lines),
         data={
             "server": {"name": SERVER_NAME, "version": server_version()},
+            "settings": settings,
             "browser": browser,
             "actions": actions,
-            "settings": {
-                "toolset": ctx.settings.toolset,
-                "artifactDir": str(ctx.artifacts.root),
-                "evaluateEnabled": ctx.settings.evaluate_enabled,
-            },
+            "experimental": experimental,
         },
     )
 
 
-@action(S, "get_browser_status", NoArgs, read_only=True, lock="read")
+@action(S, "get_browser_status", NoArgs, read_only=True, lock="read", result=StatusAnswer)
 async def get_browser_status(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """Targets and the current page, without launching anything."""
-    status = await ctx.manager.status()
-    page = status.get("currentPage") if isinstance(status, dict) else None
-    active = status.get("activeTarget") if isinstance(status, dict) else None
-    text = f"active target: {active or 'none'}; current page: {_page_line(page)}"
-    emulating = (page or {}).get("emulation")
-    if emulating:
-        text += "; emulating " + ", ".join(f"{k}={_short(v)}" for k, v in emulating.items())
-    return ActionResult(text=text, data={"browser": status})
+    browser = browser_brief(await ctx.manager.status())
+    return ActionResult(text="\n".join(browser_lines(browser)), data={"browser": browser})
 
 
-@action(S, "attach_cdp", AttachArgs, lock="state")
+@action(S, "attach_cdp", AttachArgs, lock="state", result=PagesAnswer)
 async def attach_cdp(ctx: ToolContext, args: AttachArgs) -> ActionResult:
     """Attach to a running Chrome over CDP without navigating; capture starts now."""
     info = await ctx.manager.attach_cdp(args.cdp_url, close_inactive=args.close_inactive)
-    pages = info.get("pages") or []
-    text = f"attached to {info.get('cdpUrl') or args.cdp_url or 'Chrome'}"
-    if pages:
-        text += f"; {len(pages)} page(s); selected: {_page_line(next((p for p in pages if p.get('selected')), None))}"
-    since = info.get("attachedAt") or info.get("capturedSince") or "now"
+    lines, listing = pages_listing(info.get("pages") or [])
+    since = info.get("capturedSince") or info.get("attachedAt") or "now"
+    head = f"attached to {info.get('cdpUrl') or args.cdp_url or 'Chrome'}"
     if info.get("alreadyAttached"):
         # The attachment and its capture go on: "starts now" with the old time would be untrue.
-        text = "already " + text + f". Capture goes on since {since} (nothing captured was lost)."
+        head = "already " + head + f". Capture goes on since {since} (nothing captured was lost)."
     else:
-        text += f". Capture starts now (capturedSince {since})."
-    return ActionResult(text=text, data=info)
+        head += "; internal browser closed" if info.get("launchClosed") else ""
+        head += f". Capture starts now: capturedSince {since} (nothing earlier is claimed)."
+    data = {
+        "target": "cdp",
+        "cdpUrl": info.get("cdpUrl"),
+        "alreadyAttached": info.get("alreadyAttached"),
+        "launchClosed": info.get("launchClosed"),
+        **listing,
+        "capturedSince": since,
+    }
+    return ActionResult(text="\n".join([head, *lines]), data=data)
 
 
-@action(S, "detach_cdp", NoArgs, lock="state")
+@action(S, "detach_cdp", NoArgs, lock="state", result=TargetAnswer)
 async def detach_cdp(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """Disconnect from the user's Chrome (it stays open, tabs untouched)."""
     info = await ctx.manager.detach_cdp()
-    return ActionResult(text="detached from Chrome; it keeps running", data=info)
+    active = info.get("activeTarget")
+    text = f"detached from Chrome at {info.get('cdpUrl')}; it keeps running; active target now {active or 'none'}"
+    return ActionResult(text=text, data=info)
 
 
-@action(S, "use_launch_browser", NoArgs, lock="state")
+@action(S, "use_launch_browser", NoArgs, lock="state", result=PagesAnswer)
 async def use_launch_browser(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """Make the internal browser the active target (launched on first use)."""
     info = await ctx.manager.use_launch_browser()
-    return ActionResult(text="internal browser is the active target", data=info)
+    lines, listing = pages_listing(info.get("pages") or [])
+    head = f"internal browser is the active target (started {info.get('startedAt')})"
+    data = {**listing, "target": "launch", "startedAt": info.get("startedAt")}
+    return ActionResult(text="\n".join([head, *lines]), data=data)
 
 
-@action(S, "close_browser_target", CloseTargetArgs, destructive=True, lock="state")
+@action(S, "close_browser_target", CloseTargetArgs, destructive=True, lock="state", result=TargetAnswer)
 async def close_browser_target(ctx: ToolContext, args: CloseTargetArgs) -> ActionResult:
     """Close the internal browser, or detach from the user's Chrome (never closes it)."""
     if args.close_chrome:
@@ -163,44 +198,46 @@ async def close_browser_target(ctx: ToolContext, args: CloseTargetArgs) -> Actio
             hint="use detach_cdp (or close_browser_target target=cdp) to disconnect; Chrome stays open",
         )
     info = await ctx.manager.close_browser_target(args.target, close_chrome=False)
-    what = "closed the internal browser" if args.target == "launch" else "detached from Chrome (still running)"
+    if args.target == "launch":
+        what = "closed the internal browser" if info.get("closed") else "the internal browser was not running"
+    else:
+        what = "detached from Chrome (still running)"
+    what += f"; active target now {info.get('activeTarget') or 'none'}"
     return ActionResult(text=what, data=info)
 
 
-@action(S, "list_pages", NoArgs, read_only=True, lock="read")
+@action(S, "list_pages", NoArgs, read_only=True, lock="read", result=PagesAnswer)
 async def list_pages(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """Tabs of the active target with page_id, stable_page_id and the selected one."""
-    pages = await ctx.manager.list_pages()
-    lines = [f"{'*' if p.get('selected') else ' '} [{p.get('page_id')}] {_page_line(p)}" for p in pages]
-    text = f"{len(pages)} page(s)" + (":\n" + "\n".join(lines) if lines else "")
-    return ActionResult(text=text, data={"pages": pages})
+    lines, data = pages_listing(await ctx.manager.list_pages())
+    return ActionResult(text="\n".join(lines), data=data)
 
 
 async def _select(ctx: ToolContext, **selector: Any) -> ActionResult:
     info = await ctx.manager.select_page(**selector)
-    page = info.get("selected") if isinstance(info, dict) else None
-    return ActionResult(text=f"selected {_page_line(page)}", data=info)
+    page = page_brief(info.get("selected") if isinstance(info, dict) else None)
+    return ActionResult(text=f"selected {page_line(page).strip()}", data={"selected": page})
 
 
-@action(S, "select_page", SelectPageArgs, lock="state")
+@action(S, "select_page", SelectPageArgs, lock="state", result=SelectedAnswer)
 async def select_page(ctx: ToolContext, args: SelectPageArgs) -> ActionResult:
     """Select a tab by page_id, stable_page_id, url_contains or title_contains (never navigates)."""
     return await _select(ctx, **args.model_dump())
 
 
-@action(S, "select_page_by_url", SelectByUrlArgs, lock="state")
+@action(S, "select_page_by_url", SelectByUrlArgs, lock="state", result=SelectedAnswer)
 async def select_page_by_url(ctx: ToolContext, args: SelectByUrlArgs) -> ActionResult:
     """Select the one tab whose URL contains url_contains."""
     return await _select(ctx, url_contains=args.url_contains, bring_to_front=args.bring_to_front)
 
 
-@action(S, "select_page_by_title", SelectByTitleArgs, lock="state")
+@action(S, "select_page_by_title", SelectByTitleArgs, lock="state", result=SelectedAnswer)
 async def select_page_by_title(ctx: ToolContext, args: SelectByTitleArgs) -> ActionResult:
     """Select the one tab whose title contains title_contains."""
     return await _select(ctx, title_contains=args.title_contains, bring_to_front=args.bring_to_front)
 
 
-@action(S, "get_current_page", NoArgs, read_only=True, lock="read")
+@action(S, "get_current_page", NoArgs, read_only=True, lock="read", result=CurrentPageAnswer)
 async def get_current_page(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """The selected page (no launch): ids, title, url, capturedSince."""
     page = await ctx.page(launch_if_needed=False)
@@ -208,4 +245,5 @@ async def get_current_page(ctx: ToolContext, args: NoArgs) -> ActionResult:
     info = next((p for p in listing if p.get("stable_page_id") == page.stable_page_id), None)
     if info is None:
         info = page.info(selected=True) if hasattr(page, "info") else {"stable_page_id": page.stable_page_id}
-    return ActionResult(text=f"current page: {_page_line(info)}", data={"page": info})
+    brief = page_brief(info)
+    return ActionResult(text=f"current page: {page_line(brief).strip()}", data={"page": brief})

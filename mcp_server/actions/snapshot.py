@@ -23,6 +23,7 @@ from cdp_core.recorders.snapshot_format import Snapshot, diff_snapshots, render_
 from cdp_core.recorders.uids import UidRegistry
 from targets.errors import ErrorCode, ToolFailure
 
+from ..answers import Answer, Followed, SnapshotRow
 from ..context import ToolContext
 from ..dialogs import DialogWatch, dialog_watch, require_no_dialog
 from ..dialogs import public_dialog as _public_dialog
@@ -30,6 +31,7 @@ from ..followup import Followup, _main_loader, describe_followup
 from ..lean import Keep
 from ..registry import ActionArgs, ActionResult, action
 from ..safe_regex import MAX_PATTERN_CHARS, compile_pattern, search
+from .snapshot_render import CUT_HINT, diff_data, snapshot_data
 
 if TYPE_CHECKING:
     from targets import PageHandle
@@ -73,6 +75,36 @@ def child_sessions(page: PageHandle) -> dict[str, CDPSession]:
 # -- snapshot ---------------------------------------------------------------------------------
 
 
+class SnapshotAnswer(Answer):
+    """Lines as rows (``columns``), or with ``diff`` the changed lines as text."""
+
+    page: dict[str, str]
+    columns: list[str] = []
+    lines: list[SnapshotRow] = []
+    baseline: bool = False
+    changed: list[list[str]] = []
+    added: list[str] = []
+    removed: list[str] = []
+    more: int | None = None
+    omitted: int | None = None
+    cutBy: str | None = None
+    hint: str | None = None
+    notes: list[str] = []
+
+
+class WaitAnswer(Answer):
+    waitedMs: int
+    state: dict[str, Any] = {}
+    remainingMs: int | None = None
+    continueWith: dict[str, Any] | None = None
+
+
+class DialogAnswer(Answer):
+    handled: str
+    dialog: dict[str, Any] | None = None
+    followed: Followed
+
+
 class SnapshotArgs(ActionArgs):
     interactive_only: bool = Field(False, description="Only controls, headings and alerts")
     max_depth: int | None = Field(None, ge=0, le=200, description="Deepest indentation level shown")
@@ -106,7 +138,7 @@ async def snapshot_page(ctx: ToolContext, page: PageHandle, options: SnapshotOpt
 MAX_DIFF_BASES = 4
 
 
-@action(S, "snapshot", SnapshotArgs, read_only=True, lock="page")
+@action(S, "snapshot", SnapshotArgs, read_only=True, lock="page", result=SnapshotAnswer)
 async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
     """Page as compact lines `[uid=N] role "name" value=... states`; act on uids with browser_interact."""
     page = await ctx.page()
@@ -136,27 +168,24 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
     bases[kind] = snap
     while len(bases) > MAX_DIFF_BASES:
         del bases[next(iter(bases))]  # the kind used least recently
-    data: dict[str, Any] = {
-        "page": {"stable_page_id": page.stable_page_id, "title": snap.title, "url": snap.url},
-        "stats": snap.stats(),
-        "frames": snap.frames,
-        "notes": snap.notes,
-    }
     if args.diff:
         diff = diff_snapshots(previous, snap)
-        data["diff"] = diff
         header = "\n".join(snap.header())
+        data = diff_data(snap, diff)
         if previous is None and len(bases) > 1:
             changes = (
                 "(no earlier snapshot with these options: everything is new; a diff compares snapshots taken"
                 " with the same interactive_only, selector, frame, max_depth, max_lines, max_chars, include_urls)"
             )
+            data["notes"] = [changes[1:-1], *data.get("notes", [])]
         else:
             changes = render_diff(diff)
         text = f"{header}\nChanges since the previous snapshot:\n{changes}"
+        if snap.omitted:
+            text += f"\n[{snap.omitted} more lines cut by {snap.cut_by}; {CUT_HINT}]"
+        text += "".join(f"\n[{note}]" for note in snap.notes)
         return ActionResult(text=text, data=data)
-    data["lines"] = [line.to_dict() for line in snap.lines]
-    return ActionResult(text=snap.text(), data=data)
+    return ActionResult(text=snap.text(), data=snapshot_data(snap))
 
 
 # -- wait_for ---------------------------------------------------------------------------------
@@ -235,7 +264,7 @@ def _seen(last: dict[str, Any]) -> str:
     return ", ".join(parts) or "nothing checked yet"
 
 
-@action(S, "wait_for", WaitForArgs, read_only=True, lock="poll")
+@action(S, "wait_for", WaitForArgs, read_only=True, lock="poll", result=WaitAnswer)
 async def wait_for(ctx: ToolContext, args: WaitForArgs) -> ActionResult:
     """Wait until text appears/disappears, the URL matches, the network is idle or a JS predicate holds."""
     if not (args.text or args.text_gone or args.url_matches or args.network_idle or args.predicate):
@@ -298,7 +327,9 @@ async def wait_for(ctx: ToolContext, args: WaitForArgs) -> ActionResult:
         waited = round((loop.time() - started) * 1000)
         if ok:
             # what the page showed: its false and null values are the observation, not empty fields
-            return ActionResult(text=f"condition met after {waited} ms", data={"waitedMs": waited, "state": Keep(last)})
+            return ActionResult(
+                text=f"condition met after {waited} ms: {_seen(last)}", data={"waitedMs": waited, "state": Keep(last)}
+            )
         if loop.time() >= deadline:
             if cut:
                 return _still_waiting(args, waited, last, condition)
@@ -354,7 +385,7 @@ class HandleDialogArgs(ActionArgs):
     prompt_text: str | None = Field(None, description="Text to enter in a prompt() before accepting")
 
 
-@action(S, "handle_dialog", HandleDialogArgs, lock="page")
+@action(S, "handle_dialog", HandleDialogArgs, lock="page", result=DialogAnswer)
 async def handle_dialog(ctx: ToolContext, args: HandleDialogArgs) -> ActionResult:
     """Accept or dismiss the open alert/confirm/prompt that blocks the page."""
     page = await ctx.page()

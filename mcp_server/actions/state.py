@@ -93,8 +93,10 @@ async def export_state(ctx: ToolContext, args: StateFileArgs) -> ActionResult:
         ) from None
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         json.dump(doc, fh)
+    names = ", ".join(sorted({c.get("name", "") for c in cookies})) or "none"
     return ActionResult(
-        text=f"Saved {len(cookies)} cookie(s) and {len(items)} localStorage key(s) to {target}",
+        text=f"Saved {len(cookies)} cookie(s) and {len(items)} localStorage key(s) of {storage.get('origin')} to "
+        f"{target} (values only in the file; cookies: {names})",
         data={
             "path": str(target),
             "cookies": len(cookies),

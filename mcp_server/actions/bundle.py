@@ -1,0 +1,493 @@
+"""``debug_bundle``: one answer for "what is wrong with this page", and its files.
+
+The bundle gathers what an agent checks first (console errors and warnings with their stack
+tops, failed and HTTP-error requests with payload, response preview and initiator, the last
+XHR/fetch, frames, storage key and cookie names, a snapshot preview, a screenshot path). The
+files (``save_artifacts``: bundle.json, bundle.md) keep the full records; the answer is their
+lean form, the same in text and JSON (see mcp_server/lean.py). Nothing here navigates, reloads
+or changes the page: on the user's Chrome it only reads.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
+
+from cdp_core.errors import CDPException
+from cdp_core.recorders.network import is_text_mime
+from targets.errors import ToolFailure
+
+from ..answers import Answer
+from ..registry import ActionArgs, ActionResult, action
+from ..stacks import map_console_entries
+from .capture_render import (
+    CONSOLE_COLUMNS,
+    NETWORK_COLUMNS,
+    console_line,
+    console_row,
+    frame_text,
+    network_line,
+    network_row,
+)
+from .pagejs import capture_png
+
+if TYPE_CHECKING:
+    from targets import PageHandle
+
+    from ..context import ToolContext
+
+__all__ = ["build_bundle", "bundle_answer", "DebugBundleArgs"]
+
+S = "browser_session"
+BUNDLE_KIND = "debug-bundles"
+SNAPSHOT_PREVIEW_CHARS = 3000
+RESPONSE_PREVIEW_CHARS = 400
+#: Stack frames shown per console error (the file keeps the same three).
+STACK_TOP = 3
+
+
+class DebugBundleArgs(ActionArgs):
+    include_snapshot: bool = Field(True, description="Snapshot preview")
+    include_screenshot: bool = Field(False, description="Save a PNG (path only)")
+    include_storage: bool = Field(True, description="Storage keys, cookie names")
+    include_network: bool = Field(True, description="Network errors")
+    include_console: bool = Field(True, description="Console errors")
+    max_items: int = Field(30, ge=1, le=500, description="Max items per list")
+    save_artifacts: bool = Field(False, description="Write bundle.json + bundle.md")
+
+
+def _policy(ctx: ToolContext) -> Any:
+    """The launch browser's URL policy (source maps outside ALLOWED_URLS are not fetched)."""
+    launch = getattr(ctx.manager, "launch", None)
+    return getattr(launch, "policy", None)
+
+
+def _compact_console(e: dict[str, Any]) -> dict[str, Any]:
+    stack = e.get("stack") or []
+    keys = ("id", "timestamp", "type", "text", "location", "pageUrl", "frameUrl", "source", "replayed")
+    out = {k: e.get(k) for k in keys}
+    if stack:
+        out["stackTop"] = stack[:3]
+    return out
+
+
+def _response_preview(recorder: Any, e: dict[str, Any]) -> str | None:
+    body = recorder.held_body(e["id"])
+    if body is None or not is_text_mime(e.get("mimeType") or ""):
+        return None
+    text = body[: RESPONSE_PREVIEW_CHARS * 4].decode("utf-8", "replace")
+    return text[:RESPONSE_PREVIEW_CHARS] + ("…" if len(text) > RESPONSE_PREVIEW_CHARS or len(body) > len(text) else "")
+
+
+def _network_item(recorder: Any, e: dict[str, Any]) -> dict[str, Any]:
+    full = recorder.get(e["id"])
+    item = {
+        k: full.get(k)
+        for k in (
+            "id",
+            "timestamp",
+            "method",
+            "url",
+            "resourceType",
+            "status",
+            "statusText",
+            "failed",
+            "failureText",
+            "durationMs",
+            "postDataPreview",
+            "bodyHeld",
+            "redirectedFrom",
+            "pageUrl",
+        )
+    }
+    if full.get("initiator") and full["initiator"].get("stackTop"):
+        item["initiatorTop"] = full["initiator"]["stackTop"]
+    preview = _response_preview(recorder, e)
+    if preview is not None:
+        item["responsePreview"] = preview
+    return item
+
+
+async def _eval(page: PageHandle, expression: str) -> Any:
+    reply = await page.session.send(
+        "Runtime.evaluate", {"expression": expression, "returnByValue": True, "silent": True}, timeout=5
+    )
+    if reply.get("exceptionDetails"):
+        return None
+    return reply.get("result", {}).get("value")
+
+
+async def _frames(page: PageHandle) -> list[dict[str, Any]]:
+    tree = (await page.session.send("Page.getFrameTree", timeout=10)).get("frameTree") or {}
+    out: list[dict[str, Any]] = []
+
+    def walk(node: dict[str, Any], parent: str | None) -> None:
+        frame = node.get("frame") or {}
+        out.append({"frameId": frame.get("id"), "url": frame.get("url"), "name": frame.get("name"), "parentId": parent})
+        for child in node.get("childFrames") or []:
+            walk(child, frame.get("id"))
+
+    walk(tree, None)
+    return out
+
+
+async def _storage(page: PageHandle) -> dict[str, Any]:
+    keys = await _eval(
+        page,
+        "(() => { const k = s => { try { return Object.keys(s) } catch (e) { return null } };"
+        " return {local: k(localStorage), session: k(sessionStorage)} })()",
+    )
+    cookie_names: list[str] = []
+    try:
+        cookies = await page.session.send("Network.getCookies", {"urls": [page.url]} if page.url else {}, timeout=10)
+        cookie_names = sorted({c["name"] for c in cookies.get("cookies", [])})
+    except CDPException:
+        pass
+    keys = keys or {}
+    return {
+        "localStorageKeys": keys.get("local") or [],
+        "sessionStorageKeys": keys.get("session") or [],
+        "cookieNames": cookie_names,
+    }
+
+
+async def _snapshot_preview(ctx: ToolContext, page: PageHandle) -> dict[str, Any]:
+    """The page snapshot (SNAPSHOT's, same uids) when that module is present, else a text preview."""
+    try:
+        from cdp_core.recorders.accessibility import SnapshotOptions
+
+        from .snapshot import registry_of, snapshot_page
+    except ImportError:
+        snapshot_page = None  # type: ignore[assignment]
+    if snapshot_page is not None:
+        registry = registry_of(page)
+        previous = registry.previous
+        try:
+            snap = await snapshot_page(ctx, page, SnapshotOptions(max_chars=SNAPSHOT_PREVIEW_CHARS, max_lines=150))
+            return {"kind": "snapshot", "text": snap.text()}
+        except (CDPException, ToolFailure):
+            pass  # fall back to the text preview
+        finally:
+            registry.previous = previous  # the bundle must not move the base of the agent's snapshot diffs
+    text = await _eval(page, "document.body ? document.body.innerText : ''") or ""
+    cut = len(text) > SNAPSHOT_PREVIEW_CHARS
+    return {"kind": "text", "text": text[:SNAPSHOT_PREVIEW_CHARS] + ("…" if cut else ""), "truncated": cut}
+
+
+async def _open_dialog(ctx: ToolContext, page: PageHandle) -> dict[str, Any] | None:
+    """The JavaScript dialog blocking the page, if SNAPSHOT's dialog watch knows one."""
+    try:
+        from .snapshot import dialog_watch
+    except ImportError:
+        return None
+    try:
+        watch = await dialog_watch(ctx, page)
+    except CDPException:
+        return None
+    if watch.open is None:
+        return None
+    return {k: watch.open[k] for k in ("type", "message", "defaultPrompt", "url") if k in watch.open}
+
+
+async def _screenshot(ctx: ToolContext, page: PageHandle, directory: Any | None) -> dict[str, Any]:
+    shot = await capture_png(page, {"format": "png"}, timeout=30)
+    data = base64.b64decode(shot["data"])
+    path = (
+        directory / "screenshot.png"
+        if directory is not None
+        else ctx.artifacts.new_path("screenshots", "bundle", ".png")
+    )
+    path.write_bytes(data)
+    return {"filePath": str(path), "relativePath": ctx.artifacts.relative(path), "bytes": len(data)}
+
+
+async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs) -> tuple[dict[str, Any], list[str]]:
+    """The bundle dict and the notes of parts that could not be read (each part fails alone)."""
+    notes: list[str] = []
+    network = page.data.get("network")
+    console = page.data.get("console")
+    since = [r.captured_since for r in (network, console) if r is not None and r.captured_since]
+    bundle: dict[str, Any] = {
+        "capturedSince": min(since) if since else page.attached_at,
+        "page": {"title": page.title, "url": page.url, "stable_page_id": page.stable_page_id, "page_id": None},
+    }
+    try:
+        for index, info in enumerate(await ctx.manager.list_pages()):
+            if info.get("stable_page_id") == page.stable_page_id:
+                bundle["page"]["page_id"] = info.get("page_id", index)
+    except Exception as exc:  # noqa: BLE001
+        notes.append(f"page list unavailable: {exc}")
+    dialog = await _open_dialog(ctx, page)
+    if dialog is not None:
+        bundle["dialog"] = dialog
+        notes.append("a JavaScript dialog is open: frames, storage and snapshot skipped (handle_dialog first)")
+        bundle["frames"] = []  # Page.getFrameTree waits for the dialog too
+    else:
+        try:
+            bundle["frames"] = await _frames(page)
+        except CDPException as exc:
+            notes.append(f"frames unavailable: {exc}")
+            bundle["frames"] = []
+    n = args.max_items
+    if args.include_console:
+        if console is None:
+            notes.append("no console capture on this page")
+        else:
+            errors = console.list(types=["error", "pageerror"], include_stack=True)
+            warnings = console.list(types=["warning"], include_stack=True)
+            try:
+                map_notes = await map_console_entries(page, errors[-n:], _policy(ctx))
+            except CDPException as exc:
+                map_notes = [f"not mapped: {exc}"]
+            if map_notes:
+                bundle["sourceMapNotes"] = map_notes
+            bundle["console"] = {
+                "errors": [_compact_console(e) for e in errors[-n:]],
+                "warnings": [_compact_console(e) for e in warnings[-n:]],
+                "errorCount": len(errors),
+                "warningCount": len(warnings),
+                "total": len(console),
+                "evicted": console.evicted,
+            }
+    if args.include_network:
+        if network is None:
+            notes.append("no network capture on this page")
+        else:
+            failed = network.list(failed_only=True)
+            http_errors = network.list(status_min=400)
+            last = network.list(resource_types=["xhr", "fetch"], limit=1)
+            bundle["network"] = {
+                "failed": [_network_item(network, e) for e in failed[-n:]],
+                "httpErrors": [_network_item(network, e) for e in http_errors[-n:]],
+                "lastXhrOrFetch": _network_item(network, last[0]) if last else None,
+                "failedCount": len(failed),
+                "httpErrorCount": len(http_errors),
+                "total": len(network),
+                "evicted": network.evicted,
+            }
+    if args.include_storage and dialog is None:
+        try:
+            bundle["storage"] = await _storage(page)
+        except CDPException as exc:
+            notes.append(f"storage unavailable: {exc}")
+    if args.include_snapshot and dialog is None:
+        try:
+            bundle["snapshotPreview"] = await _snapshot_preview(ctx, page)
+        except CDPException as exc:
+            notes.append(f"snapshot unavailable: {exc}")
+    if notes:
+        bundle["notes"] = notes
+    return bundle, notes
+
+
+def _bundle_markdown(bundle: dict[str, Any]) -> str:
+    page = bundle["page"]
+    lines = [
+        f"# Debug bundle: {page.get('title') or page.get('url')}",
+        "",
+        f"- URL: {page.get('url')}",
+        f"- Page: {page.get('stable_page_id')} (index {page.get('page_id')})",
+        f"- Captured since: {bundle.get('capturedSince')}",
+    ]
+    con = bundle.get("console")
+    if con:
+        lines += [
+            "",
+            f"## Console: {con['errorCount']} error(s), {con['warningCount']} warning(s), {con['total']} total",
+        ]
+        lines += [f"- #{e['id']} [{e['type']}] {str(e['text'])[:160]}" for e in con["errors"][:10]]
+    net = bundle.get("network")
+    if net:
+        lines += ["", f"## Network: {net['failedCount']} failed, {net['httpErrorCount']} HTTP error(s)"]
+        lines += [f"- #{e['id']} {e['method']} {e['status']} {e['url']}" for e in net["httpErrors"][:10]]
+        lines += [f"- #{e['id']} {e['method']} FAILED {e['failureText']} {e['url']}" for e in net["failed"][:10]]
+    if bundle.get("screenshot"):
+        lines += ["", f"Screenshot: {bundle['screenshot']['relativePath']}"]
+    elif bundle.get("screenshotError"):
+        lines += ["", f"Screenshot failed: {bundle['screenshotError']}"]
+    lines += ["", "Full data: bundle.json"]
+    return "\n".join(lines) + "\n"
+
+
+def _console_entry(e: dict[str, Any]) -> dict[str, Any]:
+    """A bundle's compact console entry in the shape the list renderers read."""
+    return {**e, "stack": e.get("stackTop") or []}
+
+
+def _network_extras(e: dict[str, Any], page_url: str) -> tuple[dict[str, Any], list[str]]:
+    """What a bundle adds to a request's row and line: the response preview and the initiator."""
+    extra: dict[str, Any] = {}
+    lines: list[str] = []
+    if e.get("responsePreview"):
+        extra["response"] = e["responsePreview"]
+        lines.append("      response: " + " ".join(str(e["responsePreview"]).split()))
+    if e.get("initiatorTop"):
+        extra["initiator"] = frame_text(e["initiatorTop"], page_url)
+        lines.append(f"      initiator: {extra['initiator']}")
+    return extra, lines
+
+
+def _request(e: dict[str, Any], page_url: str) -> tuple[list[Any], list[str]]:
+    row = network_row(e, page_url)
+    extra, more = _network_extras(e, page_url)
+    if extra:
+        if row and isinstance(row[-1], dict):
+            row[-1].update(extra)
+        else:
+            row.append(extra)
+    return row, [f"  {network_line(e, page_url)}", *more]
+
+
+def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """(text, data) of the answer: the bundle's lean form, the same facts in both renderings."""
+    page = bundle["page"]
+    url = page.get("url") or ""
+    since = bundle.get("capturedSince")
+    title = f" ({page['title']})" if page.get("title") else ""
+    lines = [f"Debug bundle of {page.get('stable_page_id')} {url}{title}, captured since {since}"]
+    data: dict[str, Any] = {"capturedSince": since, "page": page}
+    con = bundle.get("console")
+    if con:
+        errors = [_console_entry(e) for e in con["errors"]]
+        warnings = [_console_entry(e) for e in con["warnings"]]
+        shown = len(errors) + len(warnings)
+        head = f"console: {con['errorCount']} error(s), {con['warningCount']} warning(s) of {con['total']} entries"
+        if shown < con["errorCount"] + con["warningCount"]:
+            head += f" ({len(errors)} and {len(warnings)} newest shown)"
+        lines.append(head + (f"; {con['evicted']} older evicted" if con.get("evicted") else ""))
+        lines += ["  " + console_line(e, url, stack=STACK_TOP).replace("\n", "\n  ") for e in errors + warnings]
+        data["console"] = {
+            "errorCount": con["errorCount"],
+            "warningCount": con["warningCount"],
+            "total": con["total"],
+            "evicted": con.get("evicted") or None,
+            "columns": CONSOLE_COLUMNS if errors or warnings else None,
+            "errors": [console_row(e, url, stack=STACK_TOP) for e in errors],
+            "warnings": [console_row(e, url, stack=STACK_TOP) for e in warnings],
+        }
+    net = bundle.get("network")
+    if net:
+        lines.append(
+            f"network: {net['failedCount']} failed, {net['httpErrorCount']} HTTP error(s) of {net['total']} requests"
+            + (f"; {net['evicted']} older evicted" if net.get("evicted") else "")
+        )
+        out: dict[str, Any] = {
+            "failedCount": net["failedCount"],
+            "httpErrorCount": net["httpErrorCount"],
+            "total": net["total"],
+            "evicted": net.get("evicted") or None,
+            "columns": NETWORK_COLUMNS,
+        }
+        for key in ("httpErrors", "failed"):
+            rows = []
+            for e in net[key]:
+                row, more = _request(e, url)
+                rows.append(row)
+                lines += more
+            out[key] = rows
+        last = net.get("lastXhrOrFetch")
+        if last:
+            row, more = _request(last, url)
+            out["lastXhrOrFetch"] = row
+            lines.append("last xhr/fetch:")
+            lines += more
+        data["network"] = out
+    frames = bundle.get("frames") or []
+    if len(frames) > 1:
+        data["frames"] = [{"url": f.get("url"), "name": f.get("name") or None} for f in frames]
+        lines.append("frames: " + "; ".join(f"{f.get('name') or '-'} {f.get('url')}" for f in frames))
+    storage = bundle.get("storage")
+    if storage:
+        data["storage"] = storage
+        parts = [
+            f"{label} {', '.join(storage.get(key) or []) or 'none'}"
+            for key, label in (
+                ("localStorageKeys", "localStorage keys"),
+                ("sessionStorageKeys", "sessionStorage keys"),
+                ("cookieNames", "cookies"),
+            )
+        ]
+        lines.append("storage: " + "; ".join(parts))
+    preview = bundle.get("snapshotPreview")
+    if preview and preview.get("text"):
+        data["snapshot"] = preview["text"]
+        lines.append(f"snapshot{' (page text)' if preview.get('kind') == 'text' else ''}:\n{preview['text']}")
+    if bundle.get("screenshot"):
+        data["screenshot"] = bundle["screenshot"]["relativePath"]
+        lines.append(f"screenshot: {data['screenshot']}")
+    elif bundle.get("screenshotError"):
+        data["screenshotError"] = bundle["screenshotError"]
+        lines.append(f"screenshot failed: {data['screenshotError']}")
+    if bundle.get("dialog"):
+        data["dialog"] = bundle["dialog"]
+        d = bundle["dialog"]
+        lines.append(f"dialog open: {d.get('type')} {str(d.get('message'))[:160]!r} (handle_dialog first)")
+    if bundle.get("files"):
+        data["files"] = bundle["files"]
+        lines.append(f"saved: {bundle['files']['bundleJson']} and {bundle['files']['bundleMd']}")
+    notes = list(bundle.get("notes") or [])
+    if bundle.get("sourceMapNotes"):
+        data["sourceMapNotes"] = bundle["sourceMapNotes"]
+        lines += [f"source map: {n}" for n in bundle["sourceMapNotes"]]
+    replayed = bool(con) and any(e.get("replayed") for e in con["errors"])
+    if replayed or (net and net["total"] == 0):
+        # The two-prompt workflow: what happened before attach has no requests here; say what to do.
+        data["hint"] = (
+            "requests are captured only since capturedSince ([replayed] console entries are older). If the"
+            " failure happened before, ask the user to repeat it now, then read network_list / console_list since_id."
+        )
+        lines.append(f"note: {data['hint']}")
+    if notes:
+        data["notes"] = notes
+        lines += [f"note: {n}" for n in notes]
+    return "\n".join(lines), data
+
+
+class BundleAnswer(Answer):
+    capturedSince: str | None = None
+    page: dict[str, Any]
+    console: dict[str, Any] | None = None
+    network: dict[str, Any] | None = None
+    frames: list[dict[str, Any]] = []
+    storage: dict[str, list[str]] | None = None
+    snapshot: str | None = None
+    screenshot: str | None = None
+    screenshotError: str | None = None
+    dialog: dict[str, Any] | None = None
+    files: dict[str, str] | None = None
+    hint: str | None = None
+    notes: list[str] = []
+    sourceMapNotes: list[str] = []
+
+
+@action(S, "debug_bundle", DebugBundleArgs, lock="page", read_only=True, result=BundleAnswer)
+async def debug_bundle(ctx: ToolContext, args: DebugBundleArgs) -> ActionResult:
+    """One answer for 'what is wrong with this page': errors, failed requests, storage names, snapshot."""
+    page = await ctx.page()
+    bundle, _notes = await build_bundle(ctx, page, args)
+    directory = None
+    if args.save_artifacts:
+        directory = ctx.artifacts.new_path(BUNDLE_KIND, "bundle", "")
+        directory.mkdir(parents=True)
+    if args.include_screenshot and bundle.get("dialog") is None:
+        try:
+            bundle["screenshot"] = await _screenshot(ctx, page, directory)
+        except CDPException as exc:
+            bundle["screenshotError"] = str(exc)
+        except ToolFailure as exc:  # a background tab gets no frame: the rest of the bundle still counts
+            bundle["screenshotError"] = f"{exc.message} ({exc.hint})"
+    if directory is not None:
+        json_path = directory / "bundle.json"
+        md_path = directory / "bundle.md"
+        bundle["files"] = {
+            "directory": ctx.artifacts.relative(directory),
+            "bundleJson": ctx.artifacts.relative(json_path),
+            "bundleMd": ctx.artifacts.relative(md_path),
+        }
+        json_path.write_text(json.dumps(bundle, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+        md_path.write_text(_bundle_markdown(bundle), encoding="utf-8")
+    text, data = bundle_answer(bundle)
+    return ActionResult(text=text, data=data)
