@@ -107,6 +107,20 @@ def _default_path(ctx: ToolContext) -> Path:
     return path
 
 
+def lean_summary(summary: dict[str, Any], *, path: bool = False) -> dict[str, Any]:
+    """The summary as an answer carries it: the trace path said once, the main thread by its load."""
+    out = {k: v for k, v in summary.items() if k != "fileBytes" and (path or k != "tracePath")}
+    main = out.get("mainThread")
+    if isinstance(main, dict):
+        out["mainThread"] = {k: main[k] for k in ("busyMs", "taskCount") if k in main}
+    out.pop("eventCount", None)
+    if isinstance(out.get("longestTasks"), list):  # the text names each task's time and activity
+        out["longestTasks"] = [
+            {k: v for k, v in t.items() if k != "breakdownMs"} if isinstance(t, dict) else t for t in out["longestTasks"]
+        ]
+    return out
+
+
 def _page_brief(page: PageHandle) -> dict[str, Any]:
     return {"stable_page_id": page.stable_page_id, "url": page.url, "target": page.target}
 
@@ -214,7 +228,7 @@ async def performance_start_trace(ctx: ToolContext, args: StartTraceArgs) -> Act
         "tracing": True,
         "page": _page_brief(page),
         "reloaded": state.reloaded,
-        "categories": state.tracer.categories,
+        # the categories are the tracer's fixed set (docs/tools.md); the saved trace records them
         "savePath": ctx.artifacts.relative(save_path) if save_path else None,
     }
     text = f"Tracing page {page.stable_page_id} ({page.url})"
@@ -279,18 +293,13 @@ async def performance_stop_trace(ctx: ToolContext, args: StopTraceArgs) -> Actio
     summary = await _summary_of(ctx, result.path)
     rel = ctx.artifacts.relative(result.path)
     data = {
+        # what the text says; the file is Trace Event JSON (DevTools > Performance > Load profile)
         "tracePath": rel,
         "bytes": result.bytes_written,
-        "chunks": result.chunks,
         "dataLossOccurred": result.data_loss_occurred,
-        "bufferUsage": round(result.buffer_usage, 3),
-        "format": "Trace Event JSON (open in Chrome DevTools > Performance > Load profile, or ui.perfetto.dev)",
         "page": _page_brief(page),
         "reloaded": state.reloaded,
-        "tracedSeconds": round(result.duration_s, 2),
-        "flushSeconds": round(result.end_wait_s, 2),
-        "readSeconds": round(result.read_s, 2),
-        "summary": summary,
+        "summary": lean_summary(summary),
     }
     text = f"Saved trace {rel} ({result.bytes_written / 1e6:.1f} MB)"
     if result.data_loss_occurred:
@@ -355,7 +364,7 @@ async def performance_summary(ctx: ToolContext, args: SummaryArgs) -> ActionResu
                 else "call performance_start_trace, reproduce the slow part, then performance_stop_trace",
             )
     summary = await _summary_of(ctx, path)
-    return ActionResult(text=summary_text(summary), data=summary)
+    return ActionResult(text=summary_text(summary), data=lean_summary(summary, path=True))
 
 
 def _newest_trace(ctx: ToolContext) -> Path | None:
