@@ -106,8 +106,60 @@ def build_rows(results: list[dict]) -> list[Row]:
         row("network list answer: text", "chars", None, lambda r: _get(r, "ops", "network_list", "text_chars")),
         row("network list answer: structuredContent", "chars", None, lambda r: _structured(r, "network_list")),
         row("peak RSS of the server process tree", "MB", "lower", lambda r: _get(r, "peak_rss_mb") or None),
+        row("tools/list, what the model reads", "chars", "lower", lambda r: _get(r, "tools_model_chars")),
+        row("tools/list, what the model reads, ours condensed", "chars", "lower", _condensed_visible),
     ]
+    for op, label, found in READS:
+        for rule, name in (("text", "text-only client"), ("structured", "JSON(structuredContent) else text")):
+            rows.append(
+                row(f"model reads, {name}: {label}", "tokens", "lower", lambda r, o=op, w=rule: _reads(r, o, w))
+            )
+            if found:
+                rows.append(
+                    row(
+                        f"model reads, {name}: {label}, per entry reported",
+                        "tokens",
+                        "lower",
+                        lambda r, o=op, w=rule, f=found: _per_entry(r, o, w, f),
+                    )
+                )
     return rows
+
+
+#: (job, label, where its completeness is) of the "what the model reads" rows.
+READS = (
+    ("snapshot_form", "form snapshot", None),
+    ("snapshot_big", "5000-element snapshot, defaults", ("snapshots", "big", "items_found")),
+    ("snapshot_big_full", "5000-element snapshot, caps lifted", ("snapshots", "big_full", "items_found")),
+    ("console_list", "console list of 2000 messages", ("completeness", "console_found")),
+    ("network_list", "network list of 500 requests", ("completeness", "network_found")),
+)
+
+
+def _read_op(result: dict, op: str) -> str:
+    """A server whose default snapshot is uncapped answers 'caps lifted' with it."""
+    if op == "snapshot_big_full" and result.get("snapshot_default_uncapped"):
+        return "snapshot_big"
+    return op
+
+
+def _reads(result: dict, op: str, rule: str) -> Any:
+    return _get(result, "model_reads", _read_op(result, op), f"{rule}_tokens")
+
+
+def _per_entry(result: dict, op: str, rule: str, found: tuple[str, ...]) -> Any:
+    tokens = _reads(result, op, rule)
+    path = found
+    if op == "snapshot_big_full" and result.get("snapshot_default_uncapped"):
+        path = ("snapshots", "big", "items_found")
+    n = _get(result, *path)
+    return round(tokens / n, 2) if tokens and n else None
+
+
+def _condensed_visible(result: dict) -> Any:
+    if "condensed" in result:
+        return _get(result, "condensed", "tools_model_chars")
+    return None if result.get("key") == "ours" else _get(result, "tools_model_chars")
 
 
 def _condensed(result: dict) -> Any:

@@ -8,6 +8,7 @@ server with a broken tool still gets its other rows.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -26,6 +27,7 @@ from .pages import BIG_KINDS, BIG_ROWS, TRAFFIC_MESSAGES, TRAFFIC_REQUESTS, Benc
 from .procmem import TreeMemorySampler
 from .servers import Adapter, Call, result_json, result_text
 from .tabs import reset_tabs
+from .tokens import approx_tokens, bpe_tokens
 
 __all__ = ["RunConfig", "OpStats", "merge_rounds", "percentile", "run_server", "tools_list_only"]
 
@@ -87,6 +89,8 @@ class _Session:
         self.cfg = cfg
         self.ops: dict[str, OpStats] = {}
         self.last: dict[str, str] = {}
+        #: (text, JSON(structuredContent)) of each job's last good answer: what a model reads of it
+        self.answers: dict[str, tuple[str, str]] = {}
 
     async def call(self, op: str | None, call: Call, *, timeout: float | None = None) -> tuple[Any, str, str]:
         """Run ``call``; record it under ``op`` (None: not measured). Returns (result|None, text, json)."""
@@ -115,6 +119,8 @@ class _Session:
             stats.seconds.append(elapsed)
             stats.text_chars.append(len(text))
             stats.json_chars.append(len(js))
+        if op:
+            self.answers[op] = (text, js)
         return result, text, js
 
 
@@ -226,6 +232,7 @@ async def run_server(adapter: Adapter, cfg: RunConfig, pages: BenchPages, cdp_ur
                 out["server"] = f"{info.name} {info.version}" if info else "?"
                 out["tools_count"] = len(listed.tools)
                 out["tools_chars"] = len(listed.model_dump_json(by_alias=True, exclude_none=True))
+                out["tools_model_chars"] = len(model_visible(listed.tools))
                 adapter.configure({t.name: t.input_schema for t in listed.tools})
                 stage = "jobs"
                 session = _Session(client, adapter, cfg)
@@ -271,6 +278,7 @@ async def tools_list_only(adapter: Adapter, cfg: RunConfig, extra_args: list[str
         "args": extra_args,
         "tools_count": len(listed.tools),
         "tools_chars": len(listed.model_dump_json(by_alias=True, exclude_none=True)),
+        "tools_model_chars": len(model_visible(listed.tools)),
     }
 
 
@@ -301,6 +309,46 @@ async def _measure(
     finally:
         out["raw_ops"] = {name: asdict(st) for name, st in s.ops.items()}
         _save_answers(cfg.log_dir, a.key, s.last)
+        out["model_reads"] = await anyio.to_thread.run_sync(model_reads, s.answers, cfg.peers_dir)
+
+
+#: Jobs whose answers the benchmark sizes as the model reads them.
+READ_OPS = ("snapshot_form", "snapshot_big", "snapshot_big_full", "console_list", "network_list")
+#: What a model reads of ``tools/list`` (client-facts.md): outputSchema and annotations are for the client.
+MODEL_VISIBLE = ("name", "title", "description", "inputSchema")
+
+
+def model_visible(tools: list[Any]) -> str:
+    """The part of ``tools/list`` a model reads, as JSON."""
+    dumped = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
+    return json.dumps({"tools": [{k: v for k, v in d.items() if k in MODEL_VISIBLE} for d in dumped]})
+
+
+def model_reads(answers: dict[str, tuple[str, str]], peers_dir: Path) -> dict[str, dict[str, Any]]:
+    """Per job, what the model reads under each client rule, in chars and o200k tokens.
+
+    ``text``: clients that pass only the text content (Open WebUI, several editors).
+    ``structured``: Claude Code and Codex, which pass ``JSON(structuredContent)`` when the
+    answer has one and the text otherwise (client-facts.md).
+    """
+    out: dict[str, dict[str, Any]] = {}
+    texts: list[str] = []
+    for op in READ_OPS:
+        if op not in answers:
+            continue
+        text, js = answers[op]
+        structured = js or text
+        out[op] = {"text_chars": len(text), "structured_chars": len(structured)}
+        texts += [text, structured]
+    counts = bpe_tokens(texts, peers_dir) if texts else None
+    for i, op in enumerate(o for o in READ_OPS if o in out):
+        if counts:
+            out[op]["text_tokens"], out[op]["structured_tokens"] = counts[2 * i], counts[2 * i + 1]
+        else:
+            out[op]["text_tokens"] = approx_tokens(texts[2 * i])
+            out[op]["structured_tokens"] = approx_tokens(texts[2 * i + 1])
+            out[op]["approx"] = True
+    return out
 
 
 def _save_answers(log_dir: Path, key: str, last: dict[str, str]) -> None:
