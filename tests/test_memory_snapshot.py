@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from httpserver import Reply
+from lean_util import assert_lean, records
 from mcp.client import Client
 
 import cdp_core
@@ -81,9 +82,10 @@ async def test_600_detached_divs_and_growth_since_an_earlier_snapshot(client: Cl
     assert not result.is_error, second
     assert second["detachedDomNodes"]["byTag"]["<div>"] == 600
     assert second["detachedDomNodes"]["count"] >= 600
-    growth = {g["name"]: g for g in second["growth"]}
+    growth = {g["name"]: g for g in records(second, "growth")}  # rows under columns [name, count, bytes]
     assert growth["<div>"]["count"] == 600
-    assert growth["OrderRow"]["count"] == 600 and growth["OrderRow"]["size"] > 0
+    assert growth["OrderRow"]["count"] == 600 and growth["OrderRow"]["bytes"] > 0
+    assert_lean(result)
     assert second["comparedTo"] == first["snapshotPath"]
     assert second["nodeCount"] > first["nodeCount"] and second["totalSize"] > 0
     text = text_of(result)

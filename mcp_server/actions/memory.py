@@ -154,6 +154,8 @@ async def memory_snapshot(ctx: ToolContext, args: MemorySnapshotArgs) -> ActionR
         "seconds": round(result.seconds, 2),
         "nodeCount": summary["nodeCount"],
         "totalSize": summary["totalSize"],
+        # constructor rows [name, count, bytes] (self size in one list, retained size in the other)
+        "columns": ["name", "count", "bytes"],
         "topBySelfSize": [_row(c, "selfSize") for c in summary["topBySelfSize"]],
         "topByRetainedSize": [_row(c, "retainedSize") for c in summary["topByRetainedSize"]],
     }
@@ -182,7 +184,7 @@ async def memory_snapshot(ctx: ToolContext, args: MemorySnapshotArgs) -> ActionR
     if before is not None and earlier is not None:
         growth = compare(before, summary, top=TOP)
         data["comparedTo"] = ctx.artifacts.relative(earlier)
-        data["growth"] = [{"name": g["name"], "count": g["countDelta"], "size": g["sizeDelta"]} for g in growth]
+        data["growth"] = [[g["name"], g["countDelta"], g["sizeDelta"]] for g in growth]  # the same columns
         data["totalSizeDelta"] = summary["totalSize"] - before["totalSize"]
         grew = ", ".join(f"{g['name']} {g['countDelta']:+,} ({_signed_kb(g['sizeDelta'])})" for g in growth)
         lines.append(
@@ -192,5 +194,5 @@ async def memory_snapshot(ctx: ToolContext, args: MemorySnapshotArgs) -> ActionR
     return ActionResult(text="\n".join(lines), data=data)
 
 
-def _row(c: dict[str, Any], key: str) -> dict[str, Any]:
-    return {"name": c["name"], "count": c["count"], key: c[key]}
+def _row(c: dict[str, Any], key: str) -> list[Any]:
+    return [c["name"], c["count"], c[key]]

@@ -115,9 +115,8 @@ def lean_summary(summary: dict[str, Any], *, path: bool = False) -> dict[str, An
         out["mainThread"] = {k: main[k] for k in ("busyMs", "taskCount") if k in main}
     out.pop("eventCount", None)
     if isinstance(out.get("longestTasks"), list):  # the text names each task's time and activity
-        out["longestTasks"] = [
-            {k: v for k, v in t.items() if k != "breakdownMs"} if isinstance(t, dict) else t for t in out["longestTasks"]
-        ]
+        tasks = out["longestTasks"]
+        out["longestTasks"] = [{k: v for k, v in t.items() if k != "breakdownMs"} for t in tasks if isinstance(t, dict)]
     return out
 
 
