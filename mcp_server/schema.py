@@ -95,6 +95,9 @@ _BOUNDS = (
     "maxItems",
 )
 _PER_ACTION = ("default", *_BOUNDS)
+#: The bounds the condensed schema shows: the numeric ones an agent can get wrong (timeouts, limits);
+#: lengths and item counts stay in each action's model (its error names them) to keep tools/list short.
+_SHOWN_BOUNDS = ("minimum", "maximum")
 
 
 def _shape(prop: dict[str, Any]) -> dict[str, Any]:
@@ -138,7 +141,7 @@ def condensed_schema(specs: list[ActionSpec]) -> dict[str, Any]:
     for spec in specs:
         schema = args_schema(spec.args)
         for name, prop in schema["properties"].items():
-            own = {k: v for k, v in prop.items() if k in _BOUNDS}
+            own = {k: v for k, v in prop.items() if k in _SHOWN_BOUNDS}
             if name not in properties:
                 properties[name] = {k: v for k, v in prop.items() if k not in _BOUNDS}
                 bounds[name] = own

@@ -60,8 +60,7 @@ SERVER_NAME = "mcp-browser-debug"
 TOOL_DESCRIPTIONS = {
     "browser_session": (
         "Debug web apps in a real Chrome: internal browser or the user's Chrome over CDP (attach never "
-        "navigates). Pages, navigation, DOM/snapshot, console, network with bodies, traces, state. "
-        "Set `action`; send only that action's fields. Big output goes to files under the artifacts dir."
+        "navigates). Set `action`, send only its fields; big output goes to files."
     ),
     "browser_interact": (
         "Act on the selected page by snapshot uid or CSS selector: click, fill, forms, type, drag, upload, hover."
@@ -69,8 +68,8 @@ TOOL_DESCRIPTIONS = {
 }
 
 TOOL_TITLES = {
-    "browser_session": "Browser session: pages, capture, inspection",
-    "browser_interact": "Browser input: click, fill, press",
+    "browser_session": "Browser session",
+    "browser_interact": "Browser input",
 }
 
 

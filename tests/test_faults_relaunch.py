@@ -16,6 +16,7 @@ import signal
 from pathlib import Path
 
 from faults_util import serving, wait_until
+from lean_util import records
 
 ANY_TIMEOUT = 60.0
 
@@ -36,7 +37,7 @@ def _browser_pid(profile: Path) -> int:
 async def _log_and_fetch(agent, name: str) -> int:
     await agent.js(f"console.log('live {name}'); await fetch('/faults/data.json?from={name}'); 1")
     for _ in range(200):
-        entries = (await agent.s("network_list", url_contains=f"from={name}"))["entries"]
+        entries = records(await agent.s("network_list", url_contains=f"from={name}"))
         if entries and entries[0].get("status") == 200:
             return int(entries[0]["id"])
         await asyncio.sleep(0.05)
@@ -65,14 +66,14 @@ async def test_a_crash_keeps_what_was_captured_and_the_next_answer_says_relaunch
         assert not again.is_error, again.content[0].text
         assert "from=before" in str(again.structured_content) and "relaunched" not in again.structured_content
         console = await agent.s("console_list")
-        assert "live before" in [e["text"] for e in console["entries"]]
+        assert "live before" in [e["text"] for e in records(console)]
 
         await agent.s("navigate", url=http_server.url("/faults/tab.html?name=after-crash"))
         new_id = await _log_and_fetch(agent, "after")
         assert new_id > old_id  # one store, ids go on
-        listed = (await agent.s("network_list", limit=100))["entries"]
+        listed = records(await agent.s("network_list", limit=100))
         urls = [e["url"] for e in listed]
         assert any("from=before" in u for u in urls) and any("from=after" in u for u in urls)
         console = await agent.s("console_list")
-        texts = [e["text"] for e in console["entries"]]
+        texts = [e["text"] for e in records(console)]
         assert "live before" in texts and "live after" in texts

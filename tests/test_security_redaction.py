@@ -20,6 +20,7 @@ from typing import Any
 import anyio
 import pytest
 from httpserver import Reply
+from lean_util import records
 from mcp.client import Client
 
 from mcp_server.cli import build_app
@@ -94,8 +95,12 @@ async def test_secrets_are_redacted_whole_in_every_shape_and_files_are_owner_onl
                "form": FORM_PASSWORD, "mp": MULTIPART_SECRET}  # fmt: skip
     await page.session.send("Runtime.evaluate", {"expression": f"send({json.dumps(planted)})", "awaitPromise": True})
     for _ in range(300):
-        entries = (await s("network_list", limit=100))["entries"]
-        done = [e for e in entries if "/redact/" in e["url"] and e.get("status") and e["method"] in ("GET", "POST")]
+        entries = records(await s("network_list", limit=100))
+        done = [
+            e
+            for e in entries
+            if "/redact/" in e["url"] and isinstance(e.get("status"), int) and e["method"] in ("GET", "POST")
+        ]
         if len(done) >= 5:
             break
         await anyio.sleep(0.02)

@@ -49,9 +49,9 @@ LIST_MAX = 5000
 
 class ConsoleListArgs(ActionArgs):
     types: list[str] | None = Field(None, description="Entry types, e.g. error, warning, log, pageerror, issue")
-    limit: int = Field(50, ge=1, le=LIST_MAX, description="Entries per answer (newest; with since_id: next after it)")
+    limit: int = Field(50, ge=1, le=LIST_MAX, description="Max entries (newest; with since_id: the next)")
     include_stack: bool = Field(False, description="Include stack frames")
-    since_id: int | None = Field(None, ge=0, description="Page forward: entries after this id (0 = from the oldest)")
+    since_id: int | None = Field(None, ge=0, description="Entries after this id (0: from the oldest)")
 
 
 class ConsoleGetArgs(ActionArgs):
@@ -172,8 +172,8 @@ class NetworkListArgs(ActionArgs):
     url_contains: str | None = Field(None, description="Substring of the request URL")
     method: str | None = Field(None, description="HTTP method, e.g. POST")
     failed_only: bool = Field(False, description="Only requests that got no response")
-    limit: int = Field(50, ge=1, le=LIST_MAX, description="Entries per answer (newest; with since_id: next after it)")
-    since_id: int | None = Field(None, ge=0, description="Page forward: entries after this id (0 = from the oldest)")
+    limit: int = Field(50, ge=1, le=LIST_MAX, description="Max entries (newest; with since_id: the next)")
+    since_id: int | None = Field(None, ge=0, description="Entries after this id (0: from the oldest)")
 
 
 class NetworkGetArgs(ActionArgs):
