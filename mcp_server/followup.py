@@ -141,7 +141,7 @@ def describe_followup(data: dict[str, Any]) -> str:
         kinds = ", ".join(f"{n} {kind}" for kind, n in static.items())
         parts.append(f"{sum(static.values())} static file(s) ({kinds})")
     for e in data.get("consoleErrors", []):  # [id, type, text]
-        parts.append(f"console #{e[0]} {e[1]}: {e[2]}")
+        parts.append(f"console {e[1]}: {e[2]} (#{e[0]})")
     if data.get("consoleErrorCount"):
         parts.append(f"({data['consoleErrorCount']} console errors in all, newest {MAX_ERRORS} shown)")
     if "dialog" in data:

@@ -127,10 +127,10 @@ async def test_users_chrome_background_tab_fill_click_and_submit(fresh_chromium,
         assert (first["method"], first["status"]) == ("POST", 302) and first["url"].endswith("/bg/save"), followed
         assert "POST" in saved["message"] and "302" in saved["message"]
         # then the document it loaded, the static files only counted, and the page's console error
-        second = followed["requests"][1]
+        second = records(followed, "requests")[1]
         assert (second["method"], second["status"], second["type"]) == ("GET", 200, "document"), followed
         assert sum(followed["static"].values()) >= 16 and followed["requestCount"] >= 18, followed
-        assert [e["text"] for e in followed["consoleErrors"]] == ["client cache is stale"], followed
+        assert [text for _id, _type, text in followed["consoleErrors"]] == ["client cache is stale"], followed
         assert "console error: client cach" in saved["message"]  # the message is the text, cut
         assert posts and posts[-1]["name"] == ["Grace Hopper"] and posts[-1]["country"] == ["fr"]
         assert posts[-1]["vip"] == ["on"] and posts[-1]["notes"] == ["called twice"]
