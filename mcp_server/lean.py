@@ -34,6 +34,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -61,24 +62,44 @@ def _dropped(value: Any) -> bool:
     return value is None or value is False or (isinstance(value, (list, tuple, dict)) and not value)
 
 
+#: Types :func:`lean` passes through as they are (checked by exact type: the common case, fast).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def lean(value: Any) -> Any:
-    """``value`` without null / false / empty entries in its dicts, recursively (see the module doc)."""
-    if isinstance(value, Keep):
-        return value.value
-    if isinstance(value, BaseModel):
-        value = value.model_dump(mode="json", by_alias=True)
-    if isinstance(value, dict):
+    """``value`` without null / false / empty entries in its dicts, recursively (see the module doc).
+
+    Runs on every answer, over every row of a 5000-line snapshot: scalars are recognised by
+    their exact type and never recursed into (the cost is one set lookup per value).
+    """
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is dict:
         out: dict[str, Any] = {}
         for key, item in value.items():
-            if isinstance(item, Keep):
+            item_kind = type(item)
+            if item_kind in _PLAIN:
+                if item is not None and item is not False:
+                    out[key] = item
+                continue
+            if item_kind is Keep:
                 out[key] = item.value
                 continue
             item = lean(item)
             if not _dropped(item):
                 out[key] = item
         return out
+    if kind is list or kind is tuple:
+        return [item if type(item) in _PLAIN else lean(item) for item in value]
+    if kind is Keep:
+        return value.value
+    if isinstance(value, BaseModel):
+        return lean(value.model_dump(mode="json", by_alias=True))
+    if isinstance(value, dict):
+        return lean(dict(value))
     if isinstance(value, (list, tuple)):
-        return [lean(item) for item in value]
+        return lean(list(value))
     return value
 
 
@@ -132,6 +153,13 @@ def short_url(url: str | None, base: str | None) -> str:
         return ""
     if not base:
         return url
+    origin = _origin(base)
+    if origin is not None and url.startswith(origin):
+        # The common case (hundreds of requests on the page's own origin): the tail is already
+        # the answer unless it holds an empty query or fragment, which the parse below drops.
+        tail = url[len(origin) :]
+        if tail[:1] == "/" and not tail.endswith(("?", "#")) and "?#" not in tail:
+            return tail
     try:
         u, b = urlsplit(url), urlsplit(base)
     except ValueError:
@@ -144,6 +172,18 @@ def short_url(url: str | None, base: str | None) -> str:
     if u.fragment:
         path += "#" + u.fragment
     return path
+
+
+@lru_cache(maxsize=64)
+def _origin(base: str) -> str | None:
+    """``http(s)://host[:port]`` of ``base`` as it is spelled in URLs on that origin, or None."""
+    try:
+        b = urlsplit(base)
+    except ValueError:
+        return None
+    if b.scheme not in ("http", "https") or not b.netloc or not base.startswith(f"{b.scheme}://{b.netloc}"):
+        return None
+    return f"{b.scheme}://{b.netloc}"
 
 
 def epoch_of(stamp: str | float | None) -> float | None:

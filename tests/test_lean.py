@@ -94,3 +94,80 @@ def test_ok_result_is_lean_and_keeps_the_envelope(tmp_path: Path):
     assert sc["hint"] == "do x" and sc["data_status"] == 7  # ok answers may carry a hint; status is the envelope's
     assert empties(sc) == []
     assert_lean(answer)
+
+
+def _parsed_short_url(url: str, base: str) -> str:
+    """short_url by the parse alone: what the fast path for URLs on the page's origin must equal."""
+    from urllib.parse import urlsplit
+
+    if not url:
+        return ""
+    if not base:
+        return url
+    u, b = urlsplit(url), urlsplit(base)
+    if u.scheme not in ("http", "https") or (u.scheme, u.netloc) != (b.scheme, b.netloc):
+        return url
+    return (u.path or "/") + (f"?{u.query}" if u.query else "") + (f"#{u.fragment}" if u.fragment else "")
+
+
+def test_short_url_without_parsing_says_what_the_parse_says():
+    bases = ["http://127.0.0.1:8000/x", "https://h.test", "http://H.test/", "ftp://a/b", "", "http://[::1]:9/a"]
+    origins = ["http://127.0.0.1:8000", "http://127.0.0.1:80001", "https://h.test", "http://h.test", "http://H.test"]
+    origins += ["HTTP://h.test", "http://[::1]:9", "http://u@h", "ftp://a", "about:blank", ""]
+    tails = ["", "/", "/a", "/a?", "/a?#", "/a#", "/a?b#", "/a#b?c", "?x", "#y", "/a?x=1#f", "//x", "/%41"]
+    for base in bases:
+        for origin in origins:
+            for tail in tails:
+                assert short_url(origin + tail, base) == _parsed_short_url(origin + tail, base), (origin + tail, base)
+
+
+def _reference_lean(value):
+    """The lean rules written plainly (isinstance on every value), against the fast path."""
+    if isinstance(value, Keep):
+        return value.value
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if isinstance(item, Keep):
+                out[key] = item.value
+                continue
+            item = _reference_lean(item)
+            if item is None or item is False or item in ([], {}):
+                continue
+            out[key] = item
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_reference_lean(item) for item in value]
+    return value
+
+
+def test_lean_fast_path_follows_the_rules_on_random_answers():
+    import random
+    from collections import OrderedDict
+
+    class Model(BaseModel):
+        a: int | None = None
+        b: list[int] = []
+
+    rnd = random.Random(19)
+    scalars = [None, False, True, 0, 1, "", "s", 1.5, [], {}, (), Model(), Model(a=2, b=[1])]
+
+    def make(depth: int = 0):
+        r = rnd.random()
+        if depth > 3 or r < 0.4:
+            return rnd.choice(scalars)
+        if r < 0.6:
+            return [make(depth + 1) for _ in range(rnd.randint(0, 4))]
+        if r < 0.65:
+            return tuple(make(depth + 1) for _ in range(rnd.randint(0, 3)))
+        if r < 0.7:
+            return OrderedDict((f"k{i}", make(depth + 1)) for i in range(rnd.randint(0, 3)))
+        if r < 0.75:
+            return {"kept": Keep(make(depth + 1))}
+        return {f"k{i}": make(depth + 1) for i in range(rnd.randint(0, 5))}
+
+    for _ in range(5000):
+        value = make()
+        assert lean(value) == _reference_lean(value), value

@@ -132,15 +132,24 @@ def _issue_text(f: dict[str, Any]) -> str:
 
 
 def console_row(entry: dict[str, Any], page_url: str | None, *, stack: int = 0) -> list[Any]:
-    fields = _console_fields(entry, page_url, stack=stack)
-    row: list[Any] = [fields.pop("id"), fields.pop("type"), fields.pop("text")]
-    if fields:
-        row.append(fields)
+    return _console_row(_console_fields(entry, page_url, stack=stack))
+
+
+def _console_row(f: dict[str, Any]) -> list[Any]:
+    row: list[Any] = [f["id"], f["type"], f["text"]]
+    if len(f) > 3:
+        row.append({k: v for k, v in f.items() if k not in _CONSOLE_COLUMN_SET})
     return row
 
 
+_CONSOLE_COLUMN_SET = frozenset(CONSOLE_COLUMNS)
+
+
 def console_line(entry: dict[str, Any], page_url: str | None, *, stack: int = 0) -> str:
-    f = _console_fields(entry, page_url, stack=stack)
+    return _console_line(_console_fields(entry, page_url, stack=stack))
+
+
+def _console_line(f: dict[str, Any]) -> str:
     line = f"#{f['id']} [{f['type']}]" + (" [replayed]" if f.get("replayed") else "") + f" {f['text']}"
     for key, label in (("at", ""), ("page", "page "), ("frame", "frame ")):
         if key in f:
@@ -188,7 +197,8 @@ def console_listing(
     n = len(sel.entries)
     noun = f"console entr{'y' if n == 1 else 'ies'}"
     lines = [_header(n, noun, sel.total, page_url, since, evicted) + (":" if n else "")]
-    lines += [console_line(e, page_url, stack=stack) for e in sel.entries]
+    fields = [_console_fields(e, page_url, stack=stack) for e in sel.entries]
+    lines += [_console_line(f) for f in fields]
     notes, hint = _paging(sel, since_id, "console_list")
     lines += [f"[{note}]" for note in notes]
     data: dict[str, Any] = {
@@ -199,7 +209,7 @@ def console_listing(
         "after": sel.after or None,
         "evicted": evicted or None,
         "columns": CONSOLE_COLUMNS if n else None,
-        "entries": [console_row(e, page_url, stack=stack) for e in sel.entries],
+        "entries": [_console_row(f) for f in fields],
         "hint": hint,
     }
     return "\n".join(lines), data
@@ -287,9 +297,15 @@ def _network_fields(entry: dict[str, Any], page_url: str | None) -> dict[str, An
 
 
 def network_row(entry: dict[str, Any], page_url: str | None) -> list[Any]:
-    fields = _network_fields(entry, page_url)
-    row: list[Any] = [fields.pop(name) for name in NETWORK_COLUMNS]
-    rest = {k: v for k, v in fields.items() if v not in (None, False)}
+    return _network_row(_network_fields(entry, page_url))
+
+
+_NETWORK_COLUMN_SET = frozenset(NETWORK_COLUMNS)
+
+
+def _network_row(fields: dict[str, Any]) -> list[Any]:
+    row: list[Any] = [fields[name] for name in NETWORK_COLUMNS]
+    rest = {k: v for k, v in fields.items() if k not in _NETWORK_COLUMN_SET and v not in (None, False)}
     if "ws" in rest:
         rest["ws"] = {k: v for k, v in rest["ws"].items() if v}
     if rest:
@@ -298,7 +314,10 @@ def network_row(entry: dict[str, Any], page_url: str | None) -> list[Any]:
 
 
 def network_line(entry: dict[str, Any], page_url: str | None) -> str:
-    f = _network_fields(entry, page_url)
+    return _network_line(_network_fields(entry, page_url))
+
+
+def _network_line(f: dict[str, Any]) -> str:
     line = f"#{f['id']} {f['method']} {f['status']} {f['type']} {f['url']}"
     if f.get("failed"):
         line += f" FAILED {f['failed']}"
@@ -326,7 +345,8 @@ def network_listing(
     """(text, data) of a network list answer."""
     n = len(sel.entries)
     lines = [_header(n, noun + ("" if n == 1 else "s"), sel.total, page_url, since, evicted) + (":" if n else "")]
-    lines += [network_line(e, page_url) for e in sel.entries]
+    fields = [_network_fields(e, page_url) for e in sel.entries]
+    lines += [_network_line(f) for f in fields]
     notes, hint = _paging(sel, since_id, "network_list")
     lines += [f"[{note}]" for note in notes]
     data: dict[str, Any] = {
@@ -337,7 +357,7 @@ def network_listing(
         "after": sel.after or None,
         "evicted": evicted or None,
         "columns": NETWORK_COLUMNS if n else None,
-        "entries": [network_row(e, page_url) for e in sel.entries],
+        "entries": [_network_row(f) for f in fields],
         "hint": hint,
     }
     return "\n".join(lines), data
