@@ -57,8 +57,8 @@ async def map_console_entries(page: PageHandle, entries: list[dict[str, Any]], p
         for frame in entry.get("stack") or ():
             urls.add(str(frame.get("url") or ""))
         loc = entry.get("location")
-        if isinstance(loc, dict) and loc.get("url"):
-            urls.add(str(loc["url"]))
+        if isinstance(loc, dict) and loc.get("url") and loc.get("lineNumber") is not None:
+            urls.add(str(loc["url"]))  # a browser message's bare URL (a failed load) is no script position
     resolver = resolver_of(page, policy)
     mapped, notes = await resolver.mapped_urls(sorted(urls), budget_s=BUDGET_S)
     if not mapped:
