@@ -5,7 +5,8 @@ tops, failed and HTTP-error requests with payload, response preview and initiato
 XHR/fetch, frames, storage key and cookie names, a snapshot preview, a screenshot path). The
 files (``save_artifacts``: bundle.json, bundle.md) keep the full records; the answer is their
 lean form, the same in text and JSON (see mcp_server/lean.py). Nothing here navigates, reloads
-or changes the page: on the user's Chrome it only reads.
+or changes the page: on the user's Chrome it only reads. Collected here, rendered in
+bundle_render.py.
 """
 
 from __future__ import annotations
@@ -23,15 +24,7 @@ from targets.errors import ToolFailure
 from ..answers import Answer
 from ..registry import ActionArgs, ActionResult, action
 from ..stacks import map_console_entries
-from .capture_render import (
-    CONSOLE_COLUMNS,
-    NETWORK_COLUMNS,
-    console_line,
-    console_row,
-    frame_text,
-    network_line,
-    network_row,
-)
+from .bundle_render import bundle_answer, bundle_markdown
 from .pagejs import capture_png
 
 if TYPE_CHECKING:
@@ -45,8 +38,6 @@ S = "browser_session"
 BUNDLE_KIND = "debug-bundles"
 SNAPSHOT_PREVIEW_CHARS = 3000
 RESPONSE_PREVIEW_CHARS = 400
-#: Stack frames shown per console error (the file keeps the same three).
-STACK_TOP = 3
 
 
 class DebugBundleArgs(ActionArgs):
@@ -283,169 +274,6 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
     return bundle, notes
 
 
-def _bundle_markdown(bundle: dict[str, Any]) -> str:
-    page = bundle["page"]
-    lines = [
-        f"# Debug bundle: {page.get('title') or page.get('url')}",
-        "",
-        f"- URL: {page.get('url')}",
-        f"- Page: {page.get('stable_page_id')} (index {page.get('page_id')})",
-        f"- Captured since: {bundle.get('capturedSince')}",
-    ]
-    con = bundle.get("console")
-    if con:
-        lines += [
-            "",
-            f"## Console: {con['errorCount']} error(s), {con['warningCount']} warning(s), {con['total']} total",
-        ]
-        lines += [f"- #{e['id']} [{e['type']}] {str(e['text'])[:160]}" for e in con["errors"][:10]]
-    net = bundle.get("network")
-    if net:
-        lines += ["", f"## Network: {net['failedCount']} failed, {net['httpErrorCount']} HTTP error(s)"]
-        lines += [f"- #{e['id']} {e['method']} {e['status']} {e['url']}" for e in net["httpErrors"][:10]]
-        lines += [f"- #{e['id']} {e['method']} FAILED {e['failureText']} {e['url']}" for e in net["failed"][:10]]
-    if bundle.get("screenshot"):
-        lines += ["", f"Screenshot: {bundle['screenshot']['relativePath']}"]
-    elif bundle.get("screenshotError"):
-        lines += ["", f"Screenshot failed: {bundle['screenshotError']}"]
-    lines += ["", "Full data: bundle.json"]
-    return "\n".join(lines) + "\n"
-
-
-def _console_entry(e: dict[str, Any]) -> dict[str, Any]:
-    """A bundle's compact console entry in the shape the list renderers read."""
-    return {**e, "stack": e.get("stackTop") or []}
-
-
-def _network_extras(e: dict[str, Any], page_url: str) -> tuple[dict[str, Any], list[str]]:
-    """What a bundle adds to a request's row and line: the response preview and the initiator."""
-    extra: dict[str, Any] = {}
-    lines: list[str] = []
-    if e.get("responsePreview"):
-        extra["response"] = e["responsePreview"]
-        lines.append("      response: " + " ".join(str(e["responsePreview"]).split()))
-    if e.get("initiatorTop"):
-        extra["initiator"] = frame_text(e["initiatorTop"], page_url)
-        lines.append(f"      initiator: {extra['initiator']}")
-    return extra, lines
-
-
-def _request(e: dict[str, Any], page_url: str) -> tuple[list[Any], list[str]]:
-    row = network_row(e, page_url)
-    extra, more = _network_extras(e, page_url)
-    if extra:
-        if row and isinstance(row[-1], dict):
-            row[-1].update(extra)
-        else:
-            row.append(extra)
-    return row, [f"  {network_line(e, page_url)}", *more]
-
-
-def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """(text, data) of the answer: the bundle's lean form, the same facts in both renderings."""
-    page = bundle["page"]
-    url = page.get("url") or ""
-    since = bundle.get("capturedSince")
-    title = f" ({page['title']})" if page.get("title") else ""
-    lines = [f"Debug bundle of {page.get('stable_page_id')} {url}{title}, captured since {since}"]
-    data: dict[str, Any] = {"capturedSince": since, "page": page}
-    con = bundle.get("console")
-    if con:
-        errors = [_console_entry(e) for e in con["errors"]]
-        warnings = [_console_entry(e) for e in con["warnings"]]
-        shown = len(errors) + len(warnings)
-        head = f"console: {con['errorCount']} error(s), {con['warningCount']} warning(s) of {con['total']} entries"
-        if shown < con["errorCount"] + con["warningCount"]:
-            head += f" ({len(errors)} and {len(warnings)} newest shown)"
-        lines.append(head + (f"; {con['evicted']} older evicted" if con.get("evicted") else ""))
-        lines += ["  " + console_line(e, url, stack=STACK_TOP).replace("\n", "\n  ") for e in errors + warnings]
-        data["console"] = {
-            "errorCount": con["errorCount"],
-            "warningCount": con["warningCount"],
-            "total": con["total"],
-            "evicted": con.get("evicted") or None,
-            "columns": CONSOLE_COLUMNS if errors or warnings else None,
-            "errors": [console_row(e, url, stack=STACK_TOP) for e in errors],
-            "warnings": [console_row(e, url, stack=STACK_TOP) for e in warnings],
-        }
-    net = bundle.get("network")
-    if net:
-        lines.append(
-            f"network: {net['failedCount']} failed, {net['httpErrorCount']} HTTP error(s) of {net['total']} requests"
-            + (f"; {net['evicted']} older evicted" if net.get("evicted") else "")
-        )
-        out: dict[str, Any] = {
-            "failedCount": net["failedCount"],
-            "httpErrorCount": net["httpErrorCount"],
-            "total": net["total"],
-            "evicted": net.get("evicted") or None,
-            "columns": NETWORK_COLUMNS,
-        }
-        for key in ("httpErrors", "failed"):
-            rows = []
-            for e in net[key]:
-                row, more = _request(e, url)
-                rows.append(row)
-                lines += more
-            out[key] = rows
-        last = net.get("lastXhrOrFetch")
-        if last:
-            row, more = _request(last, url)
-            out["lastXhrOrFetch"] = row
-            lines.append("last xhr/fetch:")
-            lines += more
-        data["network"] = out
-    frames = bundle.get("frames") or []
-    if len(frames) > 1:
-        data["frames"] = [{"url": f.get("url"), "name": f.get("name") or None} for f in frames]
-        lines.append("frames: " + "; ".join(f"{f.get('name') or '-'} {f.get('url')}" for f in frames))
-    storage = bundle.get("storage")
-    if storage:
-        data["storage"] = storage
-        parts = [
-            f"{label} {', '.join(storage.get(key) or []) or 'none'}"
-            for key, label in (
-                ("localStorageKeys", "localStorage keys"),
-                ("sessionStorageKeys", "sessionStorage keys"),
-                ("cookieNames", "cookies"),
-            )
-        ]
-        lines.append("storage: " + "; ".join(parts))
-    preview = bundle.get("snapshotPreview")
-    if preview and preview.get("text"):
-        data["snapshot"] = preview["text"]
-        lines.append(f"snapshot{' (page text)' if preview.get('kind') == 'text' else ''}:\n{preview['text']}")
-    if bundle.get("screenshot"):
-        data["screenshot"] = bundle["screenshot"]["relativePath"]
-        lines.append(f"screenshot: {data['screenshot']}")
-    elif bundle.get("screenshotError"):
-        data["screenshotError"] = bundle["screenshotError"]
-        lines.append(f"screenshot failed: {data['screenshotError']}")
-    if bundle.get("dialog"):
-        data["dialog"] = bundle["dialog"]
-        d = bundle["dialog"]
-        lines.append(f"dialog open: {d.get('type')} {str(d.get('message'))[:160]!r} (handle_dialog first)")
-    if bundle.get("files"):
-        data["files"] = bundle["files"]
-        lines.append(f"saved: {bundle['files']['bundleJson']} and {bundle['files']['bundleMd']}")
-    notes = list(bundle.get("notes") or [])
-    if bundle.get("sourceMapNotes"):
-        data["sourceMapNotes"] = bundle["sourceMapNotes"]
-        lines += [f"source map: {n}" for n in bundle["sourceMapNotes"]]
-    replayed = bool(con) and any(e.get("replayed") for e in con["errors"])
-    if replayed or (net and net["total"] == 0):
-        # The two-prompt workflow: what happened before attach has no requests here; say what to do.
-        data["hint"] = (
-            "requests are captured only since capturedSince ([replayed] console entries are older). If the"
-            " failure happened before, ask the user to repeat it now, then read network_list / console_list since_id."
-        )
-        lines.append(f"note: {data['hint']}")
-    if notes:
-        data["notes"] = notes
-        lines += [f"note: {n}" for n in notes]
-    return "\n".join(lines), data
-
-
 class BundleAnswer(Answer):
     capturedSince: str | None = None
     page: dict[str, Any]
@@ -488,6 +316,6 @@ async def debug_bundle(ctx: ToolContext, args: DebugBundleArgs) -> ActionResult:
             "bundleMd": ctx.artifacts.relative(md_path),
         }
         json_path.write_text(json.dumps(bundle, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
-        md_path.write_text(_bundle_markdown(bundle), encoding="utf-8")
+        md_path.write_text(bundle_markdown(bundle), encoding="utf-8")
     text, data = bundle_answer(bundle)
     return ActionResult(text=text, data=data)
