@@ -25,6 +25,7 @@ bench: setup
 	.venv/bin/python tests/bench/capture_bench.py
 	.venv/bin/python tests/bench/snapshot_bench.py
 	.venv/bin/python tests/bench/trace_bench.py
+	.venv/bin/python tests/bench/long_work_bench.py
 
 bench-peers: setup
 	.venv/bin/python -m bench.peer_benchmark

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
 __all__ = ["ToolContext"]
 
+#: "no timeout of the caller's own" (timeout_ms 0): the call bound still applies
+_NO_TIMEOUT_S = 24 * 3600.0
+
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
@@ -46,6 +49,8 @@ class ToolContext:
     reporter: Progress | None = None
     #: ``loop.time()`` by which the call must answer (``max_call_seconds`` after it arrived)
     deadline: float | None = None
+    #: set by :meth:`bound` when it cut a wait short of the caller's timeout
+    cut: bool = False
 
     def remaining(self) -> float | None:
         """Seconds left before the call must answer (None: unbounded, unit tests)."""
@@ -64,7 +69,22 @@ class ToolContext:
         if left is None:
             return timeout_s, False
         room = max(0.1, left - reserve_s)
-        return (room, True) if room < timeout_s else (timeout_s, False)
+        if room < timeout_s:
+            self.cut = True
+            return room, True
+        return timeout_s, False
+
+    def bound_ms(self, timeout_ms: int, *, status: str | None = None) -> int:
+        """A caller's ``timeout_ms`` (0: none) cut to the call bound, for a wait handed to Playwright or CDP.
+
+        ``status`` says what the wait is for, in the progress messages. A TIMEOUT or
+        ELEMENT_NOT_INTERACTABLE that follows a cut wait tells the caller it was the call bound
+        (the server rewrites the hint): call again to keep waiting.
+        """
+        wait_s, _ = self.bound(timeout_ms / 1000 if timeout_ms else _NO_TIMEOUT_S)
+        if status is not None:
+            self.status(status, total_s=wait_s)
+        return max(1, int(wait_s * 1000))
 
     async def page(self, launch_if_needed: bool = True) -> PageHandle:
         """The selected page of the active target (launching the internal browser if allowed).

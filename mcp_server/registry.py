@@ -82,6 +82,9 @@ class ActionSpec:
     result: type[BaseModel] | None = None
     #: what the call holds while it runs: read | page | poll | state (mcp_server/locking.py)
     lock: LockMode = "state"
+    #: for an action that can take more than a second: how long, and what its progress messages say
+    #: (docs/tools.md shows it; every call gets progress heartbeats, ctx.status sets their text)
+    takes: str = ""
 
 
 #: (tool, action) -> spec, filled by the action modules at import time.
@@ -100,6 +103,7 @@ def action(
     experimental: bool = False,
     result: type[BaseModel] | None = None,
     lock: LockMode = "state",
+    takes: str = "",
 ) -> Callable[[Handler], Handler]:
     """Register ``handler`` as ``tool``'s ``action`` (and as the flat tool ``legacy``)."""
     if tool not in CONDENSED_TOOLS:
@@ -113,7 +117,7 @@ def action(
             raise ValueError(f"action {tool}.{name} registered twice")
         doc = description or (handler.__doc__ or "").strip().split("\n")[0]
         ACTIONS[key] = ActionSpec(
-            tool, name, args, handler, doc, legacy, read_only, destructive, experimental, result, lock
+            tool, name, args, handler, doc, legacy, read_only, destructive, experimental, result, lock, takes
         )
         return handler
 

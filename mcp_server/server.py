@@ -295,6 +295,18 @@ class BrowserMCP:
                 try:
                     await hold.enter()
                     return await spec.handler(ctx, args)
+                except ToolFailure as exc:
+                    left = ctx.remaining()
+                    ran_out = ctx.cut and left is not None and left < 2.0  # it failed at the bound
+                    if ran_out and exc.code in _WAIT_FAILURES and "call bound" not in exc.message:
+                        bound = self.settings.max_call_seconds
+                        exc.message += f" (stopped at the {bound:g} s call bound, before the call's timeout_ms)"
+                        exc.hint = (
+                            f"every call answers within {bound:g} s (MCP_MAX_CALL_SECONDS): call again to keep "
+                            "waiting, or check with snapshot what the page shows"
+                        )
+                        exc.details["callBoundS"] = bound
+                    raise
                 except Busy as exc:
                     raise ToolFailure(
                         ErrorCode.BUSY,
@@ -403,6 +415,10 @@ class BrowserMCP:
             )
         server.browser_mcp = self  # type: ignore[attr-defined]  # reachable from tests and the CLI
         return server
+
+
+#: the failures of a wait that ran out of time: when the call bound cut the wait, the hint says so
+_WAIT_FAILURES = (ErrorCode.TIMEOUT, ErrorCode.ELEMENT_NOT_INTERACTABLE)
 
 
 def _target_lost(manager: Any) -> bool:

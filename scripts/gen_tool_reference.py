@@ -149,6 +149,42 @@ def _check_agreement(tool: dict[str, Any], specs: list[registry.ActionSpec]) -> 
         raise SystemExit(f"{tool['name']}: tools/list fields {sorted(listed ^ union)} differ from the actions'")
 
 
+_LOCKS = {
+    "read": "never waits",
+    "page": "waits for another call on the page",
+    "poll": "takes the page per poll",
+    "state": "waits for the page calls in progress",
+}
+
+
+def _durations(specs: list[registry.ActionSpec]) -> list[str]:
+    """How long each action may take, what its progress says, and whom it waits for (issue 17)."""
+    out = [
+        "## How long calls take",
+        "",
+        "Every call answers within the call bound, `MCP_MAX_CALL_SECONDS` (50 s by default, under the 60 s "
+        "request timeout of the TypeScript SDK's clients and of Codex). A wait whose `timeout_ms` goes past it "
+        "answers `status: \"waiting\"` with `continueWith` (the arguments of the call that keeps waiting), or "
+        "an error whose hint says to call again. A call sent with a progress token gets `notifications/progress` "
+        "every half second once it has run that long: the value is the seconds elapsed, `total` the seconds it "
+        "may take when known, the message says what it is doing (below). `notifications/cancelled` stops a call "
+        "at once and frees the page. Reads never wait behind another call; see docs/reliability.md.",
+        "",
+        "| action | may take | progress says | locking |",
+        "| --- | --- | --- | --- |",
+    ]
+    for spec in specs:
+        if spec.takes:
+            takes, _, says = spec.takes.partition("; progress: ")
+        elif spec.lock == "read":
+            takes, says = "milliseconds (reads what the server holds)", ""
+        else:
+            takes, says = "usually under a second", "heartbeats if it runs past half a second"
+        out.append(f"| `{spec.name}` | {_cell(takes)} | {_cell(says)} | `{spec.lock}`: {_LOCKS[spec.lock]} |")
+    out.append("")
+    return out
+
+
 def render(tools: list[dict[str, Any]], specs: list[registry.ActionSpec]) -> str:
     """The whole reference as Markdown; deterministic for a given server."""
     by_tool: dict[str, list[registry.ActionSpec]] = {}
@@ -209,6 +245,7 @@ def render(tools: list[dict[str, Any]], specs: list[registry.ActionSpec]) -> str
                 out += ["*" + "; ".join(extras) + "*", ""]
             out += _fields_table(args_schema(spec.args))
 
+    out += _durations(specs)
     out += [
         "## Legacy tools",
         "",

@@ -23,7 +23,13 @@ from cdp_core import CDPEvent, CDPException
 from .errors import ErrorCode, ToolFailure
 from .page import PageHandle
 
-__all__ = ["WAIT_UNTIL", "navigate_page", "go_history", "reload_page", "NavigationError"]
+__all__ = ["WAIT_UNTIL", "navigate_page", "go_history", "reload_page", "NavigationError", "StatusFn"]
+
+#: hears the steps of a load ("waiting for the response", "response received (DOMContentLoaded),
+#: waiting for 'load'"), for progress messages
+StatusFn = Callable[[str], None]
+#: lifecycle events worth naming in progress messages and in a timeout's ``reached``
+_MILESTONES = ("DOMContentLoaded", "load", "firstContentfulPaint", "networkAlmostIdle", "networkIdle")
 
 #: Playwright's ``wait_until`` names -> the main frame's ``Page.lifecycleEvent`` name (None: commit).
 WAIT_UNTIL: dict[str, str | None] = {
@@ -59,9 +65,11 @@ class _Follower:
     must not end or fail this one.
     """
 
-    def __init__(self, page: PageHandle, wanted: str | None) -> None:
+    def __init__(self, page: PageHandle, wanted: str | None, on_status: StatusFn | None = None) -> None:
         self.page = page
         self.wanted = wanted
+        self.wait_until = next((name for name, event in WAIT_UNTIL.items() if event == wanted), "commit")
+        self.on_status = on_status
         #: learn the new loader from events (history, reload); Page.navigate names it in its reply
         self.infer = True
         #: the command was sent: events before it belong to an earlier navigation
@@ -82,6 +90,20 @@ class _Follower:
         self.loader = loader
         self.committed = True
         self._check()
+
+    def reached(self) -> list[str]:
+        """The new document's milestones so far (DOMContentLoaded, load...), in Chrome's order."""
+        order = {name: i for i, name in enumerate(_MILESTONES)}
+        names = {name for loader, name in self.seen if loader == self.loader and name in order}
+        return sorted(names, key=order.__getitem__)
+
+    def say(self, text: str) -> None:
+        if self.on_status is not None:
+            self.on_status(text)
+
+    def say_progress(self) -> None:
+        reached = ", ".join(self.reached())
+        self.say(f"response received{f' ({reached})' if reached else ''}, waiting for {self.wait_until!r}")
 
     def finish(self, *, same_document: bool = False) -> None:
         self.same_document = self.same_document or same_document
@@ -135,6 +157,8 @@ class _Follower:
                 self.loader = loader  # a Chrome without Page.frameStartedNavigating
             if loader == self.loader:
                 self.committed = True
+                if name in _MILESTONES and self.wanted is not None:
+                    self.say_progress()
         self._check()
 
 
@@ -153,10 +177,16 @@ async def _follow(
     wait_until: str,
     timeout_ms: int,
     what: str,
+    on_status: StatusFn | None = None,
 ) -> dict[str, Any]:
-    """Run ``start`` (sends the command) and wait for the document it brings to reach ``wait_until``."""
+    """Run ``start`` (sends the command) and wait for the document it brings to reach ``wait_until``.
+
+    A timeout raises TIMEOUT with ``committed`` (the new document had arrived) and, then,
+    ``reached`` (its lifecycle milestones so far): a caller cut short by its own bound can tell
+    "still loading" (wait on) from "no response" (the navigation was stopped).
+    """
     session = page.session
-    follower = _Follower(page, WAIT_UNTIL[wait_until])
+    follower = _Follower(page, WAIT_UNTIL[wait_until], on_status)
     subscription = session.on(_EVENTS, follower.on_event)
     try:
         async with asyncio.timeout(timeout_ms / 1000):
@@ -164,7 +194,10 @@ async def _follow(
             await session.send("Page.setLifecycleEventsEnabled", {"enabled": True})
             follower.old_loader = await _main_loader(page)
             follower.started = True
+            follower.say("waiting for the response")
             await start(follower)
+            if follower.committed and not follower.done.is_set():
+                follower.say_progress()
             await follower.done.wait()
     except TimeoutError:
         stopped = False
@@ -183,6 +216,8 @@ async def _follow(
             + (" (no response; the navigation was stopped, the page shows what it showed before)." if stopped else "."),
             hint="Retry with a larger timeout_ms or wait_until='domcontentloaded'.",
             stopped=stopped,
+            committed=follower.committed,
+            **({"reached": follower.reached()} if follower.committed else {}),
         ) from None
     finally:
         subscription.cancel()
@@ -196,7 +231,9 @@ async def _follow(
     return facts
 
 
-async def navigate_page(page: PageHandle, url: str, *, wait_until: str, timeout_ms: int) -> dict[str, Any]:
+async def navigate_page(
+    page: PageHandle, url: str, *, wait_until: str, timeout_ms: int, on_status: StatusFn | None = None
+) -> dict[str, Any]:
     """Navigate ``page`` and wait for ``wait_until``; returns url, title, status (None if unknown)."""
 
     async def start(follower: _Follower) -> None:
@@ -209,7 +246,9 @@ async def navigate_page(page: PageHandle, url: str, *, wait_until: str, timeout_
             return
         follower.expect(reply["loaderId"])
 
-    return await _follow(page, start, wait_until=wait_until, timeout_ms=timeout_ms, what=f"Navigation to {url}")
+    return await _follow(
+        page, start, wait_until=wait_until, timeout_ms=timeout_ms, what=f"Navigation to {url}", on_status=on_status
+    )
 
 
 async def go_history(
@@ -219,6 +258,7 @@ async def go_history(
     wait_until: str,
     timeout_ms: int,
     check_url: Callable[[str], None] | None = None,
+    on_status: StatusFn | None = None,
 ) -> dict[str, Any]:
     """Go ``delta`` entries back (-1) or forward (+1) in the tab's history, as its back button does.
 
@@ -237,17 +277,21 @@ async def go_history(
     async def start(follower: _Follower) -> None:
         await page.session.send("Page.navigateToHistoryEntry", {"entryId": entry["id"]})
 
-    facts = await _follow(page, start, wait_until=wait_until, timeout_ms=timeout_ms, what=f"Going {word}")
+    facts = await _follow(
+        page, start, wait_until=wait_until, timeout_ms=timeout_ms, what=f"Going {word}", on_status=on_status
+    )
     return {**facts, "historyIndex": target, "historyLength": len(entries)}
 
 
-async def reload_page(page: PageHandle, *, ignore_cache: bool, wait_until: str, timeout_ms: int) -> dict[str, Any]:
+async def reload_page(
+    page: PageHandle, *, ignore_cache: bool, wait_until: str, timeout_ms: int, on_status: StatusFn | None = None
+) -> dict[str, Any]:
     """Reload the tab (bypassing the cache when asked), as its reload button does."""
 
     async def start(follower: _Follower) -> None:
         await page.session.send("Page.reload", {"ignoreCache": ignore_cache})
 
-    facts = await _follow(page, start, wait_until=wait_until, timeout_ms=timeout_ms, what="Reload")
+    facts = await _follow(page, start, wait_until=wait_until, timeout_ms=timeout_ms, what="Reload", on_status=on_status)
     if ignore_cache:
         facts["ignoredCache"] = True
     return facts

@@ -17,7 +17,7 @@ from . import emulation
 from .cdp import CdpTarget
 from .errors import ErrorCode, ToolFailure
 from .launch import LAUNCH_VIEWPORT, LaunchTarget
-from .navigation import WAIT_UNTIL, NavigationError, go_history, navigate_page, reload_page
+from .navigation import WAIT_UNTIL, NavigationError, StatusFn, go_history, navigate_page, reload_page
 from .page import PageHandle
 
 if TYPE_CHECKING:
@@ -54,8 +54,13 @@ class TabActions:
         def _lost_now(self, target: LaunchTarget | CdpTarget, exc: BaseException) -> ToolFailure: ...
         def add_session_listener(self, cb: SessionListener) -> None: ...
 
-    async def navigate(self, url: str, *, wait_until: str = "load", timeout_ms: int = 30000) -> dict[str, Any]:
-        """Go to ``url`` in the current page (the internal browser starts if nothing is active)."""
+    async def navigate(
+        self, url: str, *, wait_until: str = "load", timeout_ms: int = 30000, on_status: StatusFn | None = None
+    ) -> dict[str, Any]:
+        """Go to ``url`` in the current page (the internal browser starts if nothing is active).
+
+        ``on_status(text)`` hears the steps of the load (progress messages); so do go_history and reload.
+        """
         _check_wait_until(wait_until)
         url = (url or "").strip()
         if not urllib.parse.urlsplit(url).scheme:
@@ -70,11 +75,12 @@ class TabActions:
         self._check_policy(url, local_only=not will_launch)
         page = await self.current_page()
         self._check_policy(url, local_only=page.target != "launch")
-        return await self._moving(
-            page, navigate_page(page, url, wait_until=wait_until, timeout_ms=timeout_ms), f"Navigation to {url}", url
-        )
+        move = navigate_page(page, url, wait_until=wait_until, timeout_ms=timeout_ms, on_status=on_status)
+        return await self._moving(page, move, f"Navigation to {url}", url)
 
-    async def go_history(self, delta: int, *, wait_until: str = "load", timeout_ms: int = 30000) -> dict[str, Any]:
+    async def go_history(
+        self, delta: int, *, wait_until: str = "load", timeout_ms: int = 30000, on_status: StatusFn | None = None
+    ) -> dict[str, Any]:
         """Back (-1) or forward (+1) in the selected tab's history; the same report as :meth:`navigate`."""
         _check_wait_until(wait_until)
         page = await self.current_page(launch_if_needed=False)
@@ -83,16 +89,25 @@ class TabActions:
         def check(url: str) -> None:
             self._check_policy(url, local_only=local_only)
 
-        move = go_history(page, delta, wait_until=wait_until, timeout_ms=timeout_ms, check_url=check)
+        move = go_history(
+            page, delta, wait_until=wait_until, timeout_ms=timeout_ms, check_url=check, on_status=on_status
+        )
         return await self._moving(page, move, "Going back" if delta < 0 else "Going forward", None)
 
     async def reload(
-        self, *, ignore_cache: bool = False, wait_until: str = "load", timeout_ms: int = 30000
+        self,
+        *,
+        ignore_cache: bool = False,
+        wait_until: str = "load",
+        timeout_ms: int = 30000,
+        on_status: StatusFn | None = None,
     ) -> dict[str, Any]:
         """Reload the selected tab; the same report as :meth:`navigate`."""
         _check_wait_until(wait_until)
         page = await self.current_page(launch_if_needed=False)
-        move = reload_page(page, ignore_cache=ignore_cache, wait_until=wait_until, timeout_ms=timeout_ms)
+        move = reload_page(
+            page, ignore_cache=ignore_cache, wait_until=wait_until, timeout_ms=timeout_ms, on_status=on_status
+        )
         return await self._moving(page, move, f"Reload of {page.url}", page.url)
 
     async def _moving(self, page: PageHandle, move: Any, what: str, url: str | None) -> dict[str, Any]:

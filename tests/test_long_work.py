@@ -9,6 +9,7 @@ long wait is measured in tests/bench/long_work_bench.py, not asserted here.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -167,6 +168,91 @@ async def test_a_ninety_second_wait_for_answers_at_the_call_bound_with_a_continu
         second = await agent.call("browser_session", 30, action="wait_for", text="late text", timeout_ms=left)
         assert not second.is_error and second.structured_content["status"] == "ok"
         assert second.structured_content["state"]["textFound"] is True
+
+
+async def test_a_navigate_past_the_call_bound_answers_waiting_and_wait_for_continues(
+    fresh_chromium, http_server, tmp_path
+):
+    from httpserver import Reply
+
+    release = threading.Event()
+
+    def held_image(_req: Any) -> Reply:
+        release.wait(60)
+        return Reply(200, b"GIF89a", "image/gif")
+
+    def never(_req: Any) -> Reply:
+        release.wait(60)
+        return Reply(200, "<title>late</title>")
+
+    http_server.route("/long/page.html", Reply(200, "<title>Long page</title><p>text</p><img src='/long/held.gif'>"))
+    http_server.route("/long/held.gif", held_image)
+    http_server.route("/long/never", never)
+    seen: list[str] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        seen.append(message or "")
+
+    try:
+        async with serving(tmp_path / "artifacts", max_call_seconds=3) as agent:
+            await _attach_to_tab(agent, fresh_chromium, http_server, "nav")
+            with anyio.fail_after(30):
+                first = await agent.client.call_tool(
+                    "browser_session",
+                    {"action": "navigate", "url": http_server.url("/long/page.html"), "timeout_ms": 90000},
+                    progress_callback=on_progress,
+                )
+            sc = first.structured_content
+            assert not first.is_error and sc["status"] == "waiting", first.content[0].text
+            follow = sc["continueWith"]
+            assert follow["action"] == "wait_for" and follow["load_state"] == "load"
+            assert 86000 <= follow["timeout_ms"] <= 89000 and "DOMContentLoaded" in sc["reached"]
+            assert "Call wait_for load_state=load timeout_ms=" in first.content[0].text
+            assert any("navigate: response received (DOMContentLoaded" in m for m in seen), seen
+            # the page is there (reads and scripts work) while its image still loads
+            assert await agent.js("document.title") == "Long page"
+            release.set()
+            args = {k: v for k, v in follow.items() if k != "action"}
+            done = await agent.s("wait_for", **args)
+            assert done["state"]["readyState"] == "complete"
+
+            # no response at all by the bound: stopped, and the answer says it was the bound
+            release.clear()
+            slow = await agent.err("navigate", ErrorCode.TIMEOUT, url=http_server.url("/long/never"), timeout_ms=90000)
+            assert slow["stopped"] is True and slow["committed"] is False
+            assert "3 s call bound" in slow["message"] and "MCP_MAX_CALL_SECONDS" in slow["hint"]
+            assert await agent.js("document.title") == "Long page"  # the old document, usable
+    finally:
+        release.set()
+
+
+async def test_actionability_and_script_waits_stop_at_the_call_bound_and_say_so(fresh_chromium, http_server, tmp_path):
+    seen: list[str] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        seen.append(message or "")
+
+    async with serving(tmp_path / "artifacts", max_call_seconds=3) as agent:
+        await _attach_to_tab(agent, fresh_chromium, http_server, "act")
+        await agent.js("document.body.insertAdjacentHTML('beforeend', '<button id=b style=display:none>b</button>'); 1")
+        # Playwright connects to the user's Chrome on the first input action: not part of what is measured
+        assert not (await agent.call("browser_interact", action="hover", selector="h1")).is_error
+        with anyio.fail_after(30):
+            clicked = await agent.client.call_tool(
+                "browser_interact",
+                {"action": "click", "selector": "#b", "timeout_ms": 90000},
+                progress_callback=on_progress,
+            )
+        sc = clicked.structured_content
+        assert clicked.is_error and sc["code"] == ErrorCode.ELEMENT_NOT_INTERACTABLE, clicked.content[0].text
+        assert sc["callBoundS"] == 3 and "call again" in sc["hint"] and "3 s call bound" in sc["message"]
+        assert any("#b: waiting until it is visible, stable, enabled" in m for m in seen), seen
+        # timeout_ms 0 ("none") is still bounded by the call
+        never = await agent.err(
+            "evaluate_js", ErrorCode.TIMEOUT, expression="await new Promise(() => {})", timeout_ms=0
+        )
+        assert never["callBoundS"] == 3
+        assert await agent.js("document.title") == "Faults act"  # the page answers at once afterwards
 
 
 @pytest.mark.slow

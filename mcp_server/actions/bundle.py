@@ -184,7 +184,7 @@ async def _open_dialog(ctx: ToolContext, page: PageHandle) -> dict[str, Any] | N
 
 
 async def _screenshot(ctx: ToolContext, page: PageHandle, directory: Any | None) -> dict[str, Any]:
-    shot = await capture_png(page, {"format": "png"}, timeout=30)
+    shot = await capture_png(page, {"format": "png"}, timeout=ctx.bound(30)[0])
     data = base64.b64decode(shot["data"])
     path = (
         directory / "screenshot.png"
@@ -211,6 +211,7 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
                 bundle["page"]["page_id"] = info.get("page_id", index)
     except Exception as exc:  # noqa: BLE001
         notes.append(f"page list unavailable: {exc}")
+    ctx.status("reading frames, console, network")
     dialog = await _open_dialog(ctx, page)
     if dialog is not None:
         bundle["dialog"] = dialog
@@ -260,11 +261,13 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
                 "evicted": network.evicted,
             }
     if args.include_storage and dialog is None:
+        ctx.status("reading storage keys and cookie names")
         try:
             bundle["storage"] = await _storage(page)
         except CDPException as exc:
             notes.append(f"storage unavailable: {exc}")
     if args.include_snapshot and dialog is None:
+        ctx.status("taking the snapshot preview")
         try:
             bundle["snapshotPreview"] = await _snapshot_preview(ctx, page)
         except CDPException as exc:
@@ -291,7 +294,15 @@ class BundleAnswer(Answer):
     sourceMapNotes: list[str] = []
 
 
-@action(S, "debug_bundle", DebugBundleArgs, lock="page", read_only=True, result=BundleAnswer)
+@action(
+    S,
+    "debug_bundle",
+    DebugBundleArgs,
+    lock="page",
+    read_only=True,
+    result=BundleAnswer,
+    takes="one to a few seconds (snapshot, storage, optional screenshot); progress: the part being read",
+)
 async def debug_bundle(ctx: ToolContext, args: DebugBundleArgs) -> ActionResult:
     """One answer for 'what is wrong with this page': errors, failed requests, storage names, snapshot."""
     page = await ctx.page()
@@ -301,6 +312,7 @@ async def debug_bundle(ctx: ToolContext, args: DebugBundleArgs) -> ActionResult:
         directory = ctx.artifacts.new_path(BUNDLE_KIND, "bundle", "")
         directory.mkdir(parents=True)
     if args.include_screenshot and bundle.get("dialog") is None:
+        ctx.status("capturing the screenshot")
         try:
             bundle["screenshot"] = await _screenshot(ctx, page, directory)
         except CDPException as exc:

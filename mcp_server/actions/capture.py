@@ -231,11 +231,19 @@ async def network_get(ctx: ToolContext, args: NetworkGetArgs) -> ActionResult:
     return ActionResult(text=text + _closed_note(page, data), data=data)
 
 
-@action(S, "network_save_body", SaveBodyArgs, lock="page", result=SavedBodyAnswer)
+@action(
+    S,
+    "network_save_body",
+    SaveBodyArgs,
+    lock="page",
+    result=SavedBodyAnswer,
+    takes="seconds for a large body read from Chrome; progress: which body",
+)
 async def network_save_body(ctx: ToolContext, args: SaveBodyArgs) -> ActionResult:
     """Save a request's response (or request) body to a file under <artifacts>/network/."""
     recorder = network_of(await ctx.page())
     max_bytes = args.max_bytes if args.max_bytes is not None else getattr(ctx.settings, "network_body_max_bytes", None)
+    ctx.status(f"saving the {args.body} body of #{args.id}")
     try:
         saved = await recorder.save_body(
             args.id,

@@ -25,7 +25,7 @@ from ..followup import Followup, describe_followup
 from ..input import Element, element_from_uid
 from ..input import actions as inp
 from ..registry import ActionArgs, ActionResult, action
-from .pagejs import race_dialog
+from .pagejs import ACTIONABILITY_TAKES, race_dialog
 
 __all__ = ["UidArgs", "FillUidArgs", "PressUidArgs"]
 
@@ -63,6 +63,11 @@ async def _act(ctx: ToolContext, args: UidArgs, what: str, perform: Perform) -> 
     require_no_dialog(watch, what)
     element = await element_from_uid(page, args.uid)
     entry = element.entry
+    # the wait for actionability, within the call bound (perform reads args.timeout_ms)
+    args.timeout_ms = ctx.bound_ms(
+        args.timeout_ms,
+        status=f"{what} {element.label}: waiting until it is visible, stable, enabled and receives events",
+    )
     try:
         follow = await Followup(page, watch).start()
         dialog = await race_dialog(perform(element), watch, what)
@@ -84,7 +89,7 @@ def _done(element: Element, did: str) -> str:
     return did
 
 
-@action(I, "click_uid", UidArgs, lock="page", destructive=True, result=UidActionAnswer)
+@action(I, "click_uid", UidArgs, lock="page", destructive=True, result=UidActionAnswer, takes=ACTIONABILITY_TAKES)
 async def click_uid(ctx: ToolContext, args: UidArgs) -> ActionResult:
     """Click the element with this snapshot uid (waits until visible, enabled, stable and not covered)."""
 
@@ -95,7 +100,7 @@ async def click_uid(ctx: ToolContext, args: UidArgs) -> ActionResult:
     return await _act(ctx, args, "click_uid", perform)
 
 
-@action(I, "fill_uid", FillUidArgs, lock="page", result=UidActionAnswer)
+@action(I, "fill_uid", FillUidArgs, lock="page", result=UidActionAnswer, takes=ACTIONABILITY_TAKES)
 async def fill_uid(ctx: ToolContext, args: FillUidArgs) -> ActionResult:
     """Fill a text field, pick a <select> option (by value or label) or set a checkbox, by uid."""
 
@@ -107,7 +112,7 @@ async def fill_uid(ctx: ToolContext, args: FillUidArgs) -> ActionResult:
     return await _act(ctx, args, "fill_uid", perform)
 
 
-@action(I, "hover_uid", UidArgs, lock="page", result=UidActionAnswer)
+@action(I, "hover_uid", UidArgs, lock="page", result=UidActionAnswer, takes=ACTIONABILITY_TAKES)
 async def hover_uid(ctx: ToolContext, args: UidArgs) -> ActionResult:
     """Move the mouse over the element with this uid (reveals tooltips and menus)."""
 
@@ -118,7 +123,7 @@ async def hover_uid(ctx: ToolContext, args: UidArgs) -> ActionResult:
     return await _act(ctx, args, "hover_uid", perform)
 
 
-@action(I, "press_uid", PressUidArgs, lock="page", destructive=True, result=UidActionAnswer)
+@action(I, "press_uid", PressUidArgs, lock="page", destructive=True, result=UidActionAnswer, takes=ACTIONABILITY_TAKES)
 async def press_uid(ctx: ToolContext, args: PressUidArgs) -> ActionResult:
     """Focus the element with this uid and press a key (Enter submits a form)."""
 

@@ -27,6 +27,7 @@ from ..lean import Keep
 from ..registry import ActionArgs, ActionResult, action
 from .capture_render import console_listing, network_listing
 from .file_reader import read_text_prefix
+from .loading import LOAD_TAKES, StatusFn, bounded_load
 from .pagejs import (
     capture_png,
     exception_text,
@@ -117,10 +118,21 @@ class NavigateArgs(ActionArgs):
     wait_until: Literal["load", "domcontentloaded", "networkidle", "commit"] = Field(
         "load", description="Navigation event to wait for"
     )
-    timeout_ms: int = Field(30000, ge=0, le=300000, description="Timeout in ms")
+    timeout_ms: int = Field(
+        30000, ge=0, le=300000, description="Timeout in ms (0: none); past the call bound answers status=waiting"
+    )
 
 
-@action(S, "navigate", NavigateArgs, legacy="browser_navigate", destructive=True, result=NavigateResult, lock="page")
+@action(
+    S,
+    "navigate",
+    NavigateArgs,
+    legacy="browser_navigate",
+    destructive=True,
+    result=NavigateResult,
+    lock="page",
+    takes=LOAD_TAKES,
+)
 async def navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
     """Open a URL in the selected page (starts the internal browser when no target is active)."""
     if ctx.ready_page() is None:
@@ -134,7 +146,17 @@ async def navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
 
 
 async def _navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
-    info = dict(await ctx.manager.navigate(args.url, wait_until=args.wait_until, timeout_ms=args.timeout_ms))
+    async def load(timeout_ms: int, on_status: StatusFn) -> dict[str, Any]:
+        return await ctx.manager.navigate(
+            args.url, wait_until=args.wait_until, timeout_ms=timeout_ms, on_status=on_status
+        )
+
+    outcome = await bounded_load(
+        ctx, what=f"navigate to {args.url}", wait_until=args.wait_until, timeout_ms=args.timeout_ms, load=load
+    )
+    if isinstance(outcome, ActionResult):
+        return outcome  # status "waiting": the page goes on loading, wait_for continues
+    info = dict(outcome)
     if "status" in info:  # the HTTP status; "status" is the envelope's ok/error
         info["httpStatus"] = info.pop("status")
     url = info.get("url", args.url)
@@ -189,7 +211,14 @@ class ScreenshotArgs(ActionArgs):
 
 
 @action(
-    S, "screenshot", ScreenshotArgs, legacy="browser_screenshot", read_only=True, result=ScreenshotResult, lock="page"
+    S,
+    "screenshot",
+    ScreenshotArgs,
+    legacy="browser_screenshot",
+    read_only=True,
+    result=ScreenshotResult,
+    lock="page",
+    takes="a second or more for a full page (a background tab: at most 8 s); progress: capturing",
 )
 async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> ActionResult:
     """Save a PNG of the selected page under artifacts/screenshots and return its path."""
@@ -201,7 +230,8 @@ async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> ActionResult:
         size = metrics.get("cssContentSize") or metrics.get("contentSize") or {}
         width, height = max(1, int(size.get("width", 1))), max(1, int(size.get("height", 1)))
         params.update(captureBeyondViewport=True, clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1})
-    shot = await capture_png(page, params, timeout=60)
+    ctx.status("capturing the screenshot")
+    shot = await capture_png(page, params, timeout=ctx.bound(60)[0])
     data = base64.b64decode(shot["data"])
     path = ctx.artifacts.new_path("screenshots", page.stable_page_id, ".png")
     path.write_bytes(data)
@@ -309,7 +339,15 @@ async def _evaluate_main(
     return remote.get("description"), kind
 
 
-@action(S, "evaluate_js", EvaluateArgs, legacy="browser_evaluate_js", result=EvaluateResult, lock="page")
+@action(
+    S,
+    "evaluate_js",
+    EvaluateArgs,
+    legacy="browser_evaluate_js",
+    result=EvaluateResult,
+    lock="page",
+    takes="up to timeout_ms (0: none), at most the call bound; progress: the script is running",
+)
 async def evaluate_js(ctx: ToolContext, args: EvaluateArgs) -> ActionResult:
     """Evaluate JavaScript in the selected page/frame and return its JSON value."""
     if not ctx.settings.evaluate_enabled:
@@ -332,16 +370,17 @@ async def evaluate_js(ctx: ToolContext, args: EvaluateArgs) -> ActionResult:
                     "the selected frame's script context is not known yet (it may still be loading)",
                     hint="call list_frames and select_frame again, or evaluate in the main frame",
                 )
+    timeout_ms = ctx.bound_ms(args.timeout_ms, status="the script is running")  # within the call bound
     started = asyncio.get_running_loop().time()
     try:
         value, kind = await unless_dialog(
             watch,
-            _evaluate_main(page, args.expression, args.timeout_ms, session=session, context_id=context_id),
+            _evaluate_main(page, args.expression, timeout_ms, session=session, context_id=context_id),
             "evaluate_js",
         )
     except (CDPTimeout, CDPError) as exc:
         elapsed = asyncio.get_running_loop().time() - started
-        failure = await runaway_failure(session, exc, timeout_ms=args.timeout_ms, elapsed_s=elapsed, what="evaluate_js")
+        failure = await runaway_failure(session, exc, timeout_ms=timeout_ms, elapsed_s=elapsed, what="evaluate_js")
         if failure is exc:
             raise
         raise failure from None

@@ -17,6 +17,12 @@ from targets.errors import ErrorCode, ToolFailure
 from ..context import ToolContext
 from ..registry import ActionResult
 
+#: ``takes=`` of the actions that wait for actionability checks (docs/tools.md)
+ACTIONABILITY_TAKES = (
+    "up to timeout_ms waiting for actionability (visible, stable, enabled), at most the call bound; "
+    "progress: which element and what it waits for"
+)
+
 #: Seconds a capture of a background tab may wait for a frame, in all, before we say why it gets none.
 HIDDEN_CAPTURE_TIMEOUT = 3.0
 #: Seconds of one attempt: measured on Chromium 156, a capture of a hidden tab either answers in
@@ -24,6 +30,7 @@ HIDDEN_CAPTURE_TIMEOUT = 3.0
 HIDDEN_CAPTURE_ATTEMPT = 0.5
 
 __all__ = [
+    "ACTIONABILITY_TAKES",
     "act",
     "capture_png",
     "exception_text",

@@ -15,6 +15,7 @@ from targets.errors import ToolFailure
 
 from ..context import ToolContext
 from ..registry import ActionArgs, ActionResult, action
+from .loading import LOAD_TAKES, StatusFn, bounded_load
 from .pagejs import no_dialog
 
 S = "browser_session"
@@ -24,7 +25,9 @@ WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
 
 class HistoryArgs(ActionArgs):
     wait_until: WaitUntil = Field("load", description="Navigation event to wait for")
-    timeout_ms: int = Field(30000, ge=0, le=300000, description="Timeout in ms")
+    timeout_ms: int = Field(
+        30000, ge=0, le=300000, description="Timeout in ms (0: none); past the call bound answers status=waiting"
+    )
 
 
 class ReloadArgs(HistoryArgs):
@@ -63,30 +66,49 @@ async def _no_dialog_on_selected(ctx: ToolContext, what: str) -> None:
     await no_dialog(ctx, page, what)  # Chrome holds a navigation until an open dialog is answered
 
 
-@action(S, "go_back", HistoryArgs, destructive=True, lock="page")
+async def _move(ctx: ToolContext, verb: str, what: str, args: HistoryArgs, move: Any) -> ActionResult:
+    """A tab move within the call bound (loading.bounded_load): its answer, or the "waiting" one."""
+
+    async def load(timeout_ms: int, on_status: StatusFn) -> dict[str, Any]:
+        return await move(timeout_ms, on_status)
+
+    outcome = await bounded_load(ctx, what=what, wait_until=args.wait_until, timeout_ms=args.timeout_ms, load=load)
+    return outcome if isinstance(outcome, ActionResult) else _moved(verb, outcome)
+
+
+@action(S, "go_back", HistoryArgs, destructive=True, lock="page", takes=LOAD_TAKES)
 async def go_back(ctx: ToolContext, args: HistoryArgs) -> ActionResult:
     """Go back one entry in the selected tab's history (like its back button)."""
     await _no_dialog_on_selected(ctx, "go_back")
-    info = await ctx.manager.go_history(-1, wait_until=args.wait_until, timeout_ms=args.timeout_ms)
-    return _moved("Went back to", info)
+
+    def move(timeout_ms: int, on_status: StatusFn) -> Any:
+        return ctx.manager.go_history(-1, wait_until=args.wait_until, timeout_ms=timeout_ms, on_status=on_status)
+
+    return await _move(ctx, "Went back to", "go back", args, move)
 
 
-@action(S, "go_forward", HistoryArgs, destructive=True, lock="page")
+@action(S, "go_forward", HistoryArgs, destructive=True, lock="page", takes=LOAD_TAKES)
 async def go_forward(ctx: ToolContext, args: HistoryArgs) -> ActionResult:
     """Go forward one entry in the selected tab's history."""
     await _no_dialog_on_selected(ctx, "go_forward")
-    info = await ctx.manager.go_history(1, wait_until=args.wait_until, timeout_ms=args.timeout_ms)
-    return _moved("Went forward to", info)
+
+    def move(timeout_ms: int, on_status: StatusFn) -> Any:
+        return ctx.manager.go_history(1, wait_until=args.wait_until, timeout_ms=timeout_ms, on_status=on_status)
+
+    return await _move(ctx, "Went forward to", "go forward", args, move)
 
 
-@action(S, "reload", ReloadArgs, destructive=True, lock="page")
+@action(S, "reload", ReloadArgs, destructive=True, lock="page", takes=LOAD_TAKES)
 async def reload(ctx: ToolContext, args: ReloadArgs) -> ActionResult:
     """Reload the selected tab (ignore_cache: bypass the cache)."""
     await _no_dialog_on_selected(ctx, "reload")
-    info = await ctx.manager.reload(
-        ignore_cache=args.ignore_cache, wait_until=args.wait_until, timeout_ms=args.timeout_ms
-    )
-    return _moved("Reloaded", info)
+
+    def move(timeout_ms: int, on_status: StatusFn) -> Any:
+        return ctx.manager.reload(
+            ignore_cache=args.ignore_cache, wait_until=args.wait_until, timeout_ms=timeout_ms, on_status=on_status
+        )
+
+    return await _move(ctx, "Reloaded", "reload", args, move)
 
 
 @action(S, "new_page", NewPageArgs, lock="state")

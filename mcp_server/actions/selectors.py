@@ -21,10 +21,13 @@ from ..followup import Followup, describe_followup
 from ..input import Element, element_from_selector
 from ..input import actions as inp
 from ..registry import ActionArgs, ActionResult, action
-from .pagejs import input_call, no_dialog, race_dialog, run_js, with_dialog
+from .pagejs import ACTIONABILITY_TAKES, input_call, no_dialog, race_dialog, run_js, with_dialog
 
 S = "browser_session"
 I = "browser_interact"  # noqa: E741 - the tool's short name, used as a tag
+
+#: what an input action waits for (its actionability checks), for progress messages
+_ACTIONABLE = "waiting until it is visible, stable, enabled and receives events"
 
 
 class Dialog(BaseModel):
@@ -179,12 +182,20 @@ class ClickByIdArgs(ActionArgs):
 
 
 @action(
-    S, "click_by_id", ClickByIdArgs, legacy="browser_click_by_id", result=ClickByIdResult, lock="page", destructive=True
+    S,
+    "click_by_id",
+    ClickByIdArgs,
+    legacy="browser_click_by_id",
+    result=ClickByIdResult,
+    lock="page",
+    destructive=True,
+    takes=ACTIONABILITY_TAKES,
 )
 async def click_by_id(ctx: ToolContext, args: ClickByIdArgs) -> ActionResult:
     """Click the element annotate labelled with element_id."""
     page = await ctx.page()
     selector = f'[data-mcp-annotate-id="{args.element_id}"]'
+    args.timeout_ms = ctx.bound_ms(args.timeout_ms, status=f"click label {args.element_id}: {_ACTIONABLE}")
     try:
         outcome = await _selector_action(
             ctx,
@@ -206,7 +217,8 @@ async def click_by_id(ctx: ToolContext, args: ClickByIdArgs) -> ActionResult:
     element = _element(item) if item else None
     text = _element_line(element) if element else f"[{args.element_id}]"
     result = ActionResult(
-        text=f"clicked {text}", data={"element_id": args.element_id, "element": element},
+        text=f"clicked {text}",
+        data={"element_id": args.element_id, "element": element},
     )
     return outcome.apply(result)
 
@@ -287,10 +299,20 @@ def _matches(count: int) -> str:
     return " (1 match)" if count == 1 else f" (first of {count} matches)"
 
 
-@action(I, "click", ClickArgs, legacy="browser_click", result=SelectorResult, lock="page", destructive=True)
+@action(
+    I,
+    "click",
+    ClickArgs,
+    legacy="browser_click",
+    result=SelectorResult,
+    lock="page",
+    destructive=True,
+    takes=ACTIONABILITY_TAKES,
+)
 async def click(ctx: ToolContext, args: ClickArgs) -> ActionResult:
     """Click the element matching a CSS selector."""
     page = await ctx.page()
+    args.timeout_ms = ctx.bound_ms(args.timeout_ms, status=f"{args.selector}: {_ACTIONABLE}")  # within the call bound
     outcome = await _selector_action(
         ctx,
         page,
@@ -305,10 +327,11 @@ async def click(ctx: ToolContext, args: ClickArgs) -> ActionResult:
     return outcome.apply(result)
 
 
-@action(I, "fill", FillArgs, legacy="browser_fill", result=SelectorResult, lock="page")
+@action(I, "fill", FillArgs, legacy="browser_fill", result=SelectorResult, lock="page", takes=ACTIONABILITY_TAKES)
 async def fill(ctx: ToolContext, args: FillArgs) -> ActionResult:
     """Fill an input/textarea matching a CSS selector (the value is not echoed back)."""
     page = await ctx.page()
+    args.timeout_ms = ctx.bound_ms(args.timeout_ms, status=f"{args.selector}: {_ACTIONABLE}")  # within the call bound
     held: list[int] = []
 
     async def perform(element: Element) -> None:
@@ -323,10 +346,11 @@ async def fill(ctx: ToolContext, args: FillArgs) -> ActionResult:
     return outcome.apply(result)
 
 
-@action(I, "hover", HoverArgs, legacy="browser_hover", result=SelectorResult, lock="page")
+@action(I, "hover", HoverArgs, legacy="browser_hover", result=SelectorResult, lock="page", takes=ACTIONABILITY_TAKES)
 async def hover(ctx: ToolContext, args: HoverArgs) -> ActionResult:
     """Move the mouse over the element matching a CSS selector."""
     page = await ctx.page()
+    args.timeout_ms = ctx.bound_ms(args.timeout_ms, status=f"{args.selector}: {_ACTIONABLE}")  # within the call bound
     outcome = await _selector_action(
         ctx, page, args.selector, "hover", lambda el: inp.hover(el, "hover", timeout_ms=args.timeout_ms)
     )
@@ -343,13 +367,16 @@ _SCROLL_JS = """
 """
 
 
-@action(I, "scroll", ScrollArgs, legacy="browser_scroll", result=ScrollResult, lock="page")
+@action(I, "scroll", ScrollArgs, legacy="browser_scroll", result=ScrollResult, lock="page", takes=ACTIONABILITY_TAKES)
 async def scroll(ctx: ToolContext, args: ScrollArgs) -> ActionResult:
     """Scroll an element into view, or the page by amount pixels in direction."""
     page = await ctx.page()
     watch = await no_dialog(ctx, page, "scroll")
     if args.selector:
         element, count = await input_call(element_from_selector(page, args.selector), what="scroll")
+        args.timeout_ms = ctx.bound_ms(
+            args.timeout_ms, status=f"{args.selector}: waiting until it is visible and stable"
+        )
         try:
             await race_dialog(inp.scroll_into_view(element, "scroll", timeout_ms=args.timeout_ms), watch, "scroll")
         finally:
@@ -365,11 +392,21 @@ async def scroll(ctx: ToolContext, args: ScrollArgs) -> ActionResult:
     return ActionResult(text=f"scrolled {args.direction} to {where}", data={"scroll": position})
 
 
-@action(I, "press_key", PressKeyArgs, legacy="browser_press_key", result=KeyResult, lock="page", destructive=True)
+@action(
+    I,
+    "press_key",
+    PressKeyArgs,
+    legacy="browser_press_key",
+    result=KeyResult,
+    lock="page",
+    destructive=True,
+    takes=ACTIONABILITY_TAKES,
+)
 async def press_key(ctx: ToolContext, args: PressKeyArgs) -> ActionResult:
     """Press a key, in the element matching selector or in the focused element."""
     page = await ctx.page()
     where = args.selector or "the focused element"
+    args.timeout_ms = ctx.bound_ms(args.timeout_ms, status=f"{where}: {_ACTIONABLE}")  # within the call bound
     if args.selector:
         outcome = await _selector_action(
             ctx,

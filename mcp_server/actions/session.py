@@ -144,7 +144,14 @@ async def get_browser_status(ctx: ToolContext, args: NoArgs) -> ActionResult:
     return ActionResult(text="\n".join(browser_lines(browser)), data={"browser": browser})
 
 
-@action(S, "attach_cdp", AttachArgs, lock="state", result=PagesAnswer)
+@action(
+    S,
+    "attach_cdp",
+    AttachArgs,
+    lock="state",
+    result=PagesAnswer,
+    takes="a second or more with many tabs (each is attached for capture); progress: heartbeats",
+)
 async def attach_cdp(ctx: ToolContext, args: AttachArgs) -> ActionResult:
     """Attach to a running Chrome over CDP without navigating; capture starts now."""
     info = await ctx.manager.attach_cdp(args.cdp_url, close_inactive=args.close_inactive)
@@ -177,7 +184,14 @@ async def detach_cdp(ctx: ToolContext, args: NoArgs) -> ActionResult:
     return ActionResult(text=text, data=info)
 
 
-@action(S, "use_launch_browser", NoArgs, lock="state", result=PagesAnswer)
+@action(
+    S,
+    "use_launch_browser",
+    NoArgs,
+    lock="state",
+    result=PagesAnswer,
+    takes="one to a few seconds to start Chromium; progress: heartbeats",
+)
 async def use_launch_browser(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """Make the internal browser the active target (launched on first use)."""
     info = await ctx.manager.use_launch_browser()

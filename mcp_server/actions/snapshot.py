@@ -138,7 +138,15 @@ async def snapshot_page(ctx: ToolContext, page: PageHandle, options: SnapshotOpt
 MAX_DIFF_BASES = 4
 
 
-@action(S, "snapshot", SnapshotArgs, read_only=True, lock="page", result=SnapshotAnswer)
+@action(
+    S,
+    "snapshot",
+    SnapshotArgs,
+    read_only=True,
+    lock="page",
+    result=SnapshotAnswer,
+    takes="seconds on a very large page; progress: building the snapshot",
+)
 async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
     """Page as compact lines `[uid=N] role "name" value=... states`; act on uids with browser_interact."""
     page = await ctx.page()
@@ -164,6 +172,7 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
     )
     bases: dict[tuple[Any, ...], Any] = page.data.setdefault("snapshot_bases", {})
     previous = bases.pop(kind, None)
+    ctx.status("building the accessibility snapshot")
     snap = await snapshot_page(ctx, page, options)
     bases[kind] = snap
     while len(bases) > MAX_DIFF_BASES:
@@ -196,6 +205,9 @@ class WaitForArgs(ActionArgs):
     text_gone: str | None = Field(None, description="Wait until this text is gone")
     url_matches: str | None = Field(
         None, max_length=MAX_PATTERN_CHARS, description="Wait until the page URL matches this regex (or substring)"
+    )
+    load_state: Literal["domcontentloaded", "load"] | None = Field(
+        None, description="Wait until the document reached this state (continues a navigate that answered waiting)"
     )
     network_idle: bool = Field(False, description="Wait until no request for idle_ms")
     idle_ms: int = Field(500, ge=0, le=60000, description="Quiet period for network_idle")
@@ -241,6 +253,8 @@ def _condition(args: WaitForArgs) -> str:
         parts.append(f"text {args.text_gone[:60]!r} gone")
     if args.url_matches:
         parts.append(f"URL ~ {args.url_matches[:60]!r}")
+    if args.load_state:
+        parts.append(f"load state {args.load_state!r}")
     if args.predicate:
         parts.append("predicate")
     if args.network_idle:
@@ -257,6 +271,8 @@ def _seen(last: dict[str, Any]) -> str:
         parts.append("text found" if last["textFound"] else "text not found")
     if "textGonePresent" in last:
         parts.append("text still there" if last["textGonePresent"] else "text gone")
+    if "readyState" in last:
+        parts.append(f"readyState {last['readyState']}")
     if "predicate" in last:
         parts.append(f"predicate = {str(last['predicate'])[:40]}")
     if "inFlight" in last:
@@ -264,14 +280,26 @@ def _seen(last: dict[str, Any]) -> str:
     return ", ".join(parts) or "nothing checked yet"
 
 
-@action(S, "wait_for", WaitForArgs, read_only=True, lock="poll", result=WaitAnswer)
+@action(
+    S,
+    "wait_for",
+    WaitForArgs,
+    read_only=True,
+    lock="poll",
+    result=WaitAnswer,
+    takes=(
+        "up to timeout_ms; past the call bound it answers status=waiting with continueWith {timeout_ms};"
+        " progress: the condition and what the last poll saw (text found or not, readyState, requests in"
+        " flight)"
+    ),
+)
 async def wait_for(ctx: ToolContext, args: WaitForArgs) -> ActionResult:
     """Wait until text appears/disappears, the URL matches, the network is idle or a JS predicate holds."""
-    if not (args.text or args.text_gone or args.url_matches or args.network_idle or args.predicate):
+    if not (args.text or args.text_gone or args.url_matches or args.load_state or args.network_idle or args.predicate):
         raise ToolFailure(
             ErrorCode.INVALID_ARGUMENT,
             "wait_for needs a condition",
-            hint="set text, text_gone, url_matches, network_idle or predicate",
+            hint="set text, text_gone, url_matches, load_state, network_idle or predicate",
         )
     if args.predicate and not ctx.settings.evaluate_enabled:
         raise ToolFailure(
@@ -301,6 +329,10 @@ async def wait_for(ctx: ToolContext, args: WaitForArgs) -> ActionResult:
                 if url_checked is None or url_checked[0] != url:
                     url_checked = (url, await search(pattern, url))
                 ok = ok and url_checked[1]
+            if ok and args.load_state:
+                state = await _eval(page.session, "document.readyState")
+                last["readyState"] = state
+                ok = state == "complete" or (args.load_state == "domcontentloaded" and state == "interactive")
             if ok and args.text:
                 found = bool(await _eval(page.session, f"{_TEXT_JS}({json.dumps(args.text)})"))
                 last["textFound"] = found

@@ -184,6 +184,7 @@ class SummaryArgs(ActionArgs):
     description="Start a performance trace of the selected page (optionally reloading it); stop to save it",
     experimental=True,
     lock="page",
+    takes="with reload=true up to 30 s for the load event; progress: reloading",
 )
 async def performance_start_trace(ctx: ToolContext, args: StartTraceArgs) -> ActionResult:
     """Start a performance trace of the selected page (optionally reloading it)."""
@@ -216,6 +217,7 @@ async def performance_start_trace(ctx: ToolContext, args: StartTraceArgs) -> Act
     browser.tracing = page
     load_fired: bool | None = None
     if args.reload:
+        ctx.status("tracing; reloading the page and waiting for its load event")
         try:
             load_fired = await _reload(page)
         except BaseException:
@@ -258,6 +260,10 @@ async def _reload(page: PageHandle) -> bool:
     description="Stop the running trace, save it under artifacts/traces/ and summarize it",
     experimental=True,
     lock="page",
+    takes=(
+        "seconds: Chrome flushes (within the call bound), then the file is saved chunk by chunk; "
+        "progress: MB saved, then summarizing"
+    ),
 )
 async def performance_stop_trace(ctx: ToolContext, args: StopTraceArgs) -> ActionResult:
     """Stop the running trace, save it (DevTools/Perfetto format) and summarize it."""
@@ -270,7 +276,9 @@ async def performance_stop_trace(ctx: ToolContext, args: StopTraceArgs) -> Actio
         await ctx.report_progress(written, None, message)
 
     try:
-        result = await state.tracer.stop(dest, progress_cb=progress)
+        # Chrome's flush waits within the call bound; reading the stream (progress every chunk) is not cut,
+        # since cutting it would lose the trace.
+        result = await state.tracer.stop(dest, progress_cb=progress, complete_timeout=ctx.bound(120)[0])
     except NoTraceRunning:  # pragma: no cover - _tracing_page checked; kept for safety
         raise ToolFailure(
             ErrorCode.NO_TRACE_RUNNING, "no trace is running", hint="call performance_start_trace"
@@ -289,6 +297,7 @@ async def performance_stop_trace(ctx: ToolContext, args: StopTraceArgs) -> Actio
     state.last_path = result.path
     state.last_result = result
     browser.last_path = result.path
+    ctx.status(f"saved {result.bytes_written / 1e6:.1f} MB; summarizing the trace")
     summary = await _summary_of(ctx, result.path)
     rel = ctx.artifacts.relative(result.path)
     data = {
@@ -342,6 +351,7 @@ async def _tracing_page(ctx: ToolContext, browser: _BrowserTraces) -> PageHandle
     read_only=True,
     experimental=True,
     lock="read",
+    takes="seconds for a large trace (parsed in a worker thread); progress: summarizing",
 )
 async def performance_summary(ctx: ToolContext, args: SummaryArgs) -> ActionResult:
     """Summarize the last saved trace (or one inside the artifacts dir)."""
@@ -362,6 +372,7 @@ async def performance_summary(ctx: ToolContext, args: SummaryArgs) -> ActionResu
                 if running
                 else "call performance_start_trace, reproduce the slow part, then performance_stop_trace",
             )
+    ctx.status(f"summarizing {ctx.artifacts.relative(path)}")
     summary = await _summary_of(ctx, path)
     return ActionResult(text=summary_text(summary), data=lean_summary(summary, path=True))
 
