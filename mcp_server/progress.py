@@ -8,8 +8,9 @@ does the sending.
 
 The value sent is the seconds elapsed since the call arrived (the spec wants it to grow with
 every notification, so one unit for the whole call) and ``total`` is how long the call may
-take when the handler knows (``wait_for``'s timeout, capped at the call bound). The message
-carries the handler's own units: "12.3 MB of trace read", "text 'Saved' not on the page yet".
+take when the handler knows (time spent so far plus ``wait_for``'s timeout, capped at the call
+bound). The message carries the handler's own units: "12.3 MB of trace read", "text 'Saved' not
+on the page yet".
 """
 
 from __future__ import annotations
@@ -45,10 +46,14 @@ class Progress:
     # -- what handlers say -------------------------------------------------------------------
 
     def status(self, text: str | None, *, total: float | None = None) -> None:
-        """What the call is doing now (shown in the next heartbeat); ``total``: seconds it may take."""
+        """What the call is doing now (shown in the next heartbeat); ``total``: seconds it may still take.
+
+        The wire's ``total`` counts from the call's start, like the values: time already spent
+        (waiting for a lock, finding the page) plus ``total``.
+        """
         self._status = text
         if total is not None:
-            self.total = total
+            self.total = round(time.monotonic() - self.started + total, 2)
 
     def waiting_for(self, text: str | None) -> None:
         """Set while the call waits for a lock; shown before the status."""

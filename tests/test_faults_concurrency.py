@@ -1,7 +1,7 @@
 """Faults: load. 50 tool calls at once from one client, and two clients on the HTTP transport at once.
 
-Every call must be answered, and no two calls may interleave their effects on the browser:
-each runs under the manager's lock. The :class:`faults_util.InsideProbe` measures that from
+Every call must be answered, and no two calls may interleave their scripts on a page: each
+takes the locks its action declares (mcp_server/locking.py). The :class:`faults_util.InsideProbe` measures that from
 the page's side: a call's script enters, holds the page a moment, leaves; the test server
 counts how many calls were inside at once.
 """
@@ -18,6 +18,12 @@ from faults_util import Agent, InsideProbe, UserTabs, serving, wait_until
 from lean_util import records
 from mcp.client import Client
 from mcp_http import running_http_server
+
+#: a wait_for predicate that is a probed page script (enter, hold the page, leave, true)
+PROBED_PREDICATE = (
+    "(async () => { await fetch('/faults/enter'); await new Promise((r) => setTimeout(r, 15));"
+    " await fetch('/faults/leave'); return true })()"
+)
 
 
 async def test_fifty_concurrent_calls_from_one_client(fresh_chromium, http_server, tmp_path):
@@ -109,18 +115,24 @@ async def test_two_http_clients_at_once(http_mcp: str, http_server):
             async def burst(agent: Agent, tag: str) -> list:
                 calls = []
                 for i in range(25):
-                    if i % 3 == 0:
+                    if i % 4 == 0:
                         calls.append(
                             agent.call("browser_session", action="evaluate_js", expression=InsideProbe.EXPRESSION)
                         )
-                    elif i % 3 == 1:
+                    elif i % 4 == 1:
                         calls.append(
                             agent.call(
                                 "browser_session", action="evaluate_js", expression=f"console.log('{tag} {i}'); {i}"
                             )
                         )
-                    else:
+                    elif i % 4 == 2:
                         calls.append(agent.call("browser_session", action="get_current_page"))
+                    else:  # a poll whose predicate is a probed page script, between the other calls' scripts
+                        calls.append(
+                            agent.call(
+                                "browser_session", action="wait_for", predicate=PROBED_PREDICATE, timeout_ms=30000
+                            )
+                        )
                 return await asyncio.gather(*calls)
 
             ones, twos = await asyncio.gather(burst(a, "first"), burst(b, "second"))
@@ -128,9 +140,9 @@ async def test_two_http_clients_at_once(http_mcp: str, http_server):
                 assert not result.is_error, result.content[0].text
             # each client got its own answers: the values it asked for, in its own order
             for answers in (ones, twos):
-                values = [r.structured_content.get("result") for i, r in enumerate(answers) if i % 3 == 1]
-                assert values == [i for i in range(25) if i % 3 == 1]
-            assert probe.entered == 18 and probe.max_inside == 1
+                values = [r.structured_content.get("result") for i, r in enumerate(answers) if i % 4 == 1]
+                assert values == [i for i in range(25) if i % 4 == 1]
+            assert probe.entered == 26 and probe.max_inside == 1  # 7 scripts + 6 predicates per client
             logged = [e["text"] for e in records(await b.s("console_list", limit=200))]
             for tag in ("first", "second"):
-                assert {f"{tag} {i}" for i in range(25) if i % 3 == 1} <= set(logged)
+                assert {f"{tag} {i}" for i in range(25) if i % 4 == 1} <= set(logged)
