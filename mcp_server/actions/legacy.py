@@ -118,9 +118,7 @@ class NavigateArgs(ActionArgs):
     wait_until: Literal["load", "domcontentloaded", "networkidle", "commit"] = Field(
         "load", description="Navigation event to wait for"
     )
-    timeout_ms: int = Field(
-        30000, ge=0, le=300000, description="Timeout in ms (0: none); past the call bound answers status=waiting"
-    )
+    timeout_ms: int = Field(30000, ge=0, le=300000, description="Timeout in ms")
 
 
 @action(

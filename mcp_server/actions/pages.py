@@ -25,9 +25,7 @@ WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
 
 class HistoryArgs(ActionArgs):
     wait_until: WaitUntil = Field("load", description="Navigation event to wait for")
-    timeout_ms: int = Field(
-        30000, ge=0, le=300000, description="Timeout in ms (0: none); past the call bound answers status=waiting"
-    )
+    timeout_ms: int = Field(30000, ge=0, le=300000, description="Timeout in ms")
 
 
 class ReloadArgs(HistoryArgs):

@@ -207,14 +207,12 @@ class WaitForArgs(ActionArgs):
         None, max_length=MAX_PATTERN_CHARS, description="Wait until the page URL matches this regex (or substring)"
     )
     load_state: Literal["domcontentloaded", "load"] | None = Field(
-        None, description="Wait until the document reached this state (continues a navigate that answered waiting)"
+        None, description="Wait until the document reached this state"
     )
     network_idle: bool = Field(False, description="Wait until no request for idle_ms")
     idle_ms: int = Field(500, ge=0, le=60000, description="Quiet period for network_idle")
     predicate: str | None = Field(None, description="JS expression that must become truthy (needs evaluate enabled)")
-    timeout_ms: int = Field(
-        10000, ge=0, le=300000, description="Timeout in ms; past the call bound (50 s) answers status=waiting"
-    )
+    timeout_ms: int = Field(10000, ge=0, le=300000, description="Timeout in ms")
 
 
 _TEXT_JS = """(function(t){
