@@ -92,6 +92,7 @@ def _resolve_earlier(ctx: ToolContext, raw: str) -> Path:
     MemorySnapshotArgs,
     description="Heap snapshot to artifacts/memory/ (DevTools opens it): sizes, top constructors, detached DOM",
     lock="page",
+    takes="seconds for a large heap (the summary runs in a worker thread); progress: bytes written, then summarizing",
 )
 async def memory_snapshot(ctx: ToolContext, args: MemorySnapshotArgs) -> ActionResult:
     """Take a heap snapshot of the selected page, save it and summarize it (optionally against an earlier one)."""
