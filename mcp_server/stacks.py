@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from cdp_core.recorders.source_maps import SourceMapResolver
 
+from .dialogs import DialogWatch
+
 if TYPE_CHECKING:
     from targets import PageHandle
 
@@ -21,6 +23,15 @@ __all__ = ["resolver_of", "map_console_entries", "map_initiator", "frame_text", 
 
 #: Seconds one answer may spend fetching scripts and maps (the rest is said in a note).
 BUDGET_S = 10.0
+
+#: said instead of mapping while a dialog freezes the page (its script text cannot be read then)
+FROZEN_NOTE = "source maps not read: a JavaScript dialog blocks the page (handle_dialog first, then read again)"
+
+
+def _frozen(page: PageHandle) -> bool:
+    """A dialog blocks the page: Page.getResourceTree would wait for it (a read must answer at once)."""
+    watch = page.data.get("dialogs")
+    return isinstance(watch, DialogWatch) and (watch.open is not None or watch.blocked_since_attach)
 
 
 def resolver_of(page: PageHandle, policy: Any = None) -> SourceMapResolver:
@@ -52,6 +63,8 @@ async def map_console_entries(page: PageHandle, entries: list[dict[str, Any]], p
     """
     if page.closed or page.session.closed or not entries:
         return []
+    if _frozen(page):
+        return [FROZEN_NOTE]
     urls: set[str] = set()
     for entry in entries:
         for frame in entry.get("stack") or ():
@@ -96,6 +109,8 @@ async def map_initiator(page: PageHandle, entry: dict[str, Any], policy: Any = N
     initiator = entry.get("initiator")
     if not isinstance(initiator, dict) or not initiator.get("stack") or page.closed or page.session.closed:
         return []
+    if _frozen(page):
+        return [FROZEN_NOTE]
     result = await resolver_of(page, policy).resolve(initiator["stack"], budget_s=BUDGET_S)
     entry["initiator"] = {**initiator, "stack": result.frames, "stackTop": result.frames[0]}
     return result.notes
