@@ -27,7 +27,7 @@ from ..input import actions as inp
 from ..registry import ActionArgs, ActionResult, action
 from ..uploads import resolve_upload
 from .interact import UidArgs
-from .pagejs import input_call, race_dialog
+from .pagejs import ACTIONABILITY_TAKES, input_call, race_dialog
 
 __all__ = ["FillFormArgs", "TypeTextArgs", "SelectOptionArgs", "DragArgs", "UploadFileArgs"]
 
@@ -105,13 +105,21 @@ async def _act_on(ctx: ToolContext, uids: list[int], what: str, perform: Perform
     return elements, await follow.report(), dialog is not None
 
 
+def _bounded(ctx: ToolContext, args: Any, what: str) -> None:
+    """Each element's wait for actionability within the call bound (the performs read args.timeout_ms)."""
+    args.timeout_ms = ctx.bound_ms(
+        args.timeout_ms, status=f"{what}: waiting until each element is visible, stable, enabled and receives events"
+    )
+
+
 def _then(followed: dict[str, Any]) -> str:
     return f"; then: {describe_followup(followed)}"
 
 
-@action(I, "fill_form", FillFormArgs, lock="page")
+@action(I, "fill_form", FillFormArgs, lock="page", takes=ACTIONABILITY_TAKES)
 async def fill_form(ctx: ToolContext, args: FillFormArgs) -> ActionResult:
     """Fill several fields by uid in one call: text, <select> (value or label), checkbox and radio (true/false)."""
+    _bounded(ctx, args, "fill_form")
     what = "fill_form"
 
     async def perform(elements: list[Element]) -> None:
@@ -148,9 +156,10 @@ async def fill_form(ctx: ToolContext, args: FillFormArgs) -> ActionResult:
     return ActionResult(text=text, data=data)
 
 
-@action(I, "select_option", SelectOptionArgs, lock="page")
+@action(I, "select_option", SelectOptionArgs, lock="page", takes=ACTIONABILITY_TAKES)
 async def select_option(ctx: ToolContext, args: SelectOptionArgs) -> ActionResult:
     """Pick options of a <select> by value or label (several for a multiple select); the rest are unselected."""
+    _bounded(ctx, args, "select_option")
     what = "select_option"
 
     async def perform(elements: list[Element]) -> None:
@@ -189,9 +198,10 @@ _CARET_END_JS = """function() {
 }"""
 
 
-@action(I, "type_text", TypeTextArgs, lock="page")
+@action(I, "type_text", TypeTextArgs, lock="page", takes=ACTIONABILITY_TAKES)
 async def type_text(ctx: ToolContext, args: TypeTextArgs) -> ActionResult:
     """Type text key by key into the focused element (or the uid's, at its end), then press submit_key."""
+    _bounded(ctx, args, "type_text")
     what = "type_text"
     if args.submit_key:
         try:
@@ -254,9 +264,10 @@ async def type_text(ctx: ToolContext, args: TypeTextArgs) -> ActionResult:
     return ActionResult(text=typed + _then(followed), data=data)
 
 
-@action(I, "drag", DragArgs, lock="page")
+@action(I, "drag", DragArgs, lock="page", takes=ACTIONABILITY_TAKES)
 async def drag(ctx: ToolContext, args: DragArgs) -> ActionResult:
     """Drag one element onto another by uid (HTML5 drag and drop, or mouse-driven sortable lists)."""
+    _bounded(ctx, args, "drag")
     what = "drag"
 
     async def perform(elements: list[Element]) -> None:
@@ -275,9 +286,10 @@ async def drag(ctx: ToolContext, args: DragArgs) -> ActionResult:
     return ActionResult(text=text, data=data)
 
 
-@action(I, "upload_file", UploadFileArgs, lock="page")
+@action(I, "upload_file", UploadFileArgs, lock="page", takes=ACTIONABILITY_TAKES)
 async def upload_file(ctx: ToolContext, args: UploadFileArgs) -> ActionResult:
     """Give a file input (or the button that opens its picker) files from <artifacts>/uploads/ or MCP_UPLOAD_ROOTS."""
+    _bounded(ctx, args, "upload_file")
     what = "upload_file"
     files = [resolve_upload(ctx.artifacts, ctx.settings.upload_roots, raw) for raw in args.paths]
 
