@@ -113,7 +113,8 @@ def _strategy(name: str, prop: dict[str, Any]) -> st.SearchStrategy[Any]:
         bounded = st.integers(min_value=lo, max_value=hi)
         return st.sampled_from(edges) | bounded if edges else bounded
     if kind == "string":
-        return text
+        longest = prop.get("maxLength")  # well-typed: within the schema's bound (url_matches: 2000)
+        return text if longest is None else text.map(lambda s: s[:longest])
     if kind == "array":
         return st.lists(_strategy(name, prop.get("items", {})), max_size=4)
     raise AssertionError(f"no strategy for {name}: {prop}")
