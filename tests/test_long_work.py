@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 import pytest
 from faults_util import Agent, InsideProbe, UserTabs, serving, wait_until
+from lean_util import assert_lean
 from lean_util import records
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
@@ -158,6 +159,7 @@ async def test_a_ninety_second_wait_for_answers_at_the_call_bound_with_a_continu
         took = time.monotonic() - started
         sc = first.structured_content
         assert not first.is_error and sc["status"] == "waiting", first.content[0].text
+        assert_lean(first, verbatim=("$.state",))  # state is what the poll saw: textFound false is the observation
         assert took < 10  # answered at the bound (3 s here, plus scheduling), not after the 90 s target
         left = sc["continueWith"]["timeout_ms"]
         assert sc["remainingMs"] == left and 86000 <= left <= 89000
@@ -207,6 +209,7 @@ async def test_a_navigate_past_the_call_bound_answers_waiting_and_wait_for_conti
                 )
             sc = first.structured_content
             assert not first.is_error and sc["status"] == "waiting", first.content[0].text
+            assert_lean(first)
             follow = sc["continueWith"]
             assert follow["action"] == "wait_for" and follow["load_state"] == "load"
             assert 86000 <= follow["timeout_ms"] <= 89000 and "DOMContentLoaded" in sc["reached"]
@@ -222,7 +225,7 @@ async def test_a_navigate_past_the_call_bound_answers_waiting_and_wait_for_conti
             # no response at all by the bound: stopped, and the answer says it was the bound
             release.clear()
             slow = await agent.err("navigate", ErrorCode.TIMEOUT, url=http_server.url("/long/never"), timeout_ms=90000)
-            assert slow["stopped"] is True and slow["committed"] is False
+            assert slow["stopped"] is True and "committed" not in slow  # lean: false is absent
             assert "3 s call bound" in slow["message"] and "MCP_MAX_CALL_SECONDS" in slow["hint"]
             assert await agent.js("document.title") == "Long page"  # the old document, usable
     finally:
