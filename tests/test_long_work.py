@@ -17,8 +17,7 @@ from typing import Any
 import anyio
 import pytest
 from faults_util import Agent, InsideProbe, UserTabs, serving, wait_until
-from lean_util import assert_lean
-from lean_util import records
+from lean_util import assert_lean, records
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_http import ENTRY, server_env
