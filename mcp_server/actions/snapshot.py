@@ -201,13 +201,12 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
 
 
 class WaitForArgs(ActionArgs):
-    text: str | None = Field(None, description="Wait until this text is on the page")
+    text: str | None = Field(None, description="Wait until this text shows")
     text_gone: str | None = Field(None, description="Wait until this text is gone")
     url_matches: str | None = Field(
-        None, max_length=MAX_PATTERN_CHARS, description="Wait until the page URL matches this regex (or substring)"
+        None, max_length=MAX_PATTERN_CHARS, description="Wait until the URL matches this regex (or substring)"
     )
-    # no description: the name and its two values say it (tools/list is read every turn)
-    load_state: Literal["domcontentloaded", "load"] | None = None
+    load_state: Literal["domcontentloaded", "load"] | None = Field(None, description="Load state")
     network_idle: bool = Field(False, description="Wait until no request for idle_ms")
     idle_ms: int = Field(500, ge=0, le=60000, description="Quiet period for network_idle")
     predicate: str | None = Field(None, description="JS expression that must become truthy (needs evaluate enabled)")
