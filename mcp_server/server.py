@@ -59,12 +59,10 @@ SERVER_NAME = "mcp-browser-debug"
 
 TOOL_DESCRIPTIONS = {
     "browser_session": (
-        "Debug web apps in a real Chrome: internal browser or the user's Chrome over CDP (attach never "
-        "navigates). Set `action`, send only its fields; big output goes to files."
+        "Debug web apps in Chrome (internal, or the user's over CDP; attach never navigates). "
+        "Set `action`, send only its fields; big output goes to files."
     ),
-    "browser_interact": (
-        "Act on the selected page by snapshot uid or CSS selector: click, fill, forms, type, drag, upload, hover."
-    ),
+    "browser_interact": "Act on the selected page by snapshot uid (from snapshot) or CSS selector.",
 }
 
 TOOL_TITLES = {

@@ -48,10 +48,10 @@ LIST_MAX = 5000
 
 
 class ConsoleListArgs(ActionArgs):
-    types: list[str] | None = Field(None, description="Entry types, e.g. error, warning, log, pageerror, issue")
+    types: list[str] | None = Field(None, description="error, warning, log, pageerror, issue...")
     limit: int = Field(50, ge=1, le=LIST_MAX, description="Max entries (newest; with since_id: the next)")
     include_stack: bool = Field(False, description="Include stack frames")
-    since_id: int | None = Field(None, ge=0, description="Entries after this id (0: from the oldest)")
+    since_id: int | None = Field(None, ge=0, description="After this id (0: from the oldest)")
 
 
 class ConsoleGetArgs(ActionArgs):
@@ -167,13 +167,13 @@ async def console_clear(ctx: ToolContext, args: NoArgs) -> ActionResult:
 
 
 class NetworkListArgs(ActionArgs):
-    resource_types: list[str] | None = Field(None, description="document, xhr, fetch, script, image, websocket...")
+    resource_types: list[str] | None = Field(None, description="document, xhr, fetch, script...")
     status_min: int | None = Field(None, ge=0, le=999, description="Min status (400 = errors)")
     url_contains: str | None = Field(None, description="Substring of the request URL")
     method: str | None = Field(None, description="HTTP method, e.g. POST")
-    failed_only: bool = Field(False, description="Only requests that got no response")
+    failed_only: bool = Field(False, description="Requests with no response")
     limit: int = Field(50, ge=1, le=LIST_MAX, description="Max entries (newest; with since_id: the next)")
-    since_id: int | None = Field(None, ge=0, description="Entries after this id (0: from the oldest)")
+    since_id: int | None = Field(None, ge=0, description="After this id (0: from the oldest)")
 
 
 class NetworkGetArgs(ActionArgs):
@@ -182,9 +182,9 @@ class NetworkGetArgs(ActionArgs):
 
 class SaveBodyArgs(ActionArgs):
     id: int = Field(description="Entry id")
-    body: Literal["response", "request"] = Field("response", description="Which body to save")
+    body: Literal["response", "request"] = Field("response", description="Body to save")
     allow_binary: bool = Field(False, description="Allow binary bodies")
-    max_bytes: int | None = Field(None, ge=1, description="Byte cap (default NETWORK_BODY_MAX_BYTES)")
+    max_bytes: int | None = Field(None, ge=1, description="Byte cap")
 
 
 class ExportHarArgs(ActionArgs):

@@ -27,7 +27,7 @@ class EmulateArgs(ActionArgs):
     network: Literal["offline", "slow_3g", "fast_3g", "slow_4g", "fast_4g", "none"] | None = Field(
         None, description="Network preset"
     )
-    cpu_throttling: float | None = Field(None, ge=1, le=20, description="CPU slowdown 1-20x (1 = off)")
+    cpu_throttling: float | None = Field(None, ge=1, le=20, description="CPU slowdown (1 = off)")
     viewport: str | None = Field(None, description='"WxH[xDPR][,mobile][,touch]" or "none"')
     user_agent: str | None = Field(None, description='User agent or "none"')
     color_scheme: Literal["light", "dark", "none"] | None = Field(None, description="prefers-color-scheme")

@@ -71,7 +71,7 @@ class DragArgs(ActionArgs):
 
 
 class UploadFileArgs(UidArgs):
-    paths: list[str] = Field(min_length=1, max_length=50, description="Files in <artifacts>/uploads")
+    paths: list[str] = Field(min_length=1, max_length=50, description="Files under <artifacts>/uploads")
 
 
 Perform = Callable[[list[Element]], Awaitable[None]]

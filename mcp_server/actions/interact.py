@@ -46,11 +46,11 @@ class UidArgs(ActionArgs):
 
 
 class FillUidArgs(UidArgs):
-    value: str = Field(description="Text (replaces the content)")
+    value: str = Field(description="Text (replaces content)")
 
 
 class PressUidArgs(UidArgs):
-    key: str = Field(description="Key, e.g. Enter, Tab, ArrowDown, Control+a")
+    key: str = Field(description="e.g. Enter, Tab, Control+a")
 
 
 Perform = Callable[[Element], Awaitable[str]]

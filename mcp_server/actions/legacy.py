@@ -114,9 +114,9 @@ class DownloadResult(Answer):
 
 
 class NavigateArgs(ActionArgs):
-    url: str = Field(description="URL to open in the selected page")
+    url: str = Field(description="URL to open")
     wait_until: Literal["load", "domcontentloaded", "networkidle", "commit"] = Field(
-        "load", description="Navigation event to wait for"
+        "load", description="Wait for this event"
     )
     timeout_ms: int = Field(30000, ge=0, le=300000, description="Timeout in ms")
 
@@ -170,7 +170,7 @@ async def _navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
 # -- get_dom --------------------------------------------------------------------------------
 
 class GetDomArgs(ActionArgs):
-    selector: str | None = Field(None, description="CSS selector (get_dom: subtree; interact: target element)")
+    selector: str | None = Field(None, description="CSS selector: only this subtree")
     max_chars: int = Field(20000, ge=100, le=500000, description="Cap on returned text")
 
 
@@ -204,8 +204,8 @@ async def get_dom(ctx: ToolContext, args: GetDomArgs) -> ActionResult:
 
 
 class ScreenshotArgs(ActionArgs):
-    full_page: bool = Field(False, description="Whole scrollable page, not just the viewport")
-    inline: bool = Field(False, description="Also return the image inline (large)")
+    full_page: bool = Field(False, description="Whole page, not the viewport")
+    inline: bool = Field(False, description="Also inline the image (large)")
 
 
 @action(
@@ -245,7 +245,7 @@ async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> ActionResult:
 
 
 class EvaluateArgs(ActionArgs):
-    expression: str = Field(description="JavaScript expression (await allowed)")
+    expression: str = Field(description="JS expression (await allowed)")
     timeout_ms: int = Field(30000, ge=0, le=300000, description="Timeout in ms")
     max_chars: int = Field(20000, ge=100, le=500000, description="Cap on returned text")
 
@@ -402,7 +402,7 @@ async def evaluate_js(ctx: ToolContext, args: EvaluateArgs) -> ActionResult:
 
 
 class NetworkErrorsArgs(ActionArgs):
-    limit: int = Field(50, ge=1, le=1000, description="Newest entries to return")
+    limit: int = Field(50, ge=1, le=1000, description="Newest entries")
 
 
 @action(
@@ -436,8 +436,8 @@ async def get_network_errors(ctx: ToolContext, args: NetworkErrorsArgs) -> Actio
 
 
 class ConsoleLogsArgs(ActionArgs):
-    types: list[str] | None = Field(None, description="Entry types, e.g. error, warning, log, pageerror, issue")
-    limit: int = Field(50, ge=1, le=1000, description="Newest entries to return")
+    types: list[str] | None = Field(None, description="error, warning, log, pageerror, issue...")
+    limit: int = Field(50, ge=1, le=1000, description="Newest entries")
 
 
 @action(
@@ -475,7 +475,7 @@ def _frame_line(f: dict[str, Any]) -> str:
 
 class SwitchTabArgs(ActionArgs):
     page_id: int | None = Field(None, description="Index from list_pages")
-    stable_page_id: str | None = Field(None, description="Stable id from list_pages (p1, p2...)")
+    stable_page_id: str | None = Field(None, description="From list_pages (p1, p2...)")
 
 
 @action(S, "switch_tab", SwitchTabArgs, legacy="browser_switch_tab", result=SelectedResult, lock="state")
@@ -498,9 +498,9 @@ async def list_frames(ctx: ToolContext, args: ActionArgs) -> ActionResult:
 
 
 class SelectFrameArgs(ActionArgs):
-    frame_index: int | None = Field(None, ge=0, description="Index from list_frames (0 = main frame)")
+    frame_index: int | None = Field(None, ge=0, description="From list_frames (0 = main)")
     frame_id: str | None = Field(None, description="Frame id from list_frames")
-    frame_name: str | None = Field(None, description="Frame name attribute")
+    frame_name: str | None = Field(None, description="Frame name")
     url_contains: str | None = Field(None, description="Substring of the page/frame URL")
 
 
@@ -547,7 +547,7 @@ async def select_frame(ctx: ToolContext, args: SelectFrameArgs) -> ActionResult:
 
 
 class ReadDownloadArgs(ActionArgs):
-    path: str | None = Field(None, description="File under the artifacts dir (state: state/, read: downloads/)")
+    path: str | None = Field(None, description="Artifacts file (state/ or downloads/)")
     max_chars: int = Field(20000, ge=100, le=500000, description="Cap on returned text")
 
 

@@ -37,7 +37,7 @@ TOP = 6
 
 
 class MemorySnapshotArgs(ActionArgs):
-    compare_to: str | None = Field(None, description="Earlier .heapsnapshot (artifacts path): growth by constructor")
+    compare_to: str | None = Field(None, description=".heapsnapshot to diff against")
 
 
 def _sidecar(path: Path) -> Path:

@@ -24,7 +24,7 @@ WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
 
 
 class HistoryArgs(ActionArgs):
-    wait_until: WaitUntil = Field("load", description="Navigation event to wait for")
+    wait_until: WaitUntil = Field("load", description="Wait for this event")
     timeout_ms: int = Field(30000, ge=0, le=300000, description="Timeout in ms")
 
 
@@ -33,14 +33,14 @@ class ReloadArgs(HistoryArgs):
 
 
 class NewPageArgs(ActionArgs):
-    url: str | None = Field(None, description="URL to open in the selected page")
+    url: str | None = Field(None, description="URL to open")
     background: bool = Field(False, description="Open unfocused")
-    wait_until: WaitUntil = Field("load", description="Navigation event to wait for")
+    wait_until: WaitUntil = Field("load", description="Wait for this event")
     timeout_ms: int = Field(30000, ge=0, le=300000, description="Timeout in ms")
 
 
 class ClosePageArgs(ActionArgs):
-    stable_page_id: str = Field(description="Stable id from list_pages (p1, p2...)")
+    stable_page_id: str = Field(description="From list_pages (p1, p2...)")
 
 
 def _moved(verb: str, info: dict[str, Any]) -> ActionResult:

@@ -177,7 +177,7 @@ def _element_line(row: list[Any]) -> str:
 
 
 class ClickByIdArgs(ActionArgs):
-    element_id: int = Field(ge=1, description="Label number from annotate")
+    element_id: int = Field(ge=1, description="Label from annotate")
     timeout_ms: int = Field(5000, ge=0, le=120000, description="Timeout in ms")
 
 
@@ -227,33 +227,33 @@ async def click_by_id(ctx: ToolContext, args: ClickByIdArgs) -> ActionResult:
 
 
 class ClickArgs(ActionArgs):
-    selector: str = Field(description="CSS selector (first match is used)")
+    selector: str = Field(description="CSS selector (first match)")
     button: Literal["left", "right", "middle"] = Field("left", description="Mouse button")
     click_count: int = Field(1, ge=1, le=3, description="2 = double click")
     timeout_ms: int = Field(5000, ge=0, le=120000, description="Timeout in ms")
 
 
 class FillArgs(ActionArgs):
-    selector: str = Field(description="CSS selector (first match is used)")
-    value: str = Field(description="Text (replaces the content)")
+    selector: str = Field(description="CSS selector (first match)")
+    value: str = Field(description="Text (replaces content)")
     timeout_ms: int = Field(5000, ge=0, le=120000, description="Timeout in ms")
 
 
 class HoverArgs(ActionArgs):
-    selector: str = Field(description="CSS selector (first match is used)")
+    selector: str = Field(description="CSS selector (first match)")
     timeout_ms: int = Field(5000, ge=0, le=120000, description="Timeout in ms")
 
 
 class ScrollArgs(ActionArgs):
-    selector: str | None = Field(None, description="CSS selector (first match is used)")
+    selector: str | None = Field(None, description="CSS selector (first match)")
     direction: Literal["down", "up", "left", "right"] = Field("down", description="Without selector")
     amount: int = Field(600, ge=1, le=100000, description="Pixels, without selector")
     timeout_ms: int = Field(5000, ge=0, le=120000, description="Timeout in ms")
 
 
 class PressKeyArgs(ActionArgs):
-    key: str = Field(description="Key, e.g. Enter, Tab, ArrowDown, Control+a")
-    selector: str | None = Field(None, description="CSS selector (first match is used)")
+    key: str = Field(description="e.g. Enter, Tab, Control+a")
+    selector: str | None = Field(None, description="CSS selector (first match)")
     timeout_ms: int = Field(5000, ge=0, le=120000, description="Timeout in ms")
 
 

@@ -27,31 +27,31 @@ class NoArgs(ActionArgs):
 
 
 class AttachArgs(ActionArgs):
-    cdp_url: str | None = Field(None, description="Chrome debugging URL (default PLAYWRIGHT_CDP_URL or :9222)")
+    cdp_url: str | None = Field(None, description="Debugging URL (default :9222)")
     close_inactive: bool = Field(False, description="Also close the internal browser")
 
 
 class CloseTargetArgs(ActionArgs):
     target: Literal["launch", "cdp"] = Field(description="launch closes the internal browser; cdp detaches")
-    close_chrome: bool = Field(False, description="Always refused: the user's Chrome is never closed")
+    close_chrome: bool = Field(False, description="Refused: the user's Chrome is never closed")
 
 
 class SelectPageArgs(ActionArgs):
     page_id: int | None = Field(None, description="Index from list_pages")
-    stable_page_id: str | None = Field(None, description="Stable id from list_pages (p1, p2...)")
-    url_contains: str | None = Field(None, description="Substring of the page URL")
-    title_contains: str | None = Field(None, description="Substring of the page title")
-    bring_to_front: bool = Field(False, description="Also focus the tab in the browser")
+    stable_page_id: str | None = Field(None, description="From list_pages (p1, p2...)")
+    url_contains: str | None = Field(None, description="URL substring")
+    title_contains: str | None = Field(None, description="Title substring")
+    bring_to_front: bool = Field(False, description="Also focus the tab")
 
 
 class SelectByUrlArgs(ActionArgs):
-    url_contains: str = Field(description="Substring of the page URL")
-    bring_to_front: bool = Field(False, description="Also focus the tab in the browser")
+    url_contains: str = Field(description="URL substring")
+    bring_to_front: bool = Field(False, description="Also focus the tab")
 
 
 class SelectByTitleArgs(ActionArgs):
-    title_contains: str = Field(description="Substring of the page title")
-    bring_to_front: bool = Field(False, description="Also focus the tab in the browser")
+    title_contains: str = Field(description="Title substring")
+    bring_to_front: bool = Field(False, description="Also focus the tab")
 
 
 class CapabilitiesAnswer(Answer):

@@ -107,13 +107,13 @@ class DialogAnswer(Answer):
 
 class SnapshotArgs(ActionArgs):
     interactive_only: bool = Field(False, description="Only controls, headings and alerts")
-    max_depth: int | None = Field(None, ge=0, le=200, description="Deepest indentation level shown")
-    selector: str | None = Field(None, description="CSS selector (get_dom: subtree; interact: target element)")
-    frame: str | None = Field(None, description="Frame ref (f1), frame id, name or URL substring")
+    max_depth: int | None = Field(None, ge=0, le=200, description="Deepest level shown")
+    selector: str | None = Field(None, description="CSS selector: only this subtree")
+    frame: str | None = Field(None, description="Frame ref (f1), id, name or URL part")
     max_lines: int = Field(400, ge=1, le=20000, description="Cap on snapshot lines")
     max_chars: int = Field(20000, ge=100, le=500000, description="Cap on returned text")
     include_urls: bool = Field(False, description="Add href of links")
-    diff: bool = Field(False, description="Changes since the last snapshot with these options")
+    diff: bool = Field(False, description="Changes since the last such snapshot")
 
 
 async def snapshot_page(ctx: ToolContext, page: PageHandle, options: SnapshotOptions) -> Snapshot:
@@ -201,15 +201,15 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
 
 
 class WaitForArgs(ActionArgs):
-    text: str | None = Field(None, description="Wait until this text shows")
-    text_gone: str | None = Field(None, description="Wait until this text is gone")
+    text: str | None = Field(None, description="Until this text shows")
+    text_gone: str | None = Field(None, description="Until this text is gone")
     url_matches: str | None = Field(
-        None, max_length=MAX_PATTERN_CHARS, description="Wait until the URL matches this regex (or substring)"
+        None, max_length=MAX_PATTERN_CHARS, description="URL regex or substring"
     )
     load_state: Literal["domcontentloaded", "load"] | None = Field(None, description="Load state")
-    network_idle: bool = Field(False, description="Wait until no request for idle_ms")
-    idle_ms: int = Field(500, ge=0, le=60000, description="Quiet period for network_idle")
-    predicate: str | None = Field(None, description="JS expression that must become truthy (needs evaluate enabled)")
+    network_idle: bool = Field(False, description="Until no request for idle_ms")
+    idle_ms: int = Field(500, ge=0, le=60000, description="Quiet ms for network_idle")
+    predicate: str | None = Field(None, description="JS that must become truthy")
     timeout_ms: int = Field(10000, ge=0, le=300000, description="Timeout in ms")
 
 
@@ -409,8 +409,8 @@ def _in_flight(page: PageHandle) -> int:
 
 
 class HandleDialogArgs(ActionArgs):
-    dialog_action: Literal["accept", "dismiss"] = Field("accept", description="Accept (OK) or dismiss (Cancel)")
-    prompt_text: str | None = Field(None, description="Text to enter in a prompt() before accepting")
+    dialog_action: Literal["accept", "dismiss"] = Field("accept", description="OK or Cancel")
+    prompt_text: str | None = Field(None, description="Text for a prompt()")
 
 
 @action(S, "handle_dialog", HandleDialogArgs, lock="page", result=DialogAnswer)

@@ -49,7 +49,7 @@ _COOKIE_FIELDS = ("name", "value", "domain", "path", "secure", "httpOnly", "same
 
 
 class StateFileArgs(ActionArgs):
-    path: str | None = Field(None, description="File under the artifacts dir (state: state/, read: downloads/)")
+    path: str | None = Field(None, description="Artifacts file (state/ or downloads/)")
 
 
 @action(S, "export_state", StateFileArgs, legacy="browser_export_state", result=ExportResult, lock="page")
@@ -108,7 +108,7 @@ async def export_state(ctx: ToolContext, args: StateFileArgs) -> ActionResult:
 
 
 class LoadStateArgs(ActionArgs):
-    path: str = Field(description="File under the artifacts dir (state: state/, read: downloads/)")
+    path: str = Field(description="Artifacts file (state/ or downloads/)")
 
 
 @action(S, "load_state", LoadStateArgs, legacy="browser_load_state", destructive=True, result=LoadResult, lock="page")

@@ -158,22 +158,22 @@ async def _summary_of(ctx: ToolContext, path: Path) -> dict[str, Any]:
 
 class StartTraceArgs(ActionArgs):
     reload: bool = Field(
-        False, description="Reload once tracing runs, to trace the load"
+        False, description="Reload to trace the load"
     )
     save_path: str | None = Field(
-        None, description="Trace file in the artifacts dir (default traces/)"
+        None, description="Trace file (default traces/)"
     )
 
 
 class StopTraceArgs(ActionArgs):
     save_path: str | None = Field(
-        None, description="Trace file in the artifacts dir (default traces/)"
+        None, description="Trace file (default traces/)"
     )
 
 
 class SummaryArgs(ActionArgs):
     trace_path: str | None = Field(
-        None, description="Trace file in the artifacts dir (default: the last saved)"
+        None, description="Trace file (default: last)"
     )
 
 
