@@ -43,6 +43,8 @@ __all__ = ["DialogWatch", "install", "dialog_watch", "watch_of", "require_no_dia
 
 #: A page whose ``Page.enable`` is still unanswered after this long is blocked (a dialog from before attach).
 BLOCKED_AFTER_S = 0.8
+#: How long a page we believe blocked by a dialog gets to answer a renderer command (see _confirm_open).
+CONFIRM_OPEN_S = 0.3
 
 
 class DialogWatch:
@@ -76,9 +78,12 @@ class DialogWatch:
         self.opened.set()
 
     def on_closed(self, event: CDPEvent) -> None:
+        self.mark_closed("accepted" if event.params.get("result") else "dismissed")
+
+    def mark_closed(self, result: str) -> None:
         if self.open is not None:
             closed = dict(self.open)
-            closed["result"] = "accepted" if event.params.get("result") else "dismissed"
+            closed["result"] = result
             self.history.append(closed)
         self.open = None
         self.opened.clear()
@@ -157,7 +162,27 @@ async def dialog_watch(ctx: ToolContext, page: PageHandle) -> DialogWatch:
     watch = watch_of(page)
     _subscribe(page.session, watch)
     await _settle_enable(watch, max(0.0, BLOCKED_AFTER_S - (time.monotonic() - watch.enabling_since)))
+    await _confirm_open(watch, page.session)
     return watch
+
+
+async def _confirm_open(watch: DialogWatch, session: CDPSession) -> None:
+    """Check that a dialog we saw open still blocks the page before a call is refused for it.
+
+    A dialog the user answers in Chrome closes there first; our ``Page.javascriptDialogClosed``
+    arrives on our own socket and, on a busy machine, can trail the agent's next call. A renderer
+    command answers only when no dialog blocks the page, so a quick one settles it: answered
+    means the dialog is gone (its Closed event was late or lost), silence means it is open.
+    Costs ``CONFIRM_OPEN_S`` only when a dialog is believed open.
+    """
+    if watch.open is None or session.closed:
+        return
+    try:
+        await session.send("Runtime.evaluate", {"expression": "0", "returnByValue": True}, timeout=CONFIRM_OPEN_S)
+    except CDPException:  # CDPTimeout included: the dialog still blocks the page
+        return
+    if watch.open is not None:
+        watch.mark_closed("answered in Chrome")
 
 
 def require_no_dialog(watch: DialogWatch, what: str) -> None:
