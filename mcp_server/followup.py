@@ -22,7 +22,7 @@ from .dialogs import DialogWatch, public_dialog
 if TYPE_CHECKING:
     from targets import PageHandle
 
-__all__ = ["Followup", "describe_followup", "rank_requests"]
+__all__ = ["Followup", "describe_followup", "then_line", "rank_requests"]
 
 #: Requests listed by name (after ranking); the rest are counted.
 MAX_LISTED = 8
@@ -131,7 +131,8 @@ def describe_followup(data: dict[str, Any]) -> str:
         rest = r[5] if len(r) > 5 else {}
         outcome = f"{r[2]} failed ({rest['failed']})" if rest.get("failed") else str(r[2])
         kind = f" ({r[3]})" if r[3] in ("document", "xhr", "fetch") else ""
-        parts.append(f"#{r[0]} {r[1]} {r[4]} -> {outcome}{kind}")
+        payload = f" payload: {rest['postDataPreview']}" if rest.get("postDataPreview") else ""
+        parts.append(f"#{r[0]} {r[1]} {r[4]} -> {outcome}{kind}{payload}")
     listed = len(data.get("requests", []))
     static = data.get("static") or {}
     unlisted = data.get("requestCount", 0) - listed - sum(static.values())
@@ -148,6 +149,16 @@ def describe_followup(data: dict[str, Any]) -> str:
         d = data["dialog"]
         parts.append(f"{d['type']} dialog opened: {d['message'][:120]!r} (use handle_dialog)")
     return "; ".join(parts) if parts else "nothing observable followed"
+
+
+def then_line(data: dict[str, Any]) -> str:
+    """The follow-up as the answer's second line.
+
+    On a line of its own, the envelope's ``message`` (the text's first line) says what the
+    action did and the ``followed`` data says what followed, each once: on the first line the
+    JSON answer would carry every request twice (the message and the rows).
+    """
+    return f"\nthen: {describe_followup(data)}"
 
 
 def _last_id(recorder: Any) -> int:

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 from faults_util import UserTabs, serving
 from httpserver import Reply, Request
-from lean_util import records
+from lean_util import assert_lean, records
 
 import cdp_core
 from targets.errors import ErrorCode
@@ -120,18 +120,23 @@ async def test_users_chrome_background_tab_fill_click_and_submit(fresh_chromium,
         assert await agent.js("document.title") == "exported"  # neither click went through
 
         # submit by uid: the POST and its 302 lead the answer, then the page load
-        saved = await interact(agent, "click_uid", uid=uid_of(snap, "button", "Save"))
+        result = await agent.call("browser_interact", CALL, action="click_uid", uid=uid_of(snap, "button", "Save"))
+        assert not result.is_error, result.content[0].text
+        saved = assert_lean(result)
         followed = saved["followed"]
         assert followed["navigation"]["to"].endswith("/bg/done.html?saved=1"), followed
         first = records(followed, "requests")[0]
         assert (first["method"], first["status"]) == ("POST", 302) and first["url"].endswith("/bg/save"), followed
-        assert "POST" in saved["message"] and "302" in saved["message"]
+        # the text says what was done, then on its own line what followed (the JSON: message, then rows)
+        done, then = result.content[0].text.split("\n")
+        assert done == saved["message"] and done.startswith("clicked [uid="), result.content[0].text
+        assert "POST /bg/save -> 302 (document)" in then and "payload: csrfmiddlewaretoken=[redacted]&name=Grace+Hopper" in then, then
         # then the document it loaded, the static files only counted, and the page's console error
         second = records(followed, "requests")[1]
         assert (second["method"], second["status"], second["type"]) == ("GET", 200, "document"), followed
         assert sum(followed["static"].values()) >= 16 and followed["requestCount"] >= 18, followed
         assert [text for _id, _type, text in followed["consoleErrors"]] == ["client cache is stale"], followed
-        assert "console error: client cach" in saved["message"]  # the message is the text, cut
+        assert "console error: client cache is stale" in then
         assert posts and posts[-1]["name"] == ["Grace Hopper"] and posts[-1]["country"] == ["fr"]
         assert posts[-1]["vip"] == ["on"] and posts[-1]["notes"] == ["called twice"]
 

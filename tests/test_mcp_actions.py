@@ -467,9 +467,12 @@ async def test_selector_click_that_opens_a_dialog_never_hangs(mcp: Session, http
     await mcp.ok("browser_navigate", url=http_server.url("/mcp/dialog.html"))
     # Nobody answers the page's dialogs but handle_dialog (Playwright used to dismiss them before any
     # uid action ran): the very first selector click says at once that the alert is open.
-    held = await mcp.ok("browser_click", selector="#alert")
+    clicked = await mcp.call("browser_click", selector="#alert")
+    assert not clicked.is_error, clicked.content[0].text
+    held = clicked.structured_content
     assert held["dialog"]["type"] == "alert" and held["dialog"]["message"] == "Saved with errors"
-    assert held["message"].count("Saved with errors") == 1  # said once, not twice
+    assert clicked.content[0].text.count("Saved with errors") == 1  # said once, not twice
+    assert "Saved with errors" not in held["message"]  # the JSON says it in `dialog`, not again in the message
     blocked = await mcp.err("browser_session", "DIALOG_OPEN", action="get_dom")
     assert "handle_dialog" in blocked["hint"]
     await mcp.err("browser_click", "DIALOG_OPEN", selector="#plain")

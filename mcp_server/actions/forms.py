@@ -21,7 +21,7 @@ from targets.errors import ErrorCode, ToolFailure
 
 from ..context import ToolContext
 from ..dialogs import dialog_watch, require_no_dialog
-from ..followup import Followup, describe_followup
+from ..followup import Followup, then_line
 from ..input import Element, UnknownKey, element_from_uid, parse_combo, press_combo
 from ..input import actions as inp
 from ..registry import ActionArgs, ActionResult, action
@@ -113,7 +113,7 @@ def _bounded(ctx: ToolContext, args: Any, what: str) -> None:
 
 
 def _then(followed: dict[str, Any]) -> str:
-    return f"; then: {describe_followup(followed)}"
+    return then_line(followed)
 
 
 @action(I, "fill_form", FillFormArgs, lock="page", takes=ACTIONABILITY_TAKES)

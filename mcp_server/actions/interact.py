@@ -21,7 +21,7 @@ from pydantic import Field
 from ..answers import Answer, Followed
 from ..context import ToolContext
 from ..dialogs import dialog_watch, require_no_dialog
-from ..followup import Followup, describe_followup
+from ..followup import Followup, then_line
 from ..input import Element, element_from_uid
 from ..input import actions as inp
 from ..registry import ActionArgs, ActionResult, action
@@ -79,7 +79,7 @@ async def _act(ctx: ToolContext, args: UidArgs, what: str, perform: Perform) -> 
     did = f"{what} started (a dialog opened)" if dialog else element.meta.get("did", what)
     await follow.settle()
     followed = await follow.report()
-    text = f"{did} {element.label}; then: {describe_followup(followed)}"
+    text = f"{did} {element.label}{then_line(followed)}"
     data: dict[str, Any] = {"uid": entry.uid, "role": entry.role, "name": entry.name, "did": did, "followed": followed}
     return ActionResult(text=text, data=data)
 

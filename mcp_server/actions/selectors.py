@@ -17,7 +17,7 @@ from targets.errors import ErrorCode, ToolFailure
 
 from ..answers import Answer, row
 from ..context import ToolContext
-from ..followup import Followup, describe_followup
+from ..followup import Followup, then_line
 from ..input import Element, element_from_selector
 from ..input import actions as inp
 from ..registry import ActionArgs, ActionResult, action
@@ -270,7 +270,7 @@ class _Outcome:
             result = with_dialog(result, self.dialog)
         elif self.dialog:
             result.data["dialog"] = self.dialog
-        result.text += f"; then: {describe_followup(self.followed)}"
+        result.text += then_line(self.followed)
         if self.followed:
             result.data["followed"] = self.followed
         return result

@@ -27,7 +27,7 @@ from ..answers import Answer, Followed, SnapshotRow
 from ..context import ToolContext
 from ..dialogs import DialogWatch, dialog_watch, require_no_dialog
 from ..dialogs import public_dialog as _public_dialog
-from ..followup import Followup, _main_loader, describe_followup
+from ..followup import Followup, _main_loader, then_line
 from ..lean import Keep
 from ..registry import ActionArgs, ActionResult, action
 from ..safe_regex import MAX_PATTERN_CHARS, compile_pattern, search
@@ -447,4 +447,4 @@ async def handle_dialog(ctx: ToolContext, args: HandleDialogArgs) -> ActionResul
     data: dict[str, Any] = {"handled": args.dialog_action, "followed": followed}
     if dialog:
         data["dialog"] = _public_dialog(dialog)
-    return ActionResult(text=f"{what}{desc}; then: {describe_followup(followed)}", data=data)
+    return ActionResult(text=f"{what}{desc}{then_line(followed)}", data=data)
