@@ -130,7 +130,8 @@ async def test_users_chrome_background_tab_fill_click_and_submit(fresh_chromium,
         # the text says what was done, then on its own line what followed (the JSON: message, then rows)
         done, then = result.content[0].text.split("\n")
         assert done == saved["message"] and done.startswith("clicked [uid="), result.content[0].text
-        assert "POST /bg/save -> 302 (document)" in then and "payload: csrfmiddlewaretoken=[redacted]&name=Grace+Hopper" in then, then
+        assert "POST /bg/save -> 302 (document)" in then, then
+        assert "payload: csrfmiddlewaretoken=[redacted]&name=Grace+Hopper" in then, then
         # then the document it loaded, the static files only counted, and the page's console error
         second = records(followed, "requests")[1]
         assert (second["method"], second["status"], second["type"]) == ("GET", 200, "document"), followed
