@@ -52,12 +52,17 @@ def compile_pattern(source: str, *, field: str) -> CallerPattern:
         return CallerPattern(source, regex.compile(regex.escape(source)), True, field)
 
 
-async def search(pattern: CallerPattern, text: str, *, timeout_s: float = MATCH_TIMEOUT_S) -> bool:
+async def search(pattern: CallerPattern, text: str, *, timeout_s: float | None = None) -> bool:
     """Whether ``pattern`` occurs in ``text``, computed in a worker thread within ``timeout_s``.
+
+    ``timeout_s`` defaults to :data:`MATCH_TIMEOUT_S` as it is at call time (read then, not at
+    import, so a deployment or a test that changes the module's bound is obeyed).
 
     Raises INVALID_ARGUMENT when the match runs out of time: a pattern that backtracks without
     end is a mistake the caller can fix, and retrying it would only burn a core.
     """
+    if timeout_s is None:
+        timeout_s = MATCH_TIMEOUT_S
     try:
         found = await asyncio.to_thread(pattern.compiled.search, text, concurrent=True, timeout=timeout_s)
     except TimeoutError:
