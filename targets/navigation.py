@@ -10,6 +10,9 @@ and reload only through ``Page.frameStartedNavigating`` or the first lifecycle e
 loader), then waits for that document's ``wait_until`` event. A same-document move (a fragment,
 ``pushState``) and a page restored from the back/forward cache fire no load: both end the wait
 at once and say so.
+
+``Page.navigate`` answers when the response is in, a moment before the document commits: only
+the document's own events say it committed.
 """
 
 from __future__ import annotations
@@ -76,19 +79,23 @@ class _Follower:
         self.started = False
         self.old_loader: str | None = None
         self.loader: str | None = None
-        #: the new document is there (its first lifecycle event, or Page.navigate answered)
+        #: Page.navigate answered: the response is in (the document commits a moment later)
+        self.answered = False
+        #: the new document is there (a frameNavigated or lifecycle event of its loader)
         self.committed = False
         self.seen: set[tuple[str, str]] = set()
         self.unreachable: dict[str, str] = {}  # loader -> why its document could not load
+        self.commits: set[str] = set()  # loaders whose document committed (the old document excepted)
         self.done = asyncio.Event()
         self.same_document = False
         self.restored = False
         self.failure: str | None = None
 
     def expect(self, loader: str) -> None:
-        """The command's own reply named the new document (``Page.navigate`` answers once it committed)."""
+        """``Page.navigate`` answered with the new document's loader: its response is in, not committed yet."""
         self.loader = loader
-        self.committed = True
+        self.answered = True
+        self.committed = loader in self.commits  # its commit may have come before the reply
         self._check()
 
     def reached(self) -> list[str]:
@@ -115,8 +122,14 @@ class _Follower:
         if self.loader in self.unreachable:
             self.failure = self.unreachable[self.loader]
             self.done.set()
-        elif self.wanted is None or (self.loader, self.wanted) in self.seen:
+        elif (self.loader, self.wanted) in self.seen or (self.wanted is None and (self.infer or self.committed)):
             self.done.set()
+
+    def _committed(self, loader: str) -> None:
+        if loader and loader != self.old_loader and self.started:
+            self.commits.add(loader)
+        if loader == self.loader:
+            self.committed = True
 
     def on_event(self, event: CDPEvent) -> None:
         p = event.params
@@ -148,17 +161,15 @@ class _Follower:
                 self.unreachable.setdefault(loader, f"net::ERR_FAILED ({frame['unreachableUrl']} could not be loaded)")
             if learn and loader != self.old_loader:
                 self.loader = loader  # a Chrome without Page.frameStartedNavigating
-            if loader == self.loader:
-                self.committed = True
+            self._committed(loader)
         elif method == "Page.lifecycleEvent":
             loader, name = str(p.get("loaderId") or ""), str(p.get("name") or "")
             self.seen.add((loader, name))
             if learn and name == "init" and loader != self.old_loader:
                 self.loader = loader  # a Chrome without Page.frameStartedNavigating
-            if loader == self.loader:
-                self.committed = True
-                if name in _MILESTONES and self.wanted is not None:
-                    self.say_progress()
+            self._committed(loader)
+            if loader == self.loader and name in _MILESTONES and self.wanted is not None:
+                self.say_progress()
         self._check()
 
 
@@ -187,40 +198,13 @@ async def _follow(
     """
     session = page.session
     follower = _Follower(page, WAIT_UNTIL[wait_until], on_status)
-    subscription = session.on(_EVENTS, follower.on_event)
     try:
         async with asyncio.timeout(timeout_ms / 1000):
             await session.send("Page.enable")
             await session.send("Page.setLifecycleEventsEnabled", {"enabled": True})
-            follower.old_loader = await _main_loader(page)
-            follower.started = True
-            follower.say("waiting for the response")
-            await start(follower)
-            if follower.committed and not follower.done.is_set():
-                follower.say_progress()
-            await follower.done.wait()
+            await _attempt(page, follower, start)
     except TimeoutError:
-        stopped = False
-        if not follower.committed:
-            # Not even committed (no response yet): while such a navigation is pending Chrome holds
-            # every later command of this tab's session, so each following call would hang too.
-            # Stopping it keeps the page as it was (the previous document) and usable.
-            try:
-                await session.send("Page.stopLoading", timeout=5)
-                stopped = True
-            except CDPException:
-                pass
-        raise ToolFailure(
-            ErrorCode.TIMEOUT,
-            f"{what} did not reach {wait_until!r} within {timeout_ms} ms"
-            + (" (no response; the navigation was stopped, the page shows what it showed before)." if stopped else "."),
-            hint="Retry with a larger timeout_ms or wait_until='domcontentloaded'.",
-            stopped=stopped,
-            committed=follower.committed,
-            **({"reached": follower.reached()} if follower.committed else {}),
-        ) from None
-    finally:
-        subscription.cancel()
+        raise await _timed_out(page, follower, what, wait_until, timeout_ms) from None
     if follower.failure is not None:
         raise NavigationError(follower.failure)
     facts = await _page_facts(page)
@@ -231,10 +215,54 @@ async def _follow(
     return facts
 
 
+async def _attempt(page: PageHandle, follower: _Follower, start: Callable[[_Follower], Awaitable[None]]) -> None:
+    """Send the command and wait until ``follower`` is done (reached or failed)."""
+    subscription = page.session.on(_EVENTS, follower.on_event)
+    try:
+        follower.old_loader = await _main_loader(page)
+        follower.started = True
+        follower.say("waiting for the response")
+        await start(follower)
+        if (follower.committed or follower.answered) and not follower.done.is_set():
+            follower.say_progress()
+        await follower.done.wait()
+    finally:
+        subscription.cancel()
+
+
+async def _timed_out(page: PageHandle, follower: _Follower, what: str, wait_until: str, timeout_ms: int) -> ToolFailure:
+    """The TIMEOUT answer; a navigation that has not committed is stopped first.
+
+    Not even committed (no response yet, or the response but not the document): while such a
+    navigation is pending Chrome holds every later command of this tab's session, so each following
+    call would hang too. Stopping it keeps the page as it was (the previous document) and usable.
+    """
+    stopped = False
+    if not follower.committed:
+        try:
+            await page.session.send("Page.stopLoading", timeout=5)
+            stopped = True
+        except CDPException:
+            pass
+    why = "the response came but not the document" if follower.answered else "no response"
+    return ToolFailure(
+        ErrorCode.TIMEOUT,
+        f"{what} did not reach {wait_until!r} within {timeout_ms} ms"
+        + (f" ({why}; the navigation was stopped, the page shows what it showed before)." if stopped else "."),
+        hint="Retry with a larger timeout_ms or wait_until='domcontentloaded'.",
+        stopped=stopped,
+        committed=follower.committed,
+        **({"reached": follower.reached()} if follower.committed else {}),
+    )
+
+
 async def navigate_page(
     page: PageHandle, url: str, *, wait_until: str, timeout_ms: int, on_status: StatusFn | None = None
 ) -> dict[str, Any]:
-    """Navigate ``page`` and wait for ``wait_until``; returns url, title, status (None if unknown)."""
+    """Navigate ``page`` and wait for ``wait_until``; returns url, title, status (None if unknown).
+
+    Waits for the document to commit even for ``commit``: ``Page.navigate`` answers before it does.
+    """
 
     async def start(follower: _Follower) -> None:
         follower.infer = False
