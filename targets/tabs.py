@@ -17,7 +17,15 @@ from . import emulation
 from .cdp import CdpTarget
 from .errors import ErrorCode, ToolFailure
 from .launch import LAUNCH_VIEWPORT, LaunchTarget
-from .navigation import WAIT_UNTIL, NavigationError, StatusFn, go_history, navigate_page, reload_page
+from .navigation import (
+    WAIT_UNTIL,
+    NavigationError,
+    NavigationInterrupted,
+    StatusFn,
+    go_history,
+    navigate_page,
+    reload_page,
+)
 from .page import PageHandle
 
 if TYPE_CHECKING:
@@ -27,6 +35,22 @@ if TYPE_CHECKING:
 __all__ = ["TabActions"]
 
 _WAIT_UNTIL = tuple(WAIT_UNTIL)
+
+
+def _interrupted(what: str, exc: NavigationInterrupted, details: dict[str, Any]) -> ToolFailure:
+    """NAVIGATION_FAILED naming the page's own navigation that replaced each of our attempts.
+
+    The page navigates by itself (a timer's ``location.replace``, a refresh) at the moment ours
+    arrives; from about:blank there is no page script left to do that.
+    """
+    return ToolFailure(
+        ErrorCode.NAVIGATION_FAILED,
+        f"{what} was {exc.error_text}, each time before it reached its wait_until event.",
+        hint="The page navigates by itself (a script or a refresh); navigate to about:blank first, then to the URL.",
+        interruptedBy=exc.interrupted_by,
+        attempts=len(exc.interrupted_by),
+        **details,
+    )
 
 
 def _check_wait_until(wait_until: str) -> None:
@@ -117,6 +141,8 @@ class TabActions:
         details = {"url": url} if url else {}
         try:
             facts = await move
+        except NavigationInterrupted as exc:
+            raise _interrupted(what, exc, details) from exc
         except NavigationError as exc:
             if exc.nowhere:
                 raise ToolFailure(

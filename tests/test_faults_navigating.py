@@ -5,9 +5,16 @@ A navigation replaces the document a capture (or a DOM read) works on; the serve
 the navigation and tries the new document, and answers BUSY once the page has moved under a few
 attempts in a row. Every call here is bounded far below the old 60 s (``anyio.fail_after``) and
 must answer either with its result or BUSY, never TIMEOUT; the server answers normally after.
+
+Its last navigate once timed out in CI: the page's own reload had replaced ours between our
+response and our commit. :class:`MovingPage` makes that race certain: ``navigate`` sends its
+navigation again, and says who interrupted it when every attempt loses.
 """
 
 from __future__ import annotations
+
+import re
+import threading
 
 import anyio
 from faults_util import serving
@@ -36,3 +43,128 @@ async def test_calls_on_a_page_that_keeps_navigating_answer_promptly(http_server
         assert any(code == "ok" for _, code in outcomes), outcomes  # the page can be read between loads
         await agent.s("navigate", url=http_server.url("/faults/data.json"))
         assert (await agent.s("screenshot"))["bytes"] > 0
+
+
+class MovingPage:
+    """A page that navigates itself in the one moment Chrome no longer shields a navigation of ours.
+
+    Chrome drops a page's own navigation (no user gesture) while a navigation we sent waits for its
+    response; ``Page.navigate`` answers once the response is in and the navigation leaves that
+    shield, and our document commits a moment later. The CI failure was the page's timer firing in
+    between. Here that moment is held open, with no timing: when our target is requested the page
+    blocks its renderer in a synchronous XHR (so our document cannot commit), the server answers
+    the target only once that XHR is held, and the XHR is released when the call's progress says
+    the response was received (:meth:`on_progress`). The page then calls ``location.replace`` in the same
+    task: its navigation starts after ours answered, ours commits, and the page's commits over it
+    (our document's image never arrives, so ours never reaches 'load' on its own).
+
+    The first ``rounds`` requests of the target are interrupted this way; the page each round
+    navigates to is the next round's mover, and after the last round a plain page.
+    """
+
+    def __init__(self, http_server, rounds: int) -> None:
+        self.http_server = http_server
+        self.rounds = rounds
+        self.asked = [threading.Event() for _ in range(rounds + 1)]  # [i]: target request i arrived
+        self.held = [threading.Event() for _ in range(rounds + 1)]  # [i]: mover i blocks its renderer
+        self.released = [threading.Event() for _ in range(rounds + 1)]  # [i]: attempt i was answered
+        self.done = threading.Event()
+        self.requests = 0
+        self.target = http_server.url("/faults/moving/target.html")
+        http_server.route("/faults/moving/mover.html", self._mover)
+        http_server.route("/faults/moving/asked", lambda req: self._wait(self.asked, req))
+        http_server.route("/faults/moving/hold", self._hold)
+        http_server.route("/faults/moving/target.html", self._target)
+        http_server.route("/faults/moving/stuck.gif", self._stuck)
+
+    def mover_url(self, n: int) -> str:
+        return self.http_server.url(f"/faults/moving/mover.html?round={n}")
+
+    @staticmethod
+    def _round(req) -> int:
+        return int(req.query.get("round", ["1"])[0])
+
+    def _mover(self, req) -> Reply:
+        n = self._round(req)
+        if n > self.rounds:
+            return Reply(200, f"<title>Mover {n}</title><p>stays</p>")
+        script = (
+            f"fetch('/faults/moving/asked?round={n}').then(() => {{"
+            f" const x = new XMLHttpRequest(); x.open('GET', '/faults/moving/hold?round={n}', false); x.send();"
+            f" location.replace('/faults/moving/mover.html?round={n + 1}'); }});"
+        )
+        return Reply(200, f"<title>Mover {n}</title><p>moves</p><script>{script}</script>")
+
+    def _wait(self, events: list[threading.Event], req) -> Reply:
+        events[self._round(req)].wait(30)
+        return Reply(200, "{}", "application/json")
+
+    def _hold(self, req) -> Reply:
+        self.held[self._round(req)].set()
+        return self._wait(self.released, req)
+
+    def _target(self, _req) -> Reply:
+        self.requests += 1
+        n = self.requests
+        if n > self.rounds:
+            return Reply(200, "<title>Target</title><p>target</p>")
+        self.asked[n].set()
+        self.held[n].wait(30)  # the mover's renderer is blocked: our document cannot commit yet
+        return Reply(200, "<title>Target</title><p>target</p><img src='/faults/moving/stuck.gif'>")
+
+    def _stuck(self, _req) -> Reply:
+        self.done.wait(60)
+        return Reply(200, b"GIF89a", "image/gif")
+
+    async def on_progress(self, value: float, total: float | None, message: str | None) -> None:
+        """Release the mover once the call says attempt n got its response (Page.navigate answered)."""
+        text = message or ""
+        if "response received" in text:
+            attempt = re.search(r"attempt (\d+) of", text)
+            self.released[int(attempt.group(1)) if attempt else 1].set()
+
+    def close(self) -> None:
+        self.done.set()
+        for event in self.asked + self.held + self.released:
+            event.set()
+
+
+async def _navigate_with_progress(agent, moving: MovingPage):
+    with anyio.fail_after(BOUND * 2):
+        return await agent.client.call_tool(
+            "browser_session",
+            {"action": "navigate", "url": moving.target, "timeout_ms": 20000},
+            progress_callback=moving.on_progress,
+        )
+
+
+async def test_navigate_interrupted_by_the_pages_own_navigation_is_sent_again(http_server, tmp_path):
+    moving = MovingPage(http_server, rounds=1)
+    try:
+        async with serving(tmp_path / "artifacts") as agent:
+            await agent.s("navigate", url=moving.mover_url(1))
+            result = await _navigate_with_progress(agent, moving)
+            sc = result.structured_content
+            assert not result.is_error, result.content[0].text
+            assert sc["url"] == moving.target and sc["title"] == "Target"
+            assert sc["interruptedBy"] == [moving.mover_url(2)]  # the page's own navigation, then ours again
+            assert await agent.js("document.title") == "Target"
+            assert moving.requests == 2
+    finally:
+        moving.close()
+
+
+async def test_navigate_interrupted_every_time_answers_with_who_interrupted_it(http_server, tmp_path):
+    moving = MovingPage(http_server, rounds=3)
+    try:
+        async with serving(tmp_path / "artifacts") as agent:
+            await agent.s("navigate", url=moving.mover_url(1))
+            result = await _navigate_with_progress(agent, moving)
+            sc = result.structured_content
+            assert result.is_error and sc["code"] == "NAVIGATION_FAILED", result.content[0].text
+            assert "interrupted" in sc["message"] and moving.mover_url(4) in sc["message"] and sc["hint"]
+            assert sc["interruptedBy"] == [moving.mover_url(n) for n in (2, 3, 4)]
+            assert sc["attempts"] == 3 and sc["url"] == moving.target
+            assert await agent.js("location.href") == moving.mover_url(4)  # where the answer says the tab is
+    finally:
+        moving.close()
