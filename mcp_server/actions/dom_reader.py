@@ -258,6 +258,17 @@ async def _evaluate_isolated(
             if "querySelector" in text or "not a valid selector" in text:
                 raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"get_dom: {text}", hint="fix the CSS selector") from None
             raise ToolFailure(ErrorCode.EVALUATION_FAILED, f"get_dom: {text}")
-        value = result.get("result", {}).get("value")
-        return value if isinstance(value, dict) else None
-    return None  # pragma: no cover - the loop returns or raises
+        remote = result.get("result", {})
+        value = remote.get("value")
+        if isinstance(value, dict):
+            return value
+        if remote.get("subtype") == "null":
+            return None  # the serializer's answer for a selector that matches nothing
+        # Neither the read nor null (undefined): the world was torn down mid-read by a navigation.
+        if attempt + 1 < _ATTEMPTS:
+            await asyncio.sleep(0.05 * (attempt + 1))
+    raise ToolFailure(
+        ErrorCode.BUSY,
+        f"get_dom: the page replaced its document during each of {_ATTEMPTS} reads",
+        hint="the page keeps navigating; wait_for network_idle or a text, then call get_dom again",
+    )
