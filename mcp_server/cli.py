@@ -205,7 +205,10 @@ async def _serve_stdio(
     from mcp.server.stdio import stdio_server
 
     from . import quickstart
+    from .gc_tuning import tune_gc
     from .stdio_guard import GuardedStdin, open_guarded_stdin
+
+    tune_gc()
 
     async def watch_signals() -> None:
         # The stdin reader sits in a worker thread that cancellation cannot interrupt, so a
@@ -259,6 +262,10 @@ def _refusal_recorder(server: Any) -> Any:
 async def _serve_http(server: Any, manager: Any, host: str, port: int) -> None:
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
+
+    from .gc_tuning import tune_gc
+
+    tune_gc()
 
     # DNS rebinding: only loopback Host and Origin values are accepted.
     security = TransportSecuritySettings(
