@@ -15,7 +15,7 @@ from mcp.client import Client
 
 from mcp_server import registry
 from mcp_server.registry import CONDENSED_TOOLS
-from mcp_server.schema import args_schema
+from mcp_server.schema import action_rules, args_schema
 from mcp_server.server import BrowserMCP
 from mcp_server.settings import Settings
 
@@ -129,10 +129,7 @@ def test_legacy_tools_declare_their_answer_models():
 def test_long_lists_are_validated_without_a_check_per_row():
     """Python clients validate every answer: a schema per row would cost them ~60 ms per 4000-line snapshot."""
     schema = _app("condensed").routes["browser_session"].tool.output_schema
-    then = {
-        rule["if"]["properties"]["adapter"]["properties"]["action"]["const"]: rule["then"]["properties"]
-        for rule in schema["allOf"]
-    }
+    then = {name: rule["properties"] for name, rule in action_rules(schema).items()}
     assert then["snapshot"]["lines"] == {"type": "array"}
     assert then["console_list"]["entries"] == {"type": "array"}
     assert then["network_list"]["entries"] == {"type": "array"}
@@ -142,3 +139,36 @@ def test_long_lists_are_validated_without_a_check_per_row():
     validator = jsonschema.validators.validator_for(schema)(schema)
     assert not list(validator.iter_errors(answer))
     assert list(validator.iter_errors({**answer, "lines": "not rows"}))
+
+
+def test_each_action_is_held_to_its_own_rule_and_no_other():
+    """The per-action rules sit in a tree (two actions may type one key differently): an answer of
+    one action must meet that action's required keys, and no other action's."""
+    app = _app("condensed")
+    for tool, route in app.routes.items():
+        schema = route.tool.output_schema
+        rules = action_rules(schema)
+        with_models = {name for name, spec in route.actions.items() if spec.result is not None}
+        assert set(rules) == with_models, tool
+        validator = jsonschema.validators.validator_for(schema)(schema)
+        for name, rule in rules.items():
+            envelope = {
+                "schemaVersion": "1",
+                "status": "ok",
+                "message": "m",
+                "adapter": {"entryTool": tool, "action": name},
+            }
+            required = rule.get("required", [])
+            if required:
+                assert list(validator.iter_errors(envelope)), (tool, name, "accepted without its required keys")
+            others = {k for other, r in rules.items() if other != name for k in r.get("required", [])}
+            foreign = {k: 1 for k in others - set(rule["properties"]) - set(schema["properties"])}
+            answer = {**envelope, **foreign, **{k: _sample(rule["properties"][k]) for k in required}}
+            assert not list(validator.iter_errors(answer)), (tool, name)
+
+
+def _sample(prop: dict) -> object:
+    """A value of a (bare) property schema, for the rule test above."""
+    kind = prop.get("type")
+    kind = kind[0] if isinstance(kind, list) else kind
+    return {"string": "s", "integer": 1, "number": 1.0, "boolean": True, "array": [], "object": {}}.get(kind, "s")
