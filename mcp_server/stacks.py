@@ -54,12 +54,24 @@ def resolver_of(page: PageHandle, policy: Any = None) -> SourceMapResolver:
     return resolver
 
 
-async def map_console_entries(page: PageHandle, entries: list[dict[str, Any]], policy: Any = None) -> list[str]:
+async def map_console_entries(
+    page: PageHandle,
+    entries: list[dict[str, Any]],
+    policy: Any = None,
+    *,
+    stack: bool = True,
+    copy: bool = False,
+) -> list[str]:
     """Add ``original`` to the stack frames and location of console entries, in place; the notes.
 
     A list of thousands of entries comes from a handful of scripts, most without a map: the
     scripts are looked at once each, and only frames of scripts that have a map are copied
     and resolved (the rest of the list is left as it is, at no cost per entry).
+
+    ``stack=False``: the entries' stacks are not shown, so they are neither read nor mapped
+    (as if the entries had none). ``copy=True``: the entries are the recorder's own (a list
+    answer reads them without copying all of them), so an entry that gets an ``original`` is
+    replaced in ``entries`` by a copy instead of being changed.
     """
     if page.closed or page.session.closed or not entries:
         return []
@@ -67,7 +79,7 @@ async def map_console_entries(page: PageHandle, entries: list[dict[str, Any]], p
         return [FROZEN_NOTE]
     urls: set[str] = set()
     for entry in entries:
-        for frame in entry.get("stack") or ():
+        for frame in (entry.get("stack") or ()) if stack else ():
             urls.add(str(frame.get("url") or ""))
         loc = entry.get("location")
         if isinstance(loc, dict) and loc.get("url") and loc.get("lineNumber") is not None:
@@ -76,26 +88,32 @@ async def map_console_entries(page: PageHandle, entries: list[dict[str, Any]], p
     mapped, notes = await resolver.mapped_urls(sorted(urls), budget_s=BUDGET_S)
     if not mapped:
         return notes
-    refs: list[tuple[dict[str, Any], str, int]] = []
+    refs: list[tuple[int, str, int]] = []
     frames: list[dict[str, Any]] = []
-    for entry in entries:
-        for i, frame in enumerate(entry.get("stack") or ()):
+    for n, entry in enumerate(entries):
+        entry_stack = (entry.get("stack") or ()) if stack else ()
+        for i, frame in enumerate(entry_stack):
             if str(frame.get("url") or "") in mapped:
-                refs.append((entry, "stack", i))
+                refs.append((n, "stack", i))
                 frames.append(frame)
         loc = entry.get("location")
         if isinstance(loc, dict) and loc.get("url") in mapped and loc.get("lineNumber") is not None:
-            top = (entry.get("stack") or [{}])[0]
+            top = (entry_stack or [{}])[0]
             same = top.get("url") == loc["url"] and top.get("lineNumber") == loc["lineNumber"]
-            refs.append((entry, "location", -1))
+            refs.append((n, "location", -1))
             frames.append({**loc, "function": top.get("function") if same else None})
     if not frames:
         return notes
     result = await resolver.resolve(frames, budget_s=BUDGET_S)
-    for (entry, kind, i), resolved in zip(refs, result.frames, strict=True):
+    copied: set[int] = set()
+    for (n, kind, i), resolved in zip(refs, result.frames, strict=True):
         original = resolved.get("original")
         if original is None:
             continue
+        if copy and n not in copied:
+            entries[n] = dict(entries[n])
+            copied.add(n)
+        entry = entries[n]
         if kind == "stack":
             entry["stack"] = list(entry["stack"])
             entry["stack"][i] = {**entry["stack"][i], "original": original}

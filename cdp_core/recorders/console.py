@@ -394,13 +394,19 @@ class ConsoleRecorder:
         limit: int | None = None,
         include_stack: bool = False,
         since_id: int | None = None,
+        copy: bool = True,
     ) -> Selection:
         """One page of entries and how many match before and after it (see :func:`select_window`).
 
         With ``since_id`` the oldest ``limit`` entries after it (the next page is
         ``since_id=<last id>``); without it the newest ``limit``. Only the page is shaped.
+        ``copy=False``: the stored entries themselves (stack included whatever ``include_stack``
+        says), for a caller that only reads them: copying 2000 entries was a quarter of a list
+        answer's time. They must not be changed.
         """
         picked, earlier, after = select_window(self._matching(types, since_id), limit=limit, since_id=since_id)
+        if not copy:
+            return Selection(picked, earlier, after)
         return Selection([self._shape(e, include_stack) for e in picked], earlier, after)
 
     def get(self, entry_id: int, *, include_stack: bool = True) -> dict[str, Any]:

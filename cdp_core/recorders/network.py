@@ -169,15 +169,18 @@ class NetworkRecorder(NetworkEvents, NetworkBodies, NetworkShapes):
         failed_only: bool = False,
         limit: int | None = None,
         since_id: int | None = None,
+        brief: bool = False,
     ) -> Selection:
         """One page of summaries and how many match before and after it.
 
         With ``since_id`` the oldest ``limit`` entries after it (the next page is
         ``since_id=<last id>``); without it the newest ``limit``. Only the page is shaped.
+        ``brief``: only the fields a list line shows (``_brief``), for the list answers.
         """
         matching = self._matching(resource_types, status_min, url_contains, method, failed_only, since_id)
         picked, earlier, after = select_window(matching, limit=limit, since_id=since_id)
-        return Selection([self._summary(e) for e in picked], earlier, after)
+        shape = self._brief if brief else self._summary
+        return Selection([shape(e) for e in picked], earlier, after)
 
     def entries(self) -> Records:
         """Every stored entry in full (redacted), oldest first: the HAR exporter's input."""

@@ -99,6 +99,28 @@ class NetworkShapes(RecorderState):
             d["closed"] = e.ws_closed
         return d
 
+    def _brief(self, e: Entry) -> dict[str, Any]:
+        """The fields a list line shows (mcp_server/actions/network_render.py), as :meth:`_summary`
+        has them. Why not the summary: its timestamp, sizes and body state cost a 500-request
+        list twice the time of everything else it needs, and the list shows none of them."""
+        d: dict[str, Any] = {
+            "id": e.id,
+            "method": e.method,
+            "url": e.url,
+            "resourceType": e.resource_type,
+            "status": e.status,
+            "failed": e.failed,
+            "failureText": e.failure_text,
+            "redirectedFrom": e.redirected_from,
+            "pageUrl": e.page_url,
+            "postDataPreview": self._post_preview(e) if e.has_post_data else None,
+        }
+        if e.frames is not None:
+            d["framesSent"] = e.frames_sent
+            d["framesReceived"] = e.frames_received
+            d["closed"] = e.ws_closed
+        return d
+
     def _full(self, e: Entry) -> dict[str, Any]:
         d = self._summary(e)
         d.update(

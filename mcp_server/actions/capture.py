@@ -125,8 +125,10 @@ async def console_list(ctx: ToolContext, args: ConsoleListArgs) -> ActionResult:
     page = await ctx.captured_page()
     recorder = console_of(page)
     await recorder.issues.settle()  # DevTools issues name their element a moment after they arrive
-    sel = recorder.query(types=args.types, limit=args.limit, include_stack=args.include_stack, since_id=args.since_id)
-    notes = await map_console_entries(page, sel.entries, _policy(ctx))
+    # The recorder's own entries, not copies: the listing only reads them, and a source map's
+    # ``original`` goes on a copy (map_console_entries copy=True).
+    sel = recorder.query(types=args.types, limit=args.limit, since_id=args.since_id, copy=False)
+    notes = await map_console_entries(page, sel.entries, _policy(ctx), stack=args.include_stack, copy=True)
     text, data = console_listing(
         sel,
         page_url=page.url,
@@ -204,6 +206,7 @@ async def network_list(ctx: ToolContext, args: NetworkListArgs) -> ActionResult:
         failed_only=args.failed_only,
         limit=args.limit,
         since_id=args.since_id,
+        brief=True,
     )
     text, data = network_listing(
         sel, page_url=page.url, since=recorder.captured_since, evicted=recorder.evicted, since_id=args.since_id

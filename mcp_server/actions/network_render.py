@@ -92,8 +92,7 @@ def network_listing(
     """(text, data) of a network list answer."""
     n = len(sel.entries)
     lines = [header(n, noun + ("" if n == 1 else "s"), sel.total, page_url, since, evicted) + (":" if n else "")]
-    fields = [_network_fields(e, page_url) for e in sel.entries]
-    lines += [_network_line(f) for f in fields]
+    rows = _lines_and_rows(sel.entries, page_url, lines)
     notes, hint = paging(sel, since_id, "network_list")
     lines += [f"[{note}]" for note in notes]
     data: dict[str, Any] = {
@@ -104,10 +103,50 @@ def network_listing(
         "after": sel.after or None,
         "evicted": evicted or None,
         "columns": NETWORK_COLUMNS if n else None,
-        "entries": [_network_row(f) for f in fields],
+        "entries": rows,
         "hint": hint,
     }
     return "\n".join(lines), data
+
+
+def _lines_and_rows(entries: list[dict[str, Any]], page_url: str | None, lines: list[str]) -> list[list[Any]]:
+    """Each entry's text line (appended to ``lines``) and its row, as :func:`_network_fields` makes them.
+
+    Why a loop of its own: a list holds hundreds of requests and most are plain (answered, no
+    redirect, payload or WebSocket, made on the listed page); those get their line and row
+    straight from the entry, without the fields dict and two calls each. Whether an entry's page
+    is the listed one is asked once per distinct page URL.
+    """
+    rows: list[list[Any]] = []
+    listed_page: dict[str, bool] = {}
+    for entry in entries:
+        entry_page = entry.get("pageUrl")
+        on_page = True
+        if entry_page:
+            on_page = listed_page.get(entry_page)  # type: ignore[assignment]
+            if on_page is None:
+                on_page = listed_page[entry_page] = same_doc(entry_page, page_url)
+        status = entry.get("status")
+        plain = (
+            on_page
+            and status is not None
+            and not entry.get("failed")
+            and not entry.get("redirectedFrom")
+            and not entry.get("postDataPreview")
+            and "framesSent" not in entry
+        )
+        if not plain:
+            fields = _network_fields(entry, page_url)
+            lines.append(_network_line(fields))
+            rows.append(_network_row(fields))
+            continue
+        url = short_url(entry["url"], page_url)
+        if len(url) > URL_CHARS or "\n" in url:
+            url = cut(url, URL_CHARS)
+        kind = entry.get("resourceType")
+        lines.append(f"#{entry['id']} {entry['method']} {status} {kind} {url}")
+        rows.append([entry["id"], entry["method"], status, kind, url])
+    return rows
 
 
 _TIMING_PHASES = (
