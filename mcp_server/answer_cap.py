@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 import mcp_types as types
+import msgspec
 
 __all__ = ["cap_answer", "final_pass", "MAX_TEXT_BYTES", "MAX_STRUCTURED_BYTES", "MAX_IMAGE_BYTES", "CAP_KEY"]
 
@@ -33,6 +34,27 @@ _MAX_PASSES = 64
 
 def _size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8"))
+
+
+_encode = msgspec.json.Encoder(enc_hook=str).encode
+#: How far under the cap msgspec's size must be to skip the exact one (their JSON differs by a few
+#: bytes at most: non-finite floats).
+_SURE = 0.9
+
+
+def _within(value: Any, limit: int) -> bool:
+    """Whether ``value``'s compact JSON fits ``limit`` UTF-8 bytes (what :func:`_size` says).
+
+    Every answer is measured, so the common case, far under the cap, is told by msgspec (0.05 ms
+    for a 2000-entry console list, json.dumps 0.4 ms); near the cap, or for what msgspec cannot
+    encode, :func:`_size` decides.
+    """
+    try:
+        if len(_encode(value)) <= limit * _SURE:
+            return True
+    except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+        pass
+    return _size(value) <= limit
 
 
 def _cut_text(text: str, limit: int) -> str:
@@ -74,7 +96,7 @@ def cap_answer(
         content.append(block)
     structured = result.structured_content
     cut_paths: list[str] = []
-    if structured is not None:
+    if structured is not None and not _within(structured, max_structured):
         original = _size(structured)
         if original > max_structured:
             structured, cut_paths = _shrink(structured, max_structured - 1024)

@@ -91,6 +91,10 @@ def lean(value: Any) -> Any:
                 out[key] = item
         return out
     if kind is list or kind is tuple:
+        if _PLAIN.issuperset(map(type, value)):
+            # A row of scalars (2000 of them in a console list): nothing to drop, so the list
+            # itself is the answer, checked in C. Callers copy what they keep (envelope: _jsonable).
+            return value if kind is list else list(value)
         return [item if type(item) in _PLAIN else lean(item) for item in value]
     if kind is Keep:
         return value.value
