@@ -266,17 +266,18 @@ class _Lines:
     """The SDK's stdin after the hand-over: the lines the front read, then the rest of the wire."""
 
     def __init__(self, lines: list[bytes], partial: bytes, fd: int, eof: bool) -> None:
+        from .wire_io import WireEnd
+
         self.queue = deque(lines)
         self.partial = partial
         self.fd = fd
+        self.wire = WireEnd(fd)
         self.eof = eof
 
     def __aiter__(self) -> _Lines:
         return self
 
     async def __anext__(self) -> str:
-        import anyio
-
         while True:
             if self.queue:
                 return self.queue.popleft().decode("utf-8", "replace")
@@ -285,7 +286,7 @@ class _Lines:
                     line, self.partial = self.partial, b""
                     return line.decode("utf-8", "replace")
                 raise StopAsyncIteration
-            chunk = await anyio.to_thread.run_sync(os.read, self.fd, 65536, abandon_on_cancel=True)
+            chunk = await self.wire.read()
             if not chunk:
                 self.eof = True
                 continue
@@ -298,13 +299,14 @@ class _Wire:
     """The SDK's stdout after the hand-over; drops its answer to the initialize the front answered."""
 
     def __init__(self, fd: int, drop_id: Any) -> None:
+        from .wire_io import WireEnd
+
         self.fd = fd
+        self.wire = WireEnd(fd)
         self.drop_id = drop_id
         self.dropping = drop_id is not None
 
     async def write(self, text: str) -> None:
-        import anyio
-
         if self.dropping:
             try:
                 msg = json.loads(text)
@@ -313,7 +315,7 @@ class _Wire:
             if isinstance(msg, dict) and msg.get("id") == self.drop_id and "method" not in msg:
                 self.dropping = False
                 return
-        await anyio.to_thread.run_sync(_write_all, self.fd, text.encode("utf-8"))
+        await self.wire.write(text.encode("utf-8"))
 
     async def flush(self) -> None:
         return None
