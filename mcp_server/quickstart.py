@@ -302,7 +302,7 @@ class _Wire:
         from .wire_io import WireEnd
 
         self.fd = fd
-        self.wire = WireEnd(fd)
+        self.wire = WireEnd(fd, answers=True)
         self.drop_id = drop_id
         self.dropping = drop_id is not None
 

@@ -14,12 +14,15 @@ regular file or anything else keeps the worker thread.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 
 __all__ = ["WireEnd"]
 
 CHUNK = 65536
+#: Pipe capacity asked for on the answer side (Linux; capped by /proc/sys/fs/pipe-max-size).
+PIPE_BYTES = 1 << 20
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -46,14 +49,34 @@ def _may_go_nonblocking(fd: int) -> bool:
     return (mine.st_dev, mine.st_ino) != (err.st_dev, err.st_ino)
 
 
+def _widen(fd: int) -> None:
+    """Let the pipe hold a whole list answer (Linux; the default 64 KiB does not).
+
+    Why: a 2000-entry console list is ~112 KB on the wire; through a 64 KiB pipe the server
+    writes, sleeps until the client has read, and writes the rest, a round of wake-ups on
+    each side for one answer. The kernel allocates the pages only as they fill.
+    """
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system
+        return
+    setter = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux only
+    if setter is None:
+        return
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, setter, PIPE_BYTES)
+
+
 class WireEnd:
     """One descriptor of the stdio wire: read or written from the event loop when it can be."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, *, answers: bool = False) -> None:
         self.fd = fd
         self.direct = _may_go_nonblocking(fd)
         if self.direct:
             os.set_blocking(fd, False)
+            if answers and stat.S_ISFIFO(os.fstat(fd).st_mode):
+                _widen(fd)
 
     async def read(self) -> bytes:
         """Up to :data:`CHUNK` bytes; ``b""`` at the end of the input."""
