@@ -77,13 +77,14 @@ async def map_console_entries(
         return []
     if _frozen(page):
         return [FROZEN_NOTE]
-    urls: set[str] = set()
-    for entry in entries:
-        for frame in (entry.get("stack") or ()) if stack else ():
-            urls.add(str(frame.get("url") or ""))
-        loc = entry.get("location")
-        if isinstance(loc, dict) and loc.get("url") and loc.get("lineNumber") is not None:
-            urls.add(str(loc["url"]))  # a browser message's bare URL (a failed load) is no script position
+    # a browser message's bare URL (a failed load, no line) is no script position
+    urls = {
+        str(loc["url"])
+        for entry in entries
+        if isinstance(loc := entry.get("location"), dict) and loc.get("url") and loc.get("lineNumber") is not None
+    }
+    if stack:
+        urls.update(str(frame.get("url") or "") for entry in entries for frame in entry.get("stack") or ())
     resolver = resolver_of(page, policy)
     mapped, notes = await resolver.mapped_urls(sorted(urls), budget_s=BUDGET_S)
     if not mapped:

@@ -144,6 +144,10 @@ class SourceMapResolver:
                 notes.append(f"{url}: source map not resolved within {budget_s:.0f} s (ask again)")
                 scripts[url] = None
                 continue
+            cached = self._fresh(url)
+            if cached is not None:  # no fetch to bound: skip the task wait_for would start
+                scripts[url] = cached
+                continue
             try:
                 scripts[url] = await asyncio.wait_for(self._script(url), left)
             except TimeoutError:
@@ -204,6 +208,16 @@ class SourceMapResolver:
             script = await self._load(url, key, entry_id)
             self._remember(url, script)
             return script
+
+    def _fresh(self, url: str) -> _Script | None:
+        """The cached script of ``url`` when :meth:`_script` would return it without fetching."""
+        cached = self._cache.get(url)
+        if cached is None or cached.key != (url, self._latest_entry(url)):
+            return None
+        if cached.error is not None and time.monotonic() - cached.at >= self.error_ttl:
+            return None
+        self._cache.move_to_end(url)
+        return cached
 
     def _remember(self, url: str, script: _Script) -> None:
         old = self._cache.pop(url, None)
