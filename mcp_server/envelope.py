@@ -40,7 +40,8 @@ _OK_RESERVED = tuple(key for key in ENVELOPE_KEYS if key != "hint")
 
 
 def ok_result(result: ActionResult, adapter: dict[str, Any] | None) -> types.CallToolResult:
-    data = _jsonable(lean(result.data)) or {}
+    leaned = lean(result.data)
+    data = (leaned if result.plain else _jsonable(leaned)) or {}
     clashes = [key for key in _OK_RESERVED if key in data]
     for key in clashes:
         # Envelope keys win; keep the action's value under a prefixed key rather than lose it.

@@ -139,7 +139,7 @@ async def console_list(ctx: ToolContext, args: ConsoleListArgs) -> ActionResult:
     )
     text += _source_map_notes(data, notes)
     text += _closed_note(page, data)
-    return ActionResult(text=text, data=data)
+    return ActionResult(text=text, data=data, plain=True)  # strings and numbers from the recorder
 
 
 @action(S, "console_get", ConsoleGetArgs, read_only=True, lock="read", result=EntryAnswer)
@@ -212,7 +212,7 @@ async def network_list(ctx: ToolContext, args: NetworkListArgs) -> ActionResult:
         sel, page_url=page.url, since=recorder.captured_since, evicted=recorder.evicted, since_id=args.since_id
     )
     text += _closed_note(page, data)
-    return ActionResult(text=text, data=data)
+    return ActionResult(text=text, data=data, plain=True)  # strings and numbers from the recorder
 
 
 @action(S, "network_get", NetworkGetArgs, read_only=True, lock="read", result=EntryAnswer)

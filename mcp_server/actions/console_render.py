@@ -6,7 +6,7 @@ from typing import Any
 
 from cdp_core.recorders.listing import Selection
 
-from ..lean import ms_since, short_url
+from ..lean import Keep, lean, ms_since, short_url
 from .listing_render import (
     CONSOLE_COLUMNS,
     ISSUE_FIELDS,
@@ -118,7 +118,9 @@ def console_listing(
         "after": sel.after or None,
         "evicted": evicted or None,
         "columns": CONSOLE_COLUMNS if n else None,
-        "entries": rows,
+        # Rows are built lean (a row of scalars is what lean() returns unchanged): the envelope's
+        # pass need not call itself once per row. Empty: dropped, as lean drops an empty list.
+        "entries": Keep(rows) if rows else [],
         "hint": hint,
     }
     return "\n".join(lines), data
@@ -148,7 +150,7 @@ def _lines_and_rows(
         if not plain:
             fields = _console_fields(entry, page_url, stack=stack)
             lines.append(_console_line(fields))
-            rows.append(_console_row(fields))
+            rows.append(lean(_console_row(fields)))  # as the envelope's lean pass would (entries are Keep)
             continue
         text = entry.get("text", "")
         if type(text) is not str or len(text) > TEXT_CHARS or "\n" in text:

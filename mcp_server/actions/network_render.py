@@ -6,7 +6,7 @@ from typing import Any
 
 from cdp_core.recorders.listing import Selection
 
-from ..lean import ms_since, short_url
+from ..lean import Keep, lean, ms_since, short_url
 from .listing_render import NETWORK_COLUMNS, PAYLOAD_CHARS, URL_CHARS, cut, frame_text, header, paging, same_doc
 
 __all__ = ["network_row", "network_line", "network_listing", "network_record"]
@@ -103,7 +103,9 @@ def network_listing(
         "after": sel.after or None,
         "evicted": evicted or None,
         "columns": NETWORK_COLUMNS if n else None,
-        "entries": rows,
+        # Rows are built lean (a row of scalars is what lean() returns unchanged): the envelope's
+        # pass need not call itself once per row. Empty: dropped, as lean drops an empty list.
+        "entries": Keep(rows) if rows else [],
         "hint": hint,
     }
     return "\n".join(lines), data
@@ -138,7 +140,7 @@ def _lines_and_rows(entries: list[dict[str, Any]], page_url: str | None, lines: 
         if not plain:
             fields = _network_fields(entry, page_url)
             lines.append(_network_line(fields))
-            rows.append(_network_row(fields))
+            rows.append(lean(_network_row(fields)))  # as the envelope's lean pass would (entries are Keep)
             continue
         url = short_url(entry["url"], page_url)
         if len(url) > URL_CHARS or "\n" in url:
