@@ -134,8 +134,8 @@ def _lines_and_rows(
     Why a loop of its own: a burst of 2000 ``console.log`` lines is the common big list, and
     such an entry (a type whose place the list does not show, not replayed, logged on the listed
     page and frame, no stack asked for) is ``#id [type] text`` and ``[id, type, text]``; those
-    are made straight from the entry, without the fields dict and two calls each. Whether an entry's page and frame
-    are the listed ones is asked once per distinct pair.
+    are made straight from the entry, without the fields dict and two calls each. Whether an
+    entry's page and frame are the listed ones is asked once per distinct pair.
     """
     rows: list[list[Any]] = []
     listed_place: dict[tuple[Any, Any], bool] = {}
