@@ -123,6 +123,8 @@ class NetworkRecorder(NetworkEvents, NetworkBodies, NetworkShapes):
         failed_only: bool,
         since_id: int | None,
     ) -> list[Entry]:
+        if not (resource_types or url_contains or method or failed_only) and status_min is None and since_id is None:
+            return list(self._entries.values())  # everything: no test per entry
         types = {t.lower() for t in resource_types} if resource_types else None
         meth = method.upper() if method else None
         picked: list[Entry] = []
