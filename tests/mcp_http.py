@@ -8,16 +8,50 @@ then kill).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import select
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = [sys.executable, "-m", "mcp_server.cli"]
+
+
+class StdoutLines:
+    """JSON-RPC messages read from a server's stdout pipe, waiting at most a deadline for each.
+
+    Why not ``select`` on ``proc.stdout`` and then ``readline()``: the buffered reader may take
+    two answers in one read and hand out one; the second sits in its buffer, ``select`` on the
+    descriptor never wakes for it, and the test waits for an answer that already came. Here the
+    bytes are read from the descriptor and split into lines by us.
+    """
+
+    def __init__(self, pipe: IO[bytes]) -> None:
+        self.fd = pipe.fileno()
+        self.pending = b""
+
+    def next(self, timeout: float) -> dict[str, Any] | None:
+        """The next message, or None when none came within ``timeout`` seconds (or the pipe ended)."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                return None
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return json.loads(line)
 
 
 def free_port() -> int:

@@ -11,7 +11,6 @@ same messages are answered with an error as well.
 from __future__ import annotations
 
 import json
-import select
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
-from mcp_http import running_http_server, server_env
+from mcp_http import StdoutLines, running_http_server, server_env
 
 from mcp_server import quickstart
 from mcp_server.cli import build_app
@@ -59,6 +58,8 @@ class StdioPeer:
             stdout=subprocess.PIPE,
             stderr=self.log,
         )
+        assert self.proc.stdout is not None
+        self.lines = StdoutLines(self.proc.stdout)
         self.answers: dict[Any, dict[str, Any]] = {}
 
     def send(self, line: str) -> None:
@@ -67,15 +68,11 @@ class StdioPeer:
         self.proc.stdin.flush()
 
     def answer(self, rid: Any, timeout: float = 60.0) -> dict[str, Any]:
-        assert self.proc.stdout is not None
         deadline = time.monotonic() + timeout
         while rid not in self.answers:
-            left = deadline - time.monotonic()
-            assert left > 0, f"no answer for id {rid!r}"
-            ready, _, _ = select.select([self.proc.stdout], [], [], left)
-            if ready:
-                message = json.loads(self.proc.stdout.readline())
-                self.answers[message.get("id")] = message
+            message = self.lines.next(deadline - time.monotonic())
+            assert message is not None, f"no answer for id {rid!r}"
+            self.answers[message.get("id")] = message
         return self.answers[rid]
 
     def close(self) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from mcp.client import Client
-from mcp_http import free_port, server_env
+from mcp_http import StdoutLines, free_port, server_env
 
 ROOT = Path(__file__).resolve().parent.parent
 STORE_TOKEN = "data:text/html,<title>t</title><script>try{localStorage.setItem('jwt','eyJ.x.y')}catch(e){}</script>"
@@ -133,14 +132,14 @@ def test_sigterm_over_stdio_removes_the_profile(tmp_path: Path):
         proc.stdin.write(json.dumps(message).encode() + b"\n")
         proc.stdin.flush()
 
+    lines = StdoutLines(proc.stdout)
+
     def answer(rid: int) -> dict:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([proc.stdout], [], [], 1)
-            if ready:
-                message = json.loads(proc.stdout.readline())
-                if message.get("id") == rid:
-                    return message
+            message = lines.next(deadline - time.monotonic())
+            if message is not None and message.get("id") == rid:
+                return message
         raise AssertionError(f"no answer for {rid}")
 
     try:
