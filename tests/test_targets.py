@@ -36,6 +36,12 @@ async def _user_tabs(chrome: ChromiumProcess, urls: list[str]) -> list[str]:
     async with cdp_core.connect(chrome.http_url) as browser:
         for target_id in blank:
             await browser.close_target(target_id)
+        # Target.closeTarget answers before the tab is gone: wait until the listing no longer has
+        # it, or an attach right after this would still see (and report) the closing blank tab.
+        for _ in range(250):
+            if not {t.id for t in await cdp_core.list_targets(chrome.http_url)} & set(blank):
+                break
+            await asyncio.sleep(0.02)
         for target_id in ids:
             session = await browser.attach(target_id)
             for _ in range(200):
