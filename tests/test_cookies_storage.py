@@ -136,6 +136,18 @@ async def test_storage_of_a_page_without_storage(tmp_path):
         assert none.structured_content["count"] == 0 and "not an http(s) page" in none.content[0].text
 
 
+async def test_debug_bundle_says_storage_it_could_not_read_never_none(tmp_path):
+    """A data: page refuses localStorage: the bundle says so in its notes, it does not list 'none'."""
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("navigate", url="data:text/html,<title>no storage</title>")
+        answer = await agent.call("browser_session", action="debug_bundle", include_snapshot=False)
+        sc, text = answer.structured_content, answer.content[0].text
+        assert not answer.is_error, sc
+        assert "localStorageKeys" not in sc.get("storage", {}) and "sessionStorageKeys" not in sc.get("storage", {})
+        assert any("localStorageKeys unreadable" in n for n in sc["notes"]), sc
+        assert "localStorage keys none" not in text and "localStorageKeys unreadable" in text
+
+
 def test_value_preview_masks_by_name_content_and_shape():
     assert value_preview("api_key", "plain", 5) == "[redacted]"
     assert value_preview("data", '{"token": "abc", "n": 1}', 24) == '{"token":"[redacted]","n":1}'

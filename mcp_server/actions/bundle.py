@@ -11,6 +11,7 @@ bundle_render.py.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from typing import TYPE_CHECKING, Any
@@ -125,24 +126,55 @@ async def _frames(page: PageHandle) -> list[dict[str, Any]]:
     return out
 
 
-async def _storage(page: PageHandle) -> dict[str, Any]:
-    keys = await _eval(
-        page,
-        "(() => { const k = s => { try { return Object.keys(s) } catch (e) { return null } };"
-        " return {local: k(localStorage), session: k(sessionStorage)} })()",
-    )
-    cookie_names: list[str] = []
+_STORAGE_KEYS = (
+    # The getter itself throws where storage is refused (data: URLs, sandboxed frames), so it runs inside the try.
+    "(() => { const k = get => { try { return Object.keys(get()) } catch (e) { return null } };"
+    " return {local: k(() => localStorage), session: k(() => sessionStorage)} })()"
+)
+
+
+async def _storage_keys(page: PageHandle) -> tuple[dict[str, Any] | None, str]:
+    """The page's storage keys, or None and why not (a second read after a short pause)."""
+    why = ""
+    for attempt in range(2):
+        reply = await page.session.send(
+            "Runtime.evaluate", {"expression": _STORAGE_KEYS, "returnByValue": True, "silent": True}, timeout=5
+        )
+        details = reply.get("exceptionDetails")
+        value = reply.get("result", {}).get("value")
+        if not details and isinstance(value, dict):
+            return value, ""
+        if details:
+            why = (details.get("exception") or {}).get("description") or details.get("text") or "exception"
+        else:
+            why = f"the page answered {reply.get('result', {}).get('type', 'nothing')}"
+        if attempt == 0:
+            await asyncio.sleep(0.1)
+    return None, why.splitlines()[0][:200]
+
+
+async def _storage(page: PageHandle, notes: list[str]) -> dict[str, Any]:
+    """Storage key names and cookie names; a part that could not be read is left out and said in ``notes``.
+
+    Why not an empty list for a failed read: "sessionStorage keys none" when the read failed
+    would send the agent after the wrong cause (a lost login token).
+    """
+    keys, why = await _storage_keys(page)
+    out: dict[str, Any] = {}
+    if keys is None:
+        notes.append(f"storage keys unreadable: {why}")
+    else:
+        for name, key in (("local", "localStorageKeys"), ("session", "sessionStorageKeys")):
+            if keys.get(name) is None:
+                notes.append(f"{key} unreadable (the page refuses access to {name}Storage)")
+            else:
+                out[key] = keys[name]
     try:
         cookies = await page.session.send("Network.getCookies", {"urls": [page.url]} if page.url else {}, timeout=10)
-        cookie_names = sorted({c["name"] for c in cookies.get("cookies", [])})
-    except CDPException:
-        pass
-    keys = keys or {}
-    return {
-        "localStorageKeys": keys.get("local") or [],
-        "sessionStorageKeys": keys.get("session") or [],
-        "cookieNames": cookie_names,
-    }
+        out["cookieNames"] = sorted({c["name"] for c in cookies.get("cookies", [])})
+    except CDPException as exc:
+        notes.append(f"cookie names unavailable: {exc}")
+    return out
 
 
 async def _snapshot_preview(ctx: ToolContext, page: PageHandle) -> dict[str, Any]:
@@ -263,7 +295,7 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
     if args.include_storage and dialog is None:
         ctx.status("reading storage keys and cookie names")
         try:
-            bundle["storage"] = await _storage(page)
+            bundle["storage"] = await _storage(page, notes)
         except CDPException as exc:
             notes.append(f"storage unavailable: {exc}")
     if args.include_snapshot and dialog is None:

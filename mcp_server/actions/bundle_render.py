@@ -145,12 +145,13 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     if storage:
         data["storage"] = storage
         parts = [
-            f"{label} {', '.join(storage.get(key) or []) or 'none'}"
+            f"{label} {', '.join(storage[key]) or 'none'}"
             for key, label in (
                 ("localStorageKeys", "localStorage keys"),
                 ("sessionStorageKeys", "sessionStorage keys"),
                 ("cookieNames", "cookies"),
             )
+            if key in storage  # a part that could not be read is said in the notes, never shown as none
         ]
         lines.append("storage: " + "; ".join(parts))
     preview = bundle.get("snapshotPreview")
