@@ -91,6 +91,8 @@ class ListAnswer(Answer):
     earlier: int = 0
     after: int = 0
     evicted: int = 0
+    #: console: the type all listed entries share (then their rows have no type column)
+    type: str | None = None
     columns: list[str] = []
     entries: list[Any] = []
     hint: str | None = None

@@ -107,4 +107,8 @@ def records(data: dict[str, Any], key: str = "entries") -> list[dict[str, Any]]:
     """The rows under ``key`` as dicts, read with the ``columns`` beside them (empty when absent)."""
     rows = data.get(key) or []
     columns = data.get("columns") or []
-    return [record(row, columns) for row in rows]
+    out = [record(row, columns) for row in rows]
+    if "type" in data and "type" not in columns:  # a type all entries share is said once, beside them
+        for rec in out:
+            rec["type"] = data["type"]
+    return out

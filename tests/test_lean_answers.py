@@ -85,6 +85,17 @@ async def test_2000_messages_and_500_requests_are_all_readable_and_lean(http_ser
         newest = await agent.call("browser_session", action="console_list")
         sc = assert_lean(newest)
         assert len(records(sc)) == 50 and sc["earlier"] == sc["total"] - 50 and "evicted" not in sc
+        # logs and the error: each row says its type
+        assert "type" not in sc and sc["columns"] == ["id", "type", "text"] and "[error]" in newest.content[0].text
+
+        # A page of logs only: the shared type is said once, in the header and beside the rows.
+        oldest = await agent.call("browser_session", action="console_list", since_id=0, limit=500)
+        sc = assert_lean(oldest)
+        assert sc["type"] == "log" and sc["columns"] == ["id", "text"], {k: sc[k] for k in sc if k != "entries"}
+        assert all(len(row) == 2 for row in sc["entries"])
+        head, *lines = oldest.content[0].text.splitlines()
+        assert head.endswith("(all [log]):") and not any("[log]" in line for line in lines)
+        assert len(lines) >= 500 and lines[0] == f"#{sc['entries'][0][0]} {sc['entries'][0][1]}"
 
         logs = [e for e in await _read_all(agent, "console_list", 500) if e["text"].startswith("lean-msg-")]
         assert [e["text"] for e in logs] == [f"lean-msg-{i}" for i in range(MESSAGES)]
