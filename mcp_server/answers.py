@@ -91,8 +91,9 @@ class ListAnswer(Answer):
     earlier: int = 0
     after: int = 0
     evicted: int = 0
-    #: console: the type all listed entries share (then their rows have no type column)
-    type: str | None = None
+    #: values every listed row shares (console ``type``; network ``method``, ``status``, ``type``),
+    #: left out of ``columns``
+    shared: dict[str, str | int] = {}
     columns: list[str] = []
     entries: list[Any] = []
     hint: str | None = None

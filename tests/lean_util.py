@@ -108,7 +108,6 @@ def records(data: dict[str, Any], key: str = "entries") -> list[dict[str, Any]]:
     rows = data.get(key) or []
     columns = data.get("columns") or []
     out = [record(row, columns) for row in rows]
-    if "type" in data and "type" not in columns:  # a type all entries share is said once, beside them
-        for rec in out:
-            rec["type"] = data["type"]
+    for rec in out:  # what every row shares is said once, beside them
+        rec.update(data.get("shared") or {})
     return out

@@ -86,12 +86,14 @@ async def test_2000_messages_and_500_requests_are_all_readable_and_lean(http_ser
         sc = assert_lean(newest)
         assert len(records(sc)) == 50 and sc["earlier"] == sc["total"] - 50 and "evicted" not in sc
         # logs and the error: each row says its type
-        assert "type" not in sc and sc["columns"] == ["id", "type", "text"] and "[error]" in newest.content[0].text
+        assert "shared" not in sc and sc["columns"] == ["id", "type", "text"] and "[error]" in newest.content[0].text
 
         # A page of logs only: the shared type is said once, in the header and beside the rows.
         oldest = await agent.call("browser_session", action="console_list", since_id=0, limit=500)
         sc = assert_lean(oldest)
-        assert sc["type"] == "log" and sc["columns"] == ["id", "text"], {k: sc[k] for k in sc if k != "entries"}
+        assert sc["shared"] == {"type": "log"} and sc["columns"] == ["id", "text"], {
+            k: sc[k] for k in sc if k != "entries"
+        }
         assert all(len(row) == 2 for row in sc["entries"])
         head, *lines = oldest.content[0].text.splitlines()
         assert head.endswith("(all [log]):") and not any("[log]" in line for line in lines)
@@ -109,6 +111,14 @@ async def test_2000_messages_and_500_requests_are_all_readable_and_lean(http_ser
         # the payload preview is in the list, redacted as everywhere
         assert all(e["postDataPreview"].startswith("id=") and "note=n" in e["postDataPreview"] for e in posts)
         assert all("hunter2" not in e["postDataPreview"] for e in posts)
+        # Filtered to the POSTs: method, status and type are said once, in both renderings.
+        only_posts = await agent.call("browser_session", action="network_list", method="POST", limit=10)
+        sc = assert_lean(only_posts)
+        assert sc["shared"] == {"method": "POST", "status": 200, "type": "fetch"} and sc["columns"] == ["id", "url"]
+        head, *lines = only_posts.content[0].text.splitlines()
+        assert head.endswith("(all POST 200 fetch):"), head
+        assert lines[0].startswith(f"#{sc['entries'][0][0]} /lean/save?i=") and "payload: id=" in lines[0]
+        assert [e["method"] for e in records(sc)] == ["POST"] * 10
 
         # One entry in full, both kinds.
         error = next(e for e in records(await agent.s("console_list", types=["error"])) if e["text"] == "the one error")

@@ -15,6 +15,7 @@ from .listing_render import (
     cut,
     frame_text,
     header,
+    hoist_shared,
     location,
     paging,
     same_doc,
@@ -108,9 +109,7 @@ def console_listing(
     noun = f"console entr{'y' if n == 1 else 'ies'}"
     lines = [header(n, noun, sel.total, page_url, since, evicted) + (":" if n else "")]
     rows = _lines_and_rows(sel.entries, page_url, stack, lines)
-    shared = _shared_type(sel.entries)
-    if shared is not None:
-        _hoist_type(shared, sel.entries, lines, rows)
+    columns, shared = _hoist_type(sel.entries, lines, rows)
     notes, hint = paging(sel, since_id, "console_list")
     lines += [f"[{note}]" for note in notes]
     data: dict[str, Any] = {
@@ -120,8 +119,8 @@ def console_listing(
         "earlier": sel.earlier or None,
         "after": sel.after or None,
         "evicted": evicted or None,
-        "type": shared,
-        "columns": (TYPE_HOISTED_COLUMNS if shared is not None else CONSOLE_COLUMNS) if n else None,
+        "shared": shared or None,
+        "columns": columns if n else None,
         # Rows are built lean (a row of scalars is what lean() returns unchanged): the envelope's
         # pass need not call itself once per row. Empty: dropped, as lean drops an empty list.
         "entries": Keep(rows) if rows else [],
@@ -130,29 +129,14 @@ def console_listing(
     return "\n".join(lines), data
 
 
-#: The columns of a listing whose entries all have one type (said once, as ``type`` beside them).
-TYPE_HOISTED_COLUMNS = [c for c in CONSOLE_COLUMNS if c != "type"]
-
-
-def _shared_type(entries: list[dict[str, Any]]) -> str | None:
-    """The type of every entry when there are two or more and they agree, else None."""
-    if len(entries) < 2:
-        return None
-    kind = entries[0]["type"]
-    for entry in entries:
-        if entry["type"] != kind:
-            return None
-    return kind
-
-
-def _hoist_type(kind: str, entries: list[dict[str, Any]], lines: list[str], rows: list[list[Any]]) -> None:
-    """Say a shared type once: in the header line, not in each line and row.
-
-    Why: a burst of 2000 ``console.log`` lines, or any list asked with one type
-    (``types=["error"]``), repeated ``[log]`` / ``"log",`` on every entry: about one token in
-    six of what the model reads, and 2000 values each client parses, for nothing.
-    """
-    tag = f" [{kind}]"
+def _hoist_type(
+    entries: list[dict[str, Any]], lines: list[str], rows: list[list[Any]]
+) -> tuple[list[str], dict[str, Any]]:
+    """The columns and shared values of the rows; a shared type is also said once in the text (see hoist_shared)."""
+    columns, shared = hoist_shared(CONSOLE_COLUMNS, ("type",), rows)
+    if not shared:
+        return columns, shared
+    tag = f" [{shared['type']}]"
     first = len(lines) - len(entries)
     lines[first - 1] = lines[first - 1][:-1] + f" (all{tag}):"  # the header's ':' stays last
     for i, entry in enumerate(entries):
@@ -160,7 +144,7 @@ def _hoist_type(kind: str, entries: list[dict[str, Any]], lines: list[str], rows
         prefix = f"#{entry['id']}"
         if line.startswith(prefix + tag):
             lines[first + i] = prefix + line[len(prefix) + len(tag) :]
-        del rows[i][1]
+    return columns, shared
 
 
 def _lines_and_rows(

@@ -7,7 +7,17 @@ from typing import Any
 from cdp_core.recorders.listing import Selection
 
 from ..lean import Keep, lean, ms_since, short_url
-from .listing_render import NETWORK_COLUMNS, PAYLOAD_CHARS, URL_CHARS, cut, frame_text, header, paging, same_doc
+from .listing_render import (
+    NETWORK_COLUMNS,
+    PAYLOAD_CHARS,
+    URL_CHARS,
+    cut,
+    frame_text,
+    header,
+    hoist_shared,
+    paging,
+    same_doc,
+)
 
 __all__ = ["network_row", "network_line", "network_listing", "network_record"]
 
@@ -93,6 +103,7 @@ def network_listing(
     n = len(sel.entries)
     lines = [header(n, noun + ("" if n == 1 else "s"), sel.total, page_url, since, evicted) + (":" if n else "")]
     rows = _lines_and_rows(sel.entries, page_url, lines)
+    columns, shared = _hoist_shared(lines, rows)
     notes, hint = paging(sel, since_id, "network_list")
     lines += [f"[{note}]" for note in notes]
     data: dict[str, Any] = {
@@ -102,13 +113,37 @@ def network_listing(
         "earlier": sel.earlier or None,
         "after": sel.after or None,
         "evicted": evicted or None,
-        "columns": NETWORK_COLUMNS if n else None,
+        "shared": shared or None,
+        "columns": columns if n else None,
         # Rows are built lean (a row of scalars is what lean() returns unchanged): the envelope's
         # pass need not call itself once per row. Empty: dropped, as lean drops an empty list.
         "entries": Keep(rows) if rows else [],
         "hint": hint,
     }
     return "\n".join(lines), data
+
+
+#: Columns a list may say once for all its rows (never the id or the URL, which tell rows apart).
+_SHAREABLE = ("method", "status", "type")
+
+
+def _hoist_shared(lines: list[str], rows: list[list[Any]]) -> tuple[list[str], dict[str, Any]]:
+    """The columns and shared values of the rows; what is shared is said once in the text too (see hoist_shared)."""
+    full = [list(row[1:4]) for row in rows]  # method, status, type of each row, before the hoist
+    columns, shared = hoist_shared(NETWORK_COLUMNS, _SHAREABLE, rows)
+    if not shared:
+        return columns, shared
+    first = len(lines) - len(rows)
+    said = " ".join(str(shared[name]) for name in _SHAREABLE if name in shared)
+    lines[first - 1] = lines[first - 1][:-1] + f" (all {said}):"  # the header's ':' stays last
+    for i, row in enumerate(rows):
+        line = lines[first + i]
+        rid = f"#{row[0]} "
+        old = rid + " ".join(str(v) for v in full[i]) + " "
+        if line.startswith(old):
+            kept = " ".join(str(v) for name, v in zip(_SHAREABLE, full[i], strict=True) if name not in shared)
+            lines[first + i] = rid + (kept + " " if kept else "") + line[len(old) :]
+    return columns, shared
 
 
 def _lines_and_rows(entries: list[dict[str, Any]], page_url: str | None, lines: list[str]) -> list[list[Any]]:
