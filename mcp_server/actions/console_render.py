@@ -15,10 +15,10 @@ from .listing_render import (
     cut,
     frame_text,
     header,
-    hoist_shared,
     location,
     paging,
     same_doc,
+    shared_values,
 )
 
 __all__ = ["console_row", "console_line", "console_listing", "console_record"]
@@ -108,8 +108,11 @@ def console_listing(
     n = len(sel.entries)
     noun = f"console entr{'y' if n == 1 else 'ies'}"
     lines = [header(n, noun, sel.total, page_url, since, evicted) + (":" if n else "")]
-    rows = _lines_and_rows(sel.entries, page_url, stack, lines)
-    columns, shared = _hoist_type(sel.entries, lines, rows)
+    shared = shared_values(sel.entries, ("type",))
+    if shared:
+        lines[0] = lines[0][:-1] + f" (all [{shared['type']}]):"  # the header's ':' stays last
+    rows = _lines_and_rows(sel.entries, page_url, stack, lines, shared_type=bool(shared))
+    columns = TYPE_SHARED_COLUMNS if shared else CONSOLE_COLUMNS
     notes, hint = paging(sel, since_id, "console_list")
     lines += [f"[{note}]" for note in notes]
     data: dict[str, Any] = {
@@ -129,26 +132,12 @@ def console_listing(
     return "\n".join(lines), data
 
 
-def _hoist_type(
-    entries: list[dict[str, Any]], lines: list[str], rows: list[list[Any]]
-) -> tuple[list[str], dict[str, Any]]:
-    """The columns and shared values of the rows; a shared type is also said once in the text (see hoist_shared)."""
-    columns, shared = hoist_shared(CONSOLE_COLUMNS, ("type",), rows)
-    if not shared:
-        return columns, shared
-    tag = f" [{shared['type']}]"
-    first = len(lines) - len(entries)
-    lines[first - 1] = lines[first - 1][:-1] + f" (all{tag}):"  # the header's ':' stays last
-    for i, entry in enumerate(entries):
-        line = lines[first + i]
-        prefix = f"#{entry['id']}"
-        if line.startswith(prefix + tag):
-            lines[first + i] = prefix + line[len(prefix) + len(tag) :]
-    return columns, shared
+#: The columns of a listing whose entries all have one type (said once, in ``shared``).
+TYPE_SHARED_COLUMNS = [c for c in CONSOLE_COLUMNS if c != "type"]
 
 
 def _lines_and_rows(
-    entries: list[dict[str, Any]], page_url: str | None, stack: int, lines: list[str]
+    entries: list[dict[str, Any]], page_url: str | None, stack: int, lines: list[str], *, shared_type: bool = False
 ) -> list[list[Any]]:
     """Each entry's text line (appended to ``lines``) and its row, as :func:`_console_fields` makes them.
 
@@ -170,14 +159,24 @@ def _lines_and_rows(
                 plain = listed_place[place] = _on_listed_page(place[0], place[1], page_url)
         if not plain:
             fields = _console_fields(entry, page_url, stack=stack)
-            lines.append(_console_line(fields))
-            rows.append(lean(_console_row(fields)))  # as the envelope's lean pass would (entries are Keep)
+            line = _console_line(fields)
+            row = lean(_console_row(fields))  # as the envelope's lean pass would (entries are Keep)
+            if shared_type:  # the header says the type once
+                prefix = f"#{entry['id']}"
+                line = prefix + line[len(prefix) + len(kind) + 3 :]
+                del row[1]
+            lines.append(line)
+            rows.append(row)
             continue
         text = entry.get("text", "")
         if type(text) is not str or len(text) > TEXT_CHARS or "\n" in text:
             text = cut(text, TEXT_CHARS)
-        lines.append(f"#{entry['id']} [{kind}] {text}")
-        rows.append([entry["id"], kind, text])
+        if shared_type:
+            lines.append(f"#{entry['id']} {text}")
+            rows.append([entry["id"], text])
+        else:
+            lines.append(f"#{entry['id']} [{kind}] {text}")
+            rows.append([entry["id"], kind, text])
     return rows
 
 

@@ -26,7 +26,7 @@ __all__ = [
     "location",
     "paging",
     "header",
-    "hoist_shared",
+    "shared_values",
 ]
 
 #: List text and JSON cut long messages and URLs at the same length (the *_get actions do not).
@@ -42,35 +42,24 @@ CONSOLE_COLUMNS = ["id", "type", "text"]
 NETWORK_COLUMNS = ["id", "method", "status", "type", "url"]
 
 
-def hoist_shared(
-    columns: list[str], hoistable: tuple[str, ...], rows: list[list[Any]]
-) -> tuple[list[str], dict[str, Any]]:
-    """Take out of ``rows`` (in place) the ``hoistable`` columns whose value every row shares.
+def shared_values(entries: list[dict[str, Any]], fields: tuple[str, ...]) -> dict[str, Any]:
+    """``{field: value}`` for each of ``fields`` that all ``entries`` (two or more) have with one value.
 
-    Returns the columns left and ``{column: shared value}`` (empty when nothing is shared or
-    there are fewer than two rows). Why: a list filtered to one kind (``types=["error"]``,
-    ``resource_types=["xhr"]``, a burst of ``console.log``) repeated that kind on every row and
-    line, tokens the model reads and values each client parses for nothing; said once, beside
-    the rows, it is as informative.
+    Why: a list filtered to one kind (``types=["error"]``, ``method="POST"``, a burst of
+    ``console.log``) repeated that kind on every row and line, tokens the model reads and values
+    each client parses for nothing; said once, beside the rows, it is as informative. Decided
+    before the rows are built, so they are built without it (no second pass over them).
     """
-    if len(rows) < 2:
-        return columns, {}
+    if len(entries) < 2:
+        return {}
     shared: dict[str, Any] = {}
-    first = rows[0]
-    for name in hoistable:
-        i = columns.index(name)
-        value = first[i]
-        if value is None or isinstance(value, (dict, list, bool)):
-            continue
-        if all(row[i] == value and type(row[i]) is type(value) for row in rows):
-            shared[name] = value
-    if not shared:
-        return columns, {}
-    keep = [i for i, name in enumerate(columns) if name not in shared]
-    width = len(columns)
-    for j, row in enumerate(rows):
-        rows[j] = [row[i] for i in keep] + row[width:]
-    return [columns[i] for i in keep], shared
+    for name in fields:
+        values = {entry.get(name) for entry in entries}
+        if len(values) == 1:
+            (value,) = values
+            if isinstance(value, (str, int)) and not isinstance(value, bool):
+                shared[name] = value
+    return shared
 
 
 def cut(text: str, limit: int) -> str:

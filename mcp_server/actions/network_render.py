@@ -14,9 +14,9 @@ from .listing_render import (
     cut,
     frame_text,
     header,
-    hoist_shared,
     paging,
     same_doc,
+    shared_values,
 )
 
 __all__ = ["network_row", "network_line", "network_listing", "network_record"]
@@ -102,8 +102,13 @@ def network_listing(
     """(text, data) of a network list answer."""
     n = len(sel.entries)
     lines = [header(n, noun + ("" if n == 1 else "s"), sel.total, page_url, since, evicted) + (":" if n else "")]
-    rows = _lines_and_rows(sel.entries, page_url, lines)
-    columns, shared = _hoist_shared(lines, rows)
+    found = shared_values(sel.entries, _SHAREABLE)
+    shared = {_COLUMN_OF[name]: value for name, value in found.items()}
+    if shared:
+        said = " ".join(str(shared[name]) for name in ("method", "status", "type") if name in shared)
+        lines[0] = lines[0][:-1] + f" (all {said}):"  # the header's ':' stays last
+    rows = _lines_and_rows(sel.entries, page_url, lines, shared)
+    columns = [name for name in NETWORK_COLUMNS if name not in shared]
     notes, hint = paging(sel, since_id, "network_list")
     lines += [f"[{note}]" for note in notes]
     data: dict[str, Any] = {
@@ -123,30 +128,25 @@ def network_listing(
     return "\n".join(lines), data
 
 
-#: Columns a list may say once for all its rows (never the id or the URL, which tell rows apart).
-_SHAREABLE = ("method", "status", "type")
+#: Entry fields a list may say once for all its rows (never the id or the URL, which tell rows apart)
+_SHAREABLE = ("method", "status", "resourceType")
+_COLUMN_OF = {"method": "method", "status": "status", "resourceType": "type"}
+_CELLS = ("method", "status", "type")  # the row positions 1-3, in order
 
 
-def _hoist_shared(lines: list[str], rows: list[list[Any]]) -> tuple[list[str], dict[str, Any]]:
-    """The columns and shared values of the rows; what is shared is said once in the text too (see hoist_shared)."""
-    full = [list(row[1:4]) for row in rows]  # method, status, type of each row, before the hoist
-    columns, shared = hoist_shared(NETWORK_COLUMNS, _SHAREABLE, rows)
-    if not shared:
-        return columns, shared
-    first = len(lines) - len(rows)
-    said = " ".join(str(shared[name]) for name in _SHAREABLE if name in shared)
-    lines[first - 1] = lines[first - 1][:-1] + f" (all {said}):"  # the header's ':' stays last
-    for i, row in enumerate(rows):
-        line = lines[first + i]
-        rid = f"#{row[0]} "
-        old = rid + " ".join(str(v) for v in full[i]) + " "
-        if line.startswith(old):
-            kept = " ".join(str(v) for name, v in zip(_SHAREABLE, full[i], strict=True) if name not in shared)
-            lines[first + i] = rid + (kept + " " if kept else "") + line[len(old) :]
-    return columns, shared
+def _without_shared(line: str, row: list[Any], shared: dict[str, Any]) -> tuple[str, list[Any]]:
+    """A full line and row with the shared cells taken out (the rare entries not built plain)."""
+    cells = row[1:4]
+    kept = [value for name, value in zip(_CELLS, cells, strict=True) if name not in shared]
+    old = f"#{row[0]} " + " ".join(str(v) for v in cells) + " "
+    if line.startswith(old):
+        line = f"#{row[0]} " + "".join(f"{v} " for v in kept) + line[len(old) :]
+    return line, [row[0], *kept, *row[4:]]
 
 
-def _lines_and_rows(entries: list[dict[str, Any]], page_url: str | None, lines: list[str]) -> list[list[Any]]:
+def _lines_and_rows(
+    entries: list[dict[str, Any]], page_url: str | None, lines: list[str], shared: dict[str, Any]
+) -> list[list[Any]]:
     """Each entry's text line (appended to ``lines``) and its row, as :func:`_network_fields` makes them.
 
     Why a loop of its own: a list holds hundreds of requests and most are plain (answered, no
@@ -156,6 +156,7 @@ def _lines_and_rows(entries: list[dict[str, Any]], page_url: str | None, lines: 
     """
     rows: list[list[Any]] = []
     listed_page: dict[str, bool] = {}
+    keep = [i for i, name in enumerate(_CELLS) if name not in shared]  # positions of the cells still in rows
     for entry in entries:
         entry_page = entry.get("pageUrl")
         on_page = True
@@ -174,15 +175,31 @@ def _lines_and_rows(entries: list[dict[str, Any]], page_url: str | None, lines: 
         )
         if not plain:
             fields = _network_fields(entry, page_url)
-            lines.append(_network_line(fields))
-            rows.append(lean(_network_row(fields)))  # as the envelope's lean pass would (entries are Keep)
+            line, row = _network_line(fields), lean(_network_row(fields))  # lean: as the envelope's pass would
+            if shared:
+                line, row = _without_shared(line, row, shared)
+            lines.append(line)
+            rows.append(row)
             continue
         url = short_url(entry["url"], page_url)
         if len(url) > URL_CHARS or "\n" in url:
             url = cut(url, URL_CHARS)
         kind = entry.get("resourceType")
-        lines.append(f"#{entry['id']} {entry['method']} {status} {kind} {url}")
-        rows.append([entry["id"], entry["method"], status, kind, url])
+        if not shared:
+            lines.append(f"#{entry['id']} {entry['method']} {status} {kind} {url}")
+            rows.append([entry["id"], entry["method"], status, kind, url])
+        elif len(keep) == 1:  # the common shared list: method and status shared, or method and type
+            cell = (entry["method"], status, kind)[keep[0]]
+            lines.append(f"#{entry['id']} {cell} {url}")
+            rows.append([entry["id"], cell, url])
+        elif not keep:
+            lines.append(f"#{entry['id']} {url}")
+            rows.append([entry["id"], url])
+        else:
+            cells = (entry["method"], status, kind)
+            a, b = cells[keep[0]], cells[keep[1]]
+            lines.append(f"#{entry['id']} {a} {b} {url}")
+            rows.append([entry["id"], a, b, url])
     return rows
 
 
