@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from faults_util import UserTabs, serving
 from httpserver import Reply, Request
 from lean_util import assert_lean, records
@@ -298,3 +299,23 @@ async def test_upload_roots_from_the_configuration(http_server, tmp_path: Path):
             agent, "upload_file", ErrorCode.INVALID_ARGUMENT, uid=invoice, paths=[str(shared / "data.csv")] * 2
         )
         assert "takes one file" in two["message"]
+
+
+@pytest.mark.parametrize("engine", ["page", "ax"])
+async def test_plain_div_cards_and_lanes_can_be_dragged(http_server, tmp_path: Path, engine: str):
+    """A legacy board: a ``<div draggable=true>`` card and a lane with ``ondrop``, no roles; in a background tab."""
+    async with serving(tmp_path / "artifacts", snapshot_engine=engine) as agent:
+        await agent.s("navigate", url=http_server.url("/bg/board.html"))
+        cdp_url = agent.manager.launch.cdp_url
+        async with httpx.AsyncClient(trust_env=False) as http:
+            other = (await http.put(f"{cdp_url}/json/new?about:blank")).json()
+        await activate(cdp_url, other["id"])
+        await agent.s("select_page_by_title", title_contains="Board")
+        result = await agent.call("browser_session", action="snapshot")
+        full = assert_lean(result)
+        card = next(ln for ln in records(full, "lines") if ln.get("name") == "Fix invoice 17")
+        assert card["role"] == "clickable" and "draggable" in card.get("states", []), card
+        assert 'clickable "Fix invoice 17" draggable' in result.content[0].text
+        card_uid, lane_uid = uid_of(full, "clickable", "Fix invoice 17"), uid_of(full, "clickable", "Done")
+        await interact(agent, "drag", from_uid=card_uid, to_uid=lane_uid)
+        assert await out(agent) == "dropped:c17;"

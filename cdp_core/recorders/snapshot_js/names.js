@@ -336,6 +336,7 @@ function statesOf(el, role, shownRole) {
   const invalid = isInvalid(el) || classesOf(el).includes("is-invalid");
   if (invalid && shownRole !== "alert" && shownRole !== "error") states.push("invalid");
   if (el === activeElement && el !== document.body && el !== document.documentElement) states.push("focused");
+  if (attr(el, "draggable") === "true") states.push("draggable");
   return states;
 }
 
@@ -417,6 +418,7 @@ function selectOptions(select, maxOptions) {
 
 /** A plain element that looks clickable: an inline handler, or a pointer cursor that starts here. */
 function clickableSignal(el, cs, parentCs) {
-  if (el.hasAttributes() && (el.hasAttribute("onclick") || el.hasAttribute("onmousedown") || el.hasAttribute("onmouseup"))) return true;
+  // onclick & co: legacy handlers; draggable / ondrop: a drag-and-drop card or lane, a drag's ends
+  if (el.hasAttributes() && (el.hasAttribute("onclick") || el.hasAttribute("onmousedown") || el.hasAttribute("onmouseup") || el.hasAttribute("ondrop") || el.getAttribute("draggable") === "true")) return true;
   return cs.cursor === "pointer" && (!parentCs || parentCs.cursor !== "pointer");
 }
