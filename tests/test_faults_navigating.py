@@ -168,3 +168,36 @@ async def test_navigate_interrupted_every_time_answers_with_who_interrupted_it(h
             assert await agent.js("location.href") == moving.mover_url(4)  # where the answer says the tab is
     finally:
         moving.close()
+
+
+async def test_a_page_that_redirects_itself_before_load_is_followed(http_server, tmp_path):
+    """A login page that moves on by script before its ``load`` (an image that never arrives): navigate
+    follows it to the page it moved to, at once, instead of waiting its whole timeout for a load that
+    will not come; both renderings name where it went."""
+    release = threading.Event()
+
+    def stuck(req) -> Reply:
+        release.wait(30)
+        return Reply(200, b"GIF89a", "image/gif")
+
+    http_server.route("/faults/login/pixel.gif", stuck)
+    http_server.route(
+        "/faults/login.html",
+        Reply(200, "<title>Login</title><img src='/faults/login/pixel.gif'>"
+                   "<script>location.replace('/faults/dashboard.html')</script>"),  # fmt: skip
+    )
+    http_server.route("/faults/dashboard.html", Reply(200, "<title>Dashboard</title><p>welcome</p>"))
+    dashboard = http_server.url("/faults/dashboard.html")
+    try:
+        async with serving(tmp_path / "artifacts") as agent:
+            with anyio.fail_after(10):  # the navigate's own timeout is 20 s: waiting for it fails here
+                result = await agent.call(
+                    "browser_session", action="navigate", url=http_server.url("/faults/login.html"), timeout_ms=20000
+                )
+            sc, text = result.structured_content, result.content[0].text
+            assert not result.is_error, text
+            assert sc["url"] == dashboard and sc["title"] == "Dashboard", sc
+            assert sc["clientRedirects"] == [dashboard]
+            assert f"moved on by itself (script or meta refresh) to {dashboard}" in text
+    finally:
+        release.set()

@@ -38,7 +38,7 @@ from .pagejs import (
     truncate,
     unless_dialog,
 )
-from .pages_render import page_brief, page_line
+from .pages_render import move_notes, page_brief, page_line
 
 S = "browser_session"
 
@@ -164,6 +164,7 @@ async def _navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
         text += f", HTTP {info['httpStatus']}"
     if info.get("relaunched"):
         text += "; the internal browser had gone away and was relaunched"
+    text += move_notes(info)
     return ActionResult(text=text, data=info)
 
 

@@ -17,6 +17,7 @@ from ..context import ToolContext
 from ..registry import ActionArgs, ActionResult, action
 from .loading import LOAD_TAKES, StatusFn, bounded_load
 from .pagejs import no_dialog
+from .pages_render import move_notes
 
 S = "browser_session"
 
@@ -56,6 +57,7 @@ def _moved(verb: str, info: dict[str, Any]) -> ActionResult:
         text += "; same document (no load)"
     if data.get("fromBackForwardCache"):
         text += "; restored from the back/forward cache (no load, no requests)"
+    text += move_notes(data)
     return ActionResult(text=text, data=data)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..lean import hoist
 
-__all__ = ["page_brief", "page_line", "pages_listing", "browser_brief", "browser_lines"]
+__all__ = ["page_brief", "page_line", "pages_listing", "browser_brief", "browser_lines", "move_notes"]
 
 
 def page_brief(info: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -127,3 +127,13 @@ def browser_lines(b: dict[str, Any]) -> list[str]:
     if err:
         lines.append(f"current page error {err.get('code')}: {err.get('message')}")
     return lines
+
+
+def move_notes(data: dict[str, Any]) -> str:
+    """What else a tab move did, for its text (the same keys are in its data): redirects, retries."""
+    text = ""
+    if data.get("clientRedirects"):
+        text += "; the page moved on by itself (script or meta refresh) to " + " -> ".join(data["clientRedirects"])
+    if data.get("interruptedBy"):
+        text += "; sent again after the page's own navigation to " + ", ".join(data["interruptedBy"])
+    return text
