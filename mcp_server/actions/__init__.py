@@ -14,6 +14,7 @@ __all__ = ["MODULES", "load_actions"]
 MODULES: list[str] = [
     "session",
     "legacy",
+    "legacy_browser",
     "state",
     "selectors",
     "capture",
