@@ -17,8 +17,9 @@ import re
 import threading
 
 import anyio
-from faults_util import serving
+from faults_util import UserTabs, serving
 from httpserver import Reply
+from test_background_tab import activate, front_tab, visibility
 
 RELOADING = (
     "<title>Reloading</title><p>reloading page</p>"
@@ -170,10 +171,8 @@ async def test_navigate_interrupted_every_time_answers_with_who_interrupted_it(h
         moving.close()
 
 
-async def test_a_page_that_redirects_itself_before_load_is_followed(http_server, tmp_path):
-    """A login page that moves on by script before its ``load`` (an image that never arrives): navigate
-    follows it to the page it moved to, at once, instead of waiting its whole timeout for a load that
-    will not come; both renderings name where it went."""
+def _login_that_redirects(http_server) -> tuple[threading.Event, str, str]:
+    """A login page that moves on by script while its image never arrives (its ``load`` never fires)."""
     release = threading.Event()
 
     def stuck(req) -> Reply:
@@ -187,13 +186,41 @@ async def test_a_page_that_redirects_itself_before_load_is_followed(http_server,
                    "<script>location.replace('/faults/dashboard.html')</script>"),  # fmt: skip
     )
     http_server.route("/faults/dashboard.html", Reply(200, "<title>Dashboard</title><p>welcome</p>"))
-    dashboard = http_server.url("/faults/dashboard.html")
+    return release, http_server.url("/faults/login.html"), http_server.url("/faults/dashboard.html")
+
+
+async def test_a_redirecting_page_in_a_background_tab_of_the_users_chrome(fresh_chromium, http_server, tmp_path):
+    """The same in the user's Chrome, in a tab behind the one they look at: followed, and the front tab stays."""
+    release, login, dashboard = _login_that_redirects(http_server)
+    user = UserTabs(fresh_chromium.http_url)
+    work = await user.open(http_server.url("/faults/tab.html?name=work"))
+    front = await user.open(http_server.url("/faults/tab.html?name=front"))
+    await activate(fresh_chromium.http_url, front)
+    try:
+        async with serving(tmp_path / "artifacts") as agent:
+            await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+            await agent.s("select_page_by_url", url_contains="name=work")
+            assert await agent.js("document.visibilityState") == "hidden"
+            with anyio.fail_after(10):
+                result = await agent.call("browser_session", action="navigate", url=login, timeout_ms=20000)
+            assert not result.is_error, result.content[0].text
+            assert result.structured_content["url"] == dashboard
+            assert result.structured_content["clientRedirects"] == [dashboard]
+            assert await front_tab(fresh_chromium.http_url) == front
+            assert await visibility(fresh_chromium.http_url, work) == "hidden"
+    finally:
+        release.set()
+
+
+async def test_a_page_that_redirects_itself_before_load_is_followed(http_server, tmp_path):
+    """A login page that moves on by script before its ``load`` (an image that never arrives): navigate
+    follows it to the page it moved to, at once, instead of waiting its whole timeout for a load that
+    will not come; both renderings name where it went."""
+    release, login, dashboard = _login_that_redirects(http_server)
     try:
         async with serving(tmp_path / "artifacts") as agent:
             with anyio.fail_after(10):  # the navigate's own timeout is 20 s: waiting for it fails here
-                result = await agent.call(
-                    "browser_session", action="navigate", url=http_server.url("/faults/login.html"), timeout_ms=20000
-                )
+                result = await agent.call("browser_session", action="navigate", url=login, timeout_ms=20000)
             sc, text = result.structured_content, result.content[0].text
             assert not result.is_error, text
             assert sc["url"] == dashboard and sc["title"] == "Dashboard", sc
