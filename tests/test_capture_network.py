@@ -75,7 +75,13 @@ async def test_form_post_500_listed_with_payload_and_redacted_secrets(chromium, 
         assert full["postDataPreview"] == "id=123&provincia="
         headers = {k.lower(): v for k, v in full["requestHeaders"].items()}
         assert headers["authorization"] == "[redacted]"
-        assert headers["cookie"] == "[redacted]"  # the cookie as actually sent (ExtraInfo) is hidden too
+        # The cookie as actually sent comes in requestWillBeSentExtraInfo, which Chrome may deliver
+        # after the response: wait for it, then it must be hidden too.
+        sent = await until(
+            lambda: {k.lower(): v for k, v in tab.network.get(summary["id"])["requestHeaders"].items()}.get("cookie"),
+            what="the ExtraInfo request headers",
+        )
+        assert sent == "[redacted]"
         assert full["pageUrl"].endswith("/clienti/form.html")
         assert full["initiator"]["type"] == "script"
         top = full["initiator"]["stackTop"]
