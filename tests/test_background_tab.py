@@ -41,6 +41,14 @@ async def activate(http_url: str, target_id: str) -> None:
         assert reply.status_code == 200, reply.text
 
 
+async def open_in_front(http_url: str) -> str:
+    """What the user does by opening a new blank tab: it comes to front. Returns its target id."""
+    async with httpx.AsyncClient(trust_env=False) as http:
+        tab = (await http.put(f"{http_url}/json/new?about:blank")).json()
+    await activate(http_url, tab["id"])
+    return str(tab["id"])
+
+
 async def visibility(http_url: str, target_id: str) -> str:
     """The tab's visibility as the user's browser sees it (our own short CDP look)."""
     async with cdp_core.connect(http_url) as browser:
@@ -192,11 +200,9 @@ async def test_internal_browser_background_tab(http_server, tmp_path):
         await agent.s("navigate", url=http_server.url("/bg/form.html"))
         cdp_url = agent.manager.launch.cdp_url
         assert cdp_url
-        async with httpx.AsyncClient(trust_env=False) as http:
-            other = (await http.put(f"{cdp_url}/json/new?about:blank")).json()
-        await activate(cdp_url, other["id"])
+        other = await open_in_front(cdp_url)
         await agent.s("select_page_by_title", title_contains="Change client")
-        assert await front_tab(cdp_url) == other["id"]
+        assert await front_tab(cdp_url) == other
         snap = await agent.s("snapshot", interactive_only=True)
         await interact(agent, "fill_uid", uid=uid_of(snap, "textbox", "Name"), value="Linus")
         await interact(agent, "hover_uid", uid=uid_of(snap, "textbox", "Name"))
@@ -204,4 +210,4 @@ async def test_internal_browser_background_tab(http_server, tmp_path):
         pressed = await interact(agent, "press_uid", uid=uid_of(snap, "textbox", "Name"), key="Enter")
         assert records(pressed["followed"], "requests")[0]["method"] == "POST"
         assert posts and posts[-1]["name"] == ["Linus"] and posts[-1]["vip"] == ["on"]
-        assert await front_tab(cdp_url) == other["id"]
+        assert await front_tab(cdp_url) == other

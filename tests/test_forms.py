@@ -15,12 +15,11 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from faults_util import UserTabs, serving
 from httpserver import Reply, Request
 from lean_util import assert_lean, records
-from test_background_tab import CALL, activate, front_tab, interact_err, uid_of, visibility
+from test_background_tab import CALL, activate, front_tab, interact_err, open_in_front, uid_of, visibility
 
 from targets.errors import ErrorCode
 
@@ -246,9 +245,7 @@ async def test_internal_browser_background_tab(http_server, tmp_path: Path):
     async with serving(artifacts) as agent:
         await agent.s("navigate", url=http_server.url("/bg/order.html"))
         cdp_url = agent.manager.launch.cdp_url
-        async with httpx.AsyncClient(trust_env=False) as http:
-            other = (await http.put(f"{cdp_url}/json/new?about:blank")).json()
-        await activate(cdp_url, other["id"])
+        other = await open_in_front(cdp_url)
         await agent.s("select_page_by_title", title_contains="New order")
         snap = await agent.s("snapshot", interactive_only=True)
         await interact(
@@ -277,7 +274,7 @@ async def test_internal_browser_background_tab(http_server, tmp_path: Path):
         )
         assert records(sent["followed"], "requests")[0]["method"] == "POST"
         assert posts[-1]["customer"] == ["Linus"] and posts[-1]["country"] == ["de"] and posts[-1]["extras"] == ["sms"]
-        assert await front_tab(cdp_url) == other["id"]
+        assert await front_tab(cdp_url) == other
 
 
 async def test_upload_roots_from_the_configuration(http_server, tmp_path: Path):
@@ -307,9 +304,7 @@ async def test_plain_div_cards_and_lanes_can_be_dragged(http_server, tmp_path: P
     async with serving(tmp_path / "artifacts", snapshot_engine=engine) as agent:
         await agent.s("navigate", url=http_server.url("/bg/board.html"))
         cdp_url = agent.manager.launch.cdp_url
-        async with httpx.AsyncClient(trust_env=False) as http:
-            other = (await http.put(f"{cdp_url}/json/new?about:blank")).json()
-        await activate(cdp_url, other["id"])
+        await open_in_front(cdp_url)
         await agent.s("select_page_by_title", title_contains="Board")
         result = await agent.call("browser_session", action="snapshot")
         full = assert_lean(result)
