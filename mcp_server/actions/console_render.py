@@ -107,10 +107,9 @@ def console_listing(
     """(text, data) of a console list answer."""
     n = len(sel.entries)
     noun = f"console entr{'y' if n == 1 else 'ies'}"
-    lines = [header(n, noun, sel.total, page_url, since, evicted) + (":" if n else "")]
     shared = shared_values(sel.entries, ("type",))
-    if shared:
-        lines[0] = lines[0][:-1] + f" (all [{shared['type']}]):"  # the header's ':' stays last
+    said = f"[{shared['type']}]" if shared else ""
+    lines = [header(n, noun, sel.total, page_url, since, evicted, said) + (":" if n else "")]
     rows = _lines_and_rows(sel.entries, page_url, stack, lines, shared_type=bool(shared))
     columns = TYPE_SHARED_COLUMNS if shared else CONSOLE_COLUMNS
     notes, hint = paging(sel, since_id, "console_list")

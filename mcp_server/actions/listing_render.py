@@ -124,9 +124,14 @@ def paging(sel: Selection, since_id: int | None, what: str) -> tuple[list[str], 
     return notes, hint
 
 
-def header(count: int, noun: str, total: int, page_url: str | None, since: str | None, evicted: int) -> str:
+def header(
+    count: int, noun: str, total: int, page_url: str | None, since: str | None, evicted: int, shared: str = ""
+) -> str:
+    """A listing's first line; ``shared`` is what every row has in common (said here, not per row)."""
     head = f"{count} {noun}" + (f" of {total}" if total != count else "")
     head += f" on {page_url or '(no page)'}, captured since {since or 'attach'}"
     if evicted:
         head += f"; {evicted} older evicted (store budget)"
+    if shared:
+        head += f" (all {shared})"
     return head

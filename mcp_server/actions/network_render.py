@@ -101,12 +101,10 @@ def network_listing(
 ) -> tuple[str, dict[str, Any]]:
     """(text, data) of a network list answer."""
     n = len(sel.entries)
-    lines = [header(n, noun + ("" if n == 1 else "s"), sel.total, page_url, since, evicted) + (":" if n else "")]
     found = shared_values(sel.entries, _SHAREABLE)
     shared = {_COLUMN_OF[name]: value for name, value in found.items()}
-    if shared:
-        said = " ".join(str(shared[name]) for name in ("method", "status", "type") if name in shared)
-        lines[0] = lines[0][:-1] + f" (all {said}):"  # the header's ':' stays last
+    said = " ".join(str(shared[name]) for name in _CELLS if name in shared)
+    lines = [header(n, noun + ("" if n == 1 else "s"), sel.total, page_url, since, evicted, said) + (":" if n else "")]
     rows = _lines_and_rows(sel.entries, page_url, lines, shared)
     columns = [name for name in NETWORK_COLUMNS if name not in shared]
     notes, hint = paging(sel, since_id, "network_list")
