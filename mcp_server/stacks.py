@@ -61,6 +61,7 @@ async def map_console_entries(
     *,
     stack: bool = True,
     copy: bool = False,
+    located: frozenset[str] | None = None,
 ) -> list[str]:
     """Add ``original`` to the stack frames and location of console entries, in place; the notes.
 
@@ -71,13 +72,15 @@ async def map_console_entries(
     ``stack=False``: the entries' stacks are not shown, so they are neither read nor mapped
     (as if the entries had none). ``copy=True``: the entries are the recorder's own (a list
     answer reads them without copying all of them), so an entry that gets an ``original`` is
-    replaced in ``entries`` by a copy instead of being changed.
+    replaced in ``entries`` by a copy instead of being changed. ``located``: the entry types
+    whose location the answer shows (a list shows where errors happened, not where each of 2000
+    ``console.log`` lines did); the locations of other types are neither read nor mapped.
     """
     if page.closed or page.session.closed or not entries:
         return []
     if _frozen(page):
         return [FROZEN_NOTE]
-    urls = _located_urls(entries)
+    urls = _located_urls(entries, located)
     if stack:
         urls.update(str(frame.get("url") or "") for entry in entries for frame in entry.get("stack") or ())
     resolver = resolver_of(page, policy)
@@ -92,7 +95,7 @@ async def map_console_entries(
             if str(frame.get("url") or "") in mapped:
                 refs.append((n, "stack", i))
                 frames.append(frame)
-        loc = entry.get("location")
+        loc = entry.get("location") if located is None or entry.get("type") in located else None
         if isinstance(loc, dict) and loc.get("url") in mapped and loc.get("lineNumber") is not None:
             top = (entry_stack or [{}])[0]
             same = top.get("url") == loc["url"] and top.get("lineNumber") == loc["lineNumber"]
@@ -118,12 +121,14 @@ async def map_console_entries(
     return notes + [note for note in result.notes if note not in notes]
 
 
-def _located_urls(entries: list[dict[str, Any]]) -> set[str]:
+def _located_urls(entries: list[dict[str, Any]], located: frozenset[str] | None = None) -> set[str]:
     """The script URLs of the entries' locations (a browser message's bare URL, a failed load
     without a line, is no script position). Each URL's line is looked at until one has a line:
-    2000 entries of one script cost one set lookup each."""
+    2000 entries of one script cost one set lookup each. ``located``: only entries of these types."""
     found: set[str] = set()
     for entry in entries:
+        if located is not None and entry.get("type") not in located:
+            continue
         loc = entry.get("location")
         if isinstance(loc, dict):
             url = loc.get("url")

@@ -273,3 +273,28 @@ async def test_allowed_urls_keep_a_map_outside_them_unfetched(
             assert len([r for r in http_server.requests if r.path.endswith(".map")]) == before
     finally:
         await manager.close()
+
+
+async def test_a_list_of_logs_reads_no_source_map(client: Client, http_server):
+    """A list shows where errors happened, not where each log line was written: reading 300 logs
+    makes the browser fetch no map (and says nothing about one); console_get of a log, which
+    shows its place, does read it."""
+    script = 'for (let i = 0; i < 300; i++) console.log("step " + i);\n//# sourceMappingURL=steps.min.js.map\n'
+    http_server.route("/sm/steps.min.js", Reply(200, script, "application/javascript"))
+    http_server.route(
+        "/sm/steps.html", Reply(200, '<!doctype html><title>Steps</title><script src="/sm/steps.min.js"></script>')
+    )
+    await call(client, "navigate", url=http_server.url("/sm/steps.html"))
+    for _ in range(200):
+        result, sc = await call(client, "console_list", types=["log"], limit=500)
+        if sc.get("total") == 300:
+            break
+        await asyncio.sleep(0.05)
+    assert sc["total"] == 300 and sc["shared"] == {"type": "log"}, sc
+    assert "sourceMapNotes" not in sc and "source map:" not in text_of(result)
+    assert not [r for r in http_server.requests if r.path.endswith("steps.min.js.map")]
+
+    result, sc = await call(client, "console_get", id=records(sc)[0]["id"])
+    assert sc["entry"]["at"].startswith("/sm/steps.min.js:1"), sc
+    assert any("steps.min.js.map" in note and "404" in note for note in sc["sourceMapNotes"]), sc
+    assert [r for r in http_server.requests if r.path.endswith("steps.min.js.map")]

@@ -21,6 +21,7 @@ from ..capture import console_of, network_of
 from ..registry import ActionArgs, ActionResult, action
 from ..stacks import map_console_entries, map_initiator
 from .capture_render import console_listing, console_record, network_listing, network_record
+from .listing_render import LOCATED_TYPES
 
 if TYPE_CHECKING:
     from targets import PageHandle
@@ -128,7 +129,11 @@ async def console_list(ctx: ToolContext, args: ConsoleListArgs) -> ActionResult:
     # The recorder's own entries, not copies: the listing only reads them, and a source map's
     # ``original`` goes on a copy (map_console_entries copy=True).
     sel = recorder.query(types=args.types, limit=args.limit, since_id=args.since_id, copy=False)
-    notes = await map_console_entries(page, sel.entries, _policy(ctx), stack=args.include_stack, copy=True)
+    # The list shows where errors and warnings happened (every entry's place when stacks are asked).
+    located = None if args.include_stack else LOCATED_TYPES
+    notes = await map_console_entries(
+        page, sel.entries, _policy(ctx), stack=args.include_stack, copy=True, located=located
+    )
     text, data = console_listing(
         sel,
         page_url=page.url,
