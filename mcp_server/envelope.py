@@ -25,7 +25,7 @@ from .lean import lean
 from .registry import ActionResult
 from .schema import ENVELOPE_KEYS, SCHEMA_VERSION
 
-__all__ = ["ok_result", "error_result", "failure_from_exception", "validation_failure"]
+__all__ = ["ok_result", "error_result", "failure_from_exception", "validation_failure", "wire_form"]
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +54,20 @@ def ok_result(result: ActionResult, adapter: dict[str, Any] | None) -> types.Cal
     for b64, mime in result.images:
         content.append(types.ImageContent(type="image", data=b64, mime_type=mime))
     return types.CallToolResult(content=content, structured_content=structured, is_error=False)
+
+
+def wire_form(answer: types.CallToolResult) -> dict[str, Any]:
+    """The answer as the SDK puts it on the wire, made without a walk over ``structuredContent``.
+
+    Why: handed a ``CallToolResult``, the SDK dumps it (a walk over every value: the 2000 rows
+    of a console list), then validates and dumps the dict once more for the protocol version;
+    handed this dict, it does only the second. ``structuredContent`` is plain JSON already
+    (:func:`ok_result` and :func:`error_result` make it so), so it goes in as it is.
+    """
+    wire = answer.model_dump(by_alias=True, mode="json", exclude_none=True, exclude={"structured_content"})
+    if answer.structured_content is not None:
+        wire["structuredContent"] = answer.structured_content
+    return wire
 
 
 MESSAGE_CHARS = 300

@@ -44,7 +44,7 @@ from .answer_cap import final_pass
 from .artifacts import Artifacts
 from .client_log import CALL_SESSION, client_log
 from .context import ToolContext
-from .envelope import error_result, failure_from_exception, ok_result, validation_failure
+from .envelope import error_result, failure_from_exception, ok_result, validation_failure, wire_form
 from .locking import Busy, CallHold, CallLocks, locks_for
 from .progress import Progress
 from .registry import CONDENSED_TOOLS, ActionResult, ActionSpec
@@ -378,7 +378,7 @@ class BrowserMCP:
         async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
             return types.ListToolsResult(tools=self.list_tools())
 
-        async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:
             session = getattr(ctx, "session", None)
             progress = session.report_progress if session is not None else None
             token = CALL_SESSION.set(session)
@@ -394,7 +394,7 @@ class BrowserMCP:
                     f"Unknown tool: {params.name[:100]!r}",
                     data={"tools": sorted(self.routes), "hint": "call tools/list for the available tools"},
                 )
-            return answer
+            return wire_form(answer)
 
         async def on_set_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
             log_handler.set_level(params.level, getattr(ctx, "session", None))

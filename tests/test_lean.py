@@ -171,3 +171,19 @@ def test_lean_fast_path_follows_the_rules_on_random_answers():
     for _ in range(5000):
         value = make()
         assert lean(value) == _reference_lean(value), value
+
+
+def test_wire_form_is_what_the_sdk_would_dump_of_the_answer():
+    """The dict handed to the SDK equals its own dump of the answer, text, image and error alike."""
+    from mcp_server.envelope import error_result, wire_form
+    from targets.errors import ErrorCode, ToolFailure
+
+    rows = Keep([[i, f"msg {i}"] for i in range(1, 4)])
+    ok = ok_result(ActionResult(text="3 entries", data={"entries": rows, "total": 3}, plain=True), {"action": "x"})
+    ok.content.append(ok_result(ActionResult(text="img", images=[("aGVsbG8=", "image/png")]), None).content[1])
+    failed = error_result(ToolFailure(ErrorCode.INVALID_ARGUMENT, "bad", hint="fix it", field="url"), None)
+    for answer in (ok, failed):
+        assert wire_form(answer) == answer.model_dump(by_alias=True, mode="json", exclude_none=True)
+    assert wire_form(ok)["structuredContent"]["entries"] == [[1, "msg 1"], [2, "msg 2"], [3, "msg 3"]]
+    assert [block["type"] for block in wire_form(ok)["content"]] == ["text", "image"]
+    assert wire_form(failed)["isError"] is True
