@@ -167,3 +167,32 @@ def test_multipart_text_fields_masked_file_parts_kept():
     out = redact_form_fields(body)
     assert 'name="user"\r\n\r\nmario' in out
     assert 'name="password"\r\n\r\n[redacted]' in out and "segreto" not in out
+
+
+def test_request_headers_read_before_their_extra_info_are_said_to_be_provisional():
+    """Chrome may report the headers as sent (the Cookie among them) after the response: a read in
+    between shows the provisional ones and says so, in the record and in what the model reads."""
+    from mcp_server.actions.network_render import network_record
+
+    rec = NetworkRecorder(eager_body_budget=0)
+    answered = ("Network.responseReceived", {**response("P", "http://127.0.0.1/p", 200, 1.1)[1], "hasExtraInfo": True})
+    feed(rec, [will_send("P", "http://127.0.0.1/p", 1.0)])
+    (entry_id,) = [e["id"] for e in rec.list()]
+    assert rec.get(entry_id)["requestHeadersProvisional"]  # in flight: nothing said yet
+    feed(rec, [answered, finished("P", 1.2)])
+    early = rec.get(entry_id)
+    assert early["requestHeadersProvisional"] and "Cookie" not in early["requestHeaders"]
+    text, record = network_record(early, "http://127.0.0.1/app", None)
+    assert record["requestHeadersProvisional"] is True
+    assert "request headers (provisional: Chrome has not yet reported the headers as sent" in text
+
+    feed(rec, [req_extra("P", {"Accept": "*/*", "Cookie": "sid=1"})])
+    late = rec.get(entry_id)
+    assert not late["requestHeadersProvisional"] and late["requestHeaders"]["Cookie"] == "[redacted]"
+    text, record = network_record(late, "http://127.0.0.1/app", None)
+    assert not record["requestHeadersProvisional"] and "provisional" not in text
+
+    # Chrome said no ExtraInfo will come (memory cache, data: URLs): the headers held are all there is.
+    cached = ("Network.responseReceived", {**response("C", "http://127.0.0.1/c", 200, 2.1)[1], "hasExtraInfo": False})
+    feed(rec, [will_send("C", "http://127.0.0.1/c", 2.0), cached, finished("C", 2.2)])
+    assert not rec.get(rec.list()[-1]["id"])["requestHeadersProvisional"]

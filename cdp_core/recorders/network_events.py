@@ -44,6 +44,8 @@ class NetworkEvents(RecorderState):
             self._apply_response(previous, redirect, p.get("timestamp"), p.get("type"))
             if p.get("redirectHasExtraInfo") is False:
                 previous.resp_extra_expected = False
+            if isinstance(p.get("redirectHasExtraInfo"), bool):
+                previous.extra_info_said = p["redirectHasExtraInfo"]
             previous.end_ts = p.get("timestamp", previous.start_ts)
             previous.finished = True
             previous.encoded_bytes = int(redirect.get("encodedDataLength") or 0)
@@ -105,6 +107,8 @@ class NetworkEvents(RecorderState):
         self._apply_response(entry, resp, p.get("timestamp"), p.get("type"))
         if p.get("hasExtraInfo") is False:
             entry.resp_extra_expected = False
+        if isinstance(p.get("hasExtraInfo"), bool):
+            entry.extra_info_said = p["hasExtraInfo"]
         if (
             entry.resource_type == "document"
             and entry.frame_kind == "page"

@@ -165,6 +165,8 @@ class Entry:
     redirected_to: int | None = None
     frame_kind: str = "page"
     resp_extra_expected: bool = True  # False when Chrome said hasExtraInfo=false (cache, some workers)
+    #: Chrome's ``hasExtraInfo`` for this hop: will the headers as sent come (None: no response yet)
+    extra_info_said: bool | None = None
     body_state: str = "none"  # none | pending | held | too_large | failed | dropped
     request_body_file: str | None = None
     response_body_file: str | None = None
@@ -176,6 +178,21 @@ class Entry:
     extras: dict[str, Any] = field(default_factory=dict)
     #: estimated bytes this entry holds (strings and headers plus a fixed overhead): the store's budget
     size: int = 0
+
+    @property
+    def sent_headers_pending(self) -> bool:
+        """The request headers held are Chrome's provisional ones; the headers as sent are still to come.
+
+        ``requestWillBeSentExtraInfo`` (the headers on the wire: the Cookie, the real
+        User-Agent) may arrive after the response. Until it does, a read shows the provisional
+        headers, and must say so rather than pass them off as what was sent. Not pending when
+        Chrome said none will come (cache, data: URLs), for WebSockets, and for failed requests.
+        """
+        if self.request_extra_headers is not None or self.frames is not None or self.failed:
+            return False
+        if self.extra_info_said is None:
+            return not self.finished  # in flight: Chrome has not said yet
+        return self.extra_info_said
 
     @property
     def duration_ms(self) -> float | None:

@@ -129,6 +129,7 @@ class NetworkShapes(RecorderState):
                 "requestHeadersPreview": self._preview_headers(self._request_headers(e)),
                 "responseHeadersPreview": self._preview_headers(self._response_headers(e)),
                 "requestHeaders": self._request_headers(e),
+                "requestHeadersProvisional": e.sent_headers_pending,
                 "responseHeaders": self._response_headers(e),
                 "hasPostData": e.has_post_data,
                 "initiator": self._initiator(e),

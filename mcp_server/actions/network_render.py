@@ -249,6 +249,7 @@ def network_record(entry: dict[str, Any], page_url: str | None, since: str | Non
         "responseBodyFile": entry.get("responseBodyFile"),
         "postDataPreview": entry.get("postDataPreview"),
         "requestHeaders": entry.get("requestHeaders") or None,
+        "requestHeadersProvisional": entry.get("requestHeadersProvisional") or None,
         "responseHeaders": entry.get("responseHeaders") or None,
     }
     ini = entry.get("initiator") or {}
@@ -288,6 +289,8 @@ def network_record(entry: dict[str, Any], page_url: str | None, since: str | Non
         lines.append(f"payload: {rec['postDataPreview']}")
     for key, label in (("requestHeaders", "request headers"), ("responseHeaders", "response headers")):
         if rec.get(key):
+            if key == "requestHeaders" and rec.get("requestHeadersProvisional"):
+                label += f" ({PROVISIONAL})"
             lines.append(f"{label}:")
             lines += [f"  {k}: {v}" for k, v in rec[key].items()]
     if ini:
@@ -299,6 +302,10 @@ def network_record(entry: dict[str, Any], page_url: str | None, since: str | Non
         lines.append(f"websocket: {ws['sent']} sent, {ws['received']} received{', closed' if ws.get('closed') else ''}")
         lines += [f"  {d} t=+{t} ms {n} bytes: {p}" for d, t, n, p in rec.get("frames", [])]
     return "\n".join(lines), rec
+
+
+#: said of request headers Chrome has not yet reported as sent (cdp_core Entry.sent_headers_pending)
+PROVISIONAL = "provisional: Chrome has not yet reported the headers as sent, the Cookie among them; read again"
 
 
 def _other_doc(doc: str | None, url: str, page_url: str | None) -> str | None:
