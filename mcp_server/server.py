@@ -48,7 +48,8 @@ from .envelope import error_result, failure_from_exception, ok_result, validatio
 from .locking import Busy, CallHold, CallLocks, locks_for
 from .progress import Progress
 from .registry import CONDENSED_TOOLS, ActionResult, ActionSpec
-from .schema import args_schema, condensed_output_schema, condensed_schema, output_schema
+from .schema import args_schema, condensed_schema
+from .schema_output import condensed_output_schema, output_schema
 from .settings import Settings
 
 __all__ = ["BrowserMCP", "build_server", "SERVER_NAME", "server_version", "CallRecord"]

@@ -262,7 +262,7 @@ def render(tools: list[dict[str, Any]], specs: list[registry.ActionSpec]) -> str
         out.append(f"| `{tool['name']}` | {twin} | {fields} |")
     out.append("")
 
-    from mcp_server.schema import output_schema
+    from mcp_server.schema_output import output_schema
 
     envelope = output_schema()
     out += [

@@ -15,7 +15,8 @@ from mcp.client import Client
 
 from mcp_server import registry
 from mcp_server.registry import CONDENSED_TOOLS
-from mcp_server.schema import action_rules, args_schema
+from mcp_server.schema import args_schema
+from mcp_server.schema_output import action_rules
 from mcp_server.server import BrowserMCP
 from mcp_server.settings import Settings
 

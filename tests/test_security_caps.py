@@ -23,7 +23,7 @@ from mcp.client import Client
 from mcp_http import running_http_server
 
 from mcp_server.answer_cap import CAP_KEY, cap_answer
-from mcp_server.schema import output_schema
+from mcp_server.schema_output import output_schema
 
 LIMIT = 64 * 1024
 ITEMS = "".join(f"<li><button>item {i} {'x' * 60}</button></li>" for i in range(3000))
