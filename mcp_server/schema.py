@@ -47,6 +47,8 @@ def _inline(node: Any, defs: dict[str, Any], *, keep_null: bool = False) -> Any:
     any_of = out.get("anyOf")
     if isinstance(any_of, list) and keep_null and len(any_of) == 2 and {"type": "null"} in any_of:
         other = next(s for s in any_of if s != {"type": "null"})
+        # ``additionalProperties: true`` is the default: {"type": "object"} says the same
+        other = {k: v for k, v in other.items() if not (k == "additionalProperties" and v is True)}
         if set(other) == {"type"} and isinstance(other["type"], str):
             # {"anyOf": [{"type": "string"}, {"type": "null"}]} says the same as {"type": ["string", "null"]}
             out.pop("anyOf")

@@ -8,6 +8,7 @@ per-row schema, per-action rules reached through a tree, repeated subschemas sai
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -15,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from .registry import ActionSpec
 from .schema import _inline
 
-__all__ = ["output_schema", "condensed_output_schema", "action_rules"]
+__all__ = ["output_schema", "condensed_output_schema", "action_rules", "said_once", "resolved"]
 
 
 class Adapter(BaseModel):
@@ -170,7 +171,99 @@ def condensed_output_schema(specs: list[ActionSpec]) -> dict[str, Any]:
     if rules:
         ok = {"required": ["adapter", "status"], "properties": {"status": {"const": "ok"}}}
         schema["allOf"] = [{"if": ok, "then": _dispatch(rules)}]
-    return schema
+    return said_once(schema)
+
+
+#: where a schema holds subschemas: by name, one, or a list of them
+_SUB_MAPS = ("properties", "patternProperties", "dependentSchemas")
+_SUB_ONE = ("items", "additionalProperties", "if", "then", "else", "not", "contains", "propertyNames")
+_SUB_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+#: a subschema this big (object subschemas, itself included) that occurs twice goes into ``$defs``
+SHARED_MIN_NODES = 3
+
+
+def _subschemas(node: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """``(name, subschema)`` of each object subschema directly under ``node``; name: its property or keyword."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    for key, value in node.items():
+        if key in _SUB_MAPS and isinstance(value, dict):
+            found += [(name, sub) for name, sub in value.items() if isinstance(sub, dict)]
+        elif key in _SUB_ONE and isinstance(value, dict):
+            found.append((key, value))
+        elif key in _SUB_LISTS and isinstance(value, list):
+            found += [(key, sub) for sub in value if isinstance(sub, dict)]
+    return found
+
+
+def _size(node: dict[str, Any]) -> int:
+    return 1 + sum(_size(sub) for _, sub in _subschemas(node))
+
+
+def said_once(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with each repeated subschema (``SHARED_MIN_NODES`` or more) said once, in ``$defs``.
+
+    Why: a client checks the schema against the 2020-12 meta-schema once per session, and the
+    Python SDK's ``jsonschema`` spends about 0.2 ms on each subschema: the 767 of the condensed
+    ``browser_session`` schema cost 160 ms of the session's first call, more than the attach
+    behind it. Actions share result shapes (a page entry, a list's paging keys), so a third of
+    the text was repeats. The rules are the same; ``$ref`` points inside the document.
+    """
+    seen: dict[str, int] = {}
+
+    def count(node: dict[str, Any]) -> None:
+        for _, sub in _subschemas(node):
+            if _size(sub) >= SHARED_MIN_NODES:
+                key = json.dumps(sub, sort_keys=True)
+                seen[key] = seen.get(key, 0) + 1
+            count(sub)
+
+    count(schema)
+    shared = {key for key, n in seen.items() if n > 1}
+    if not shared:
+        return schema
+    defs: dict[str, Any] = {}
+    names: dict[str, str] = {}
+
+    def swap(node: dict[str, Any]) -> dict[str, Any]:
+        out = dict(node)
+        for key, value in node.items():
+            if key in _SUB_MAPS and isinstance(value, dict):
+                out[key] = {name: ref(name, sub) for name, sub in value.items()}
+            elif key in _SUB_ONE and isinstance(value, dict):
+                out[key] = ref(key, value)
+            elif key in _SUB_LISTS and isinstance(value, list):
+                out[key] = [ref(key, sub) for sub in value]
+        return out
+
+    def ref(name: str, sub: Any) -> Any:
+        if not isinstance(sub, dict):
+            return sub
+        key = json.dumps(sub, sort_keys=True)
+        if key not in shared:
+            return swap(sub)
+        if key not in names:
+            label, n = name, 2
+            while label in defs:
+                label, n = f"{name}{n}", n + 1
+            names[key] = label
+            defs[label] = {}  # the name is taken before the body (which may hold other shared parts) is made
+            defs[label] = swap(sub)
+        return {"$ref": f"#/$defs/{names[key]}"}
+
+    out = swap(schema)
+    out["$defs"] = defs
+    return out
+
+
+def resolved(node: Any, defs: dict[str, Any]) -> Any:
+    """``node`` with every ``#/$defs/...`` reference replaced by what it points to (for tests and docs)."""
+    if isinstance(node, list):
+        return [resolved(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if set(node) == {"$ref"} and node["$ref"].startswith("#/$defs/"):
+        return resolved(defs[node["$ref"].removeprefix("#/$defs/")], defs)
+    return {key: resolved(value, defs) if key != "$defs" else value for key, value in node.items()}
 
 
 def _on_action(names: list[str]) -> dict[str, Any]:
@@ -182,7 +275,9 @@ def _on_action(names: list[str]) -> dict[str, Any]:
 def _dispatch(rules: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
     """``then`` of the rule whose action the answer names, found by halving the rules (see above).
 
-    A leaf still checks its own action, so an answer naming no known action gets no rule.
+    Down a ``then`` the action is known to be one of that half, so :func:`_known` picks among
+    them without checking again; only the last ``else`` checks its own action, so an answer
+    naming no known action gets no rule.
     """
     if len(rules) == 1:
         name, then = rules[0]
@@ -190,22 +285,60 @@ def _dispatch(rules: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
     half = len(rules) // 2
     return {
         "if": _on_action([name for name, _ in rules[:half]]),
-        "then": _dispatch(rules[:half]),
+        "then": _known(rules[:half]),
         "else": _dispatch(rules[half:]),
+    }
+
+
+def _known(rules: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """The rule of the answer's action, which is one of ``rules``."""
+    if len(rules) == 1:
+        return rules[0][1]
+    half = len(rules) // 2
+    return {
+        "if": _on_action([name for name, _ in rules[:half]]),
+        "then": _known(rules[:half]),
+        "else": _known(rules[half:]),
     }
 
 
 def action_rules(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Each action's ``then`` in a condensed output schema, by action name (for tests and docs)."""
     found: dict[str, dict[str, Any]] = {}
+    defs = schema.get("$defs", {})
 
-    def walk(node: dict[str, Any]) -> None:
-        if "else" in node:
-            walk(node["then"])
-            walk(node["else"])
+    def walk(node: dict[str, Any], names: list[str]) -> None:
+        node = resolved(node, defs)
+        if "if" not in node:  # a rule (rules hold properties and required keys, never an ``if``)
+            (name,) = names
+            found[name] = node
             return
-        found[node["if"]["properties"]["adapter"]["properties"]["action"]["const"]] = node["then"]
+        match = node["if"]["properties"]["adapter"]["properties"]["action"]
+        chosen = [match["const"]] if "const" in match else list(match["enum"])
+        walk(node["then"], chosen)
+        if "else" in node:
+            walk(node["else"], [name for name in names if name not in chosen])
 
     for rule in schema.get("allOf", []):
-        walk(rule["then"])
+        walk(rule["then"], _actions_named(resolved(rule["then"], defs)))
     return found
+
+
+def _actions_named(node: dict[str, Any]) -> list[str]:
+    """Every action the dispatch tree under ``node`` names (the leaves and the last ``else``)."""
+    names: list[str] = []
+
+    def walk(n: Any) -> None:
+        if isinstance(n, dict):
+            action = n.get("properties", {}).get("adapter", {}).get("properties", {}).get("action", {})
+            names.extend(
+                x for x in ([action["const"]] if "const" in action else action.get("enum", [])) if x not in names
+            )
+            for value in n.values():
+                walk(value)
+        elif isinstance(n, list):
+            for value in n:
+                walk(value)
+
+    walk(node)
+    return names

@@ -173,3 +173,43 @@ def _sample(prop: dict) -> object:
     kind = prop.get("type")
     kind = kind[0] if isinstance(kind, list) else kind
     return {"string": "s", "integer": 1, "number": 1.0, "boolean": True, "array": [], "object": {}}.get(kind, "s")
+
+
+def test_output_schemas_say_each_repeated_shape_once():
+    """A client checks each outputSchema against the 2020-12 meta-schema at its first call (the
+    Python SDK: ~0.2 ms a subschema): shapes several actions return (a page entry, a list's
+    paging keys) sit once in ``$defs``, and every rule still reads the same once resolved."""
+    from mcp_server.schema_output import _size, _subschemas, resolved, said_once
+
+    app = _app("condensed")
+    for tool, route in app.routes.items():
+        schema = route.tool.output_schema
+        jsonschema.Draft202012Validator.check_schema(schema)
+        assert said_once(schema) is schema or said_once(schema) == schema, tool  # nothing left to share
+        shapes: list[str] = []
+
+        def collect(node: dict) -> None:
+            for _, sub in _subschemas(node):
+                if _size(sub) >= 3:
+                    shapes.append(json.dumps(sub, sort_keys=True))
+                collect(sub)
+
+        for body in (schema, *schema.get("$defs", {}).values()):
+            collect(body)
+        repeated = {s for s in shapes if shapes.count(s) > 1}
+        assert not repeated, (tool, sorted(repeated)[:2])
+        defs = schema.get("$defs", {})
+        assert all(ref.startswith("#/$defs/") and ref[8:] in defs for ref in _refs(schema)), tool
+        rules = action_rules(schema)
+        assert "$ref" not in json.dumps(rules)  # rules read resolved, as a validator sees them
+        assert resolved(schema, defs)["properties"] == schema["properties"]
+    session = app.routes["browser_session"].tool.output_schema
+    assert len(json.dumps(session, separators=(",", ":"))) < 16_000  # 24,059 before shapes were shared
+
+
+def _refs(node: object) -> list[str]:
+    if isinstance(node, dict):
+        return ([node["$ref"]] if "$ref" in node else []) + [r for v in node.values() for r in _refs(v)]
+    if isinstance(node, list):
+        return [r for v in node for r in _refs(v)]
+    return []
