@@ -1,4 +1,4 @@
-"""The MCP server: tools/list and tools/call built from the action table, on the SDK's lowlevel Server.
+"""The MCP server: tools/call run on the SDK's lowlevel Server (tools/list: :mod:`.tool_catalog`).
 
 The lowlevel :class:`mcp.server.Server` is used (not ``MCPServer``) because the condensed tools
 need hand-made input schemas (``action`` plus a union of fields) while each call is validated
@@ -47,52 +47,15 @@ from .context import ToolContext
 from .envelope import error_result, failure_from_exception, ok_result, validation_failure, wire_form
 from .locking import Busy, CallHold, CallLocks, locks_for
 from .progress import Progress
-from .registry import CONDENSED_TOOLS, ActionResult, ActionSpec
-from .schema import args_schema, condensed_schema
-from .schema_output import condensed_output_schema, output_schema
+from .registry import ActionResult, ActionSpec
 from .settings import Settings
+from .tool_catalog import Route, build_routes
 
 __all__ = ["BrowserMCP", "build_server", "SERVER_NAME", "server_version", "CallRecord"]
 
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "mcp-browser-debug"
-
-TOOL_DESCRIPTIONS = {
-    "browser_session": (
-        "Debug web apps in Chrome (internal, or the user's over CDP; attach never navigates). "
-        "Set `action`, send only its fields; big output goes to files."
-    ),
-    "browser_interact": "Act on the selected page by snapshot uid (from snapshot) or CSS selector.",
-}
-
-TOOL_TITLES = {
-    "browser_session": "Browser session",
-    "browser_interact": "Browser input",
-}
-
-
-def _legacy_title(spec: ActionSpec) -> str:
-    """``browser_get_dom`` -> "Get dom (legacy)": a readable name for clients' tool pickers."""
-    return spec.name.replace("_", " ").capitalize() + " (legacy)"
-
-
-def _condensed_hints(specs: list[ActionSpec]) -> types.ToolAnnotations:
-    """One set of hints for a tool whose actions differ: what the tool can do at worst.
-
-    Hints are per tool, so a condensed tool with any action that changes state is not
-    read-only, and one with any destructive action (navigate replaces the page, load_state
-    overwrites cookies, a click can submit a form) is destructive; its description says which
-    actions only read, so a client can still tell them apart.
-    """
-    read_only = all(s.read_only for s in specs)
-    return types.ToolAnnotations(
-        read_only_hint=read_only,
-        destructive_hint=None if read_only else any(s.destructive for s in specs),
-        idempotent_hint=True if read_only else False,
-        open_world_hint=True,
-    )
-
 
 INSTRUCTIONS = (
     "Start with browser_session action=get_capabilities. Attach to the user's Chrome with attach_cdp (never "
@@ -133,14 +96,6 @@ class RunningCall:
     started: float = field(default_factory=time.monotonic)
 
 
-@dataclass
-class _Route:
-    tool: types.Tool
-    #: legacy tool: its one action; condensed tool: None (actions picked by name)
-    spec: ActionSpec | None = None
-    actions: dict[str, ActionSpec] = field(default_factory=dict)
-
-
 class BrowserMCP:
     """The tools of one server process: schemas, routing, envelope, locking."""
 
@@ -168,49 +123,7 @@ class BrowserMCP:
         #: the calls in progress, by a per-call id
         self.running: dict[int, RunningCall] = {}
         self._call_ids = itertools.count(1)
-        self.routes: dict[str, _Route] = self._build_routes()
-
-    # -- tools/list ---------------------------------------------------------------------------
-
-    def _build_routes(self) -> dict[str, _Route]:
-        routes: dict[str, _Route] = {}
-        if self.toolset in ("condensed", "all"):
-            for tool in CONDENSED_TOOLS:
-                specs = [s for s in self.specs if s.tool == tool]
-                if not specs:
-                    continue
-                routes[tool] = _Route(
-                    tool=types.Tool(
-                        name=tool,
-                        title=TOOL_TITLES[tool],
-                        description=TOOL_DESCRIPTIONS[tool],
-                        input_schema=condensed_schema(specs),
-                        output_schema=condensed_output_schema(specs),
-                        annotations=_condensed_hints(specs),
-                    ),
-                    actions={s.name: s for s in specs},
-                )
-        if self.toolset in ("legacy", "all"):
-            for spec in self.specs:
-                if not spec.legacy:
-                    continue
-                routes[spec.legacy] = _Route(
-                    tool=types.Tool(
-                        name=spec.legacy,
-                        title=_legacy_title(spec),
-                        description=f"{spec.description or spec.name} (= {spec.tool} action={spec.name})",
-                        input_schema=args_schema(spec.args),
-                        output_schema=output_schema(spec.result, adapter=False),
-                        annotations=types.ToolAnnotations(
-                            read_only_hint=spec.read_only,
-                            destructive_hint=spec.destructive if not spec.read_only else None,
-                            idempotent_hint=True if spec.read_only else None,
-                            open_world_hint=True,
-                        ),
-                    ),
-                    spec=spec,
-                )
-        return routes
+        self.routes: dict[str, Route] = build_routes(self.specs, self.toolset)
 
     def list_tools(self) -> list[types.Tool]:
         return [route.tool for route in self.routes.values()]
@@ -324,7 +237,7 @@ class BrowserMCP:
         """How many calls are in progress (of ``action``, when given): tests and status read this."""
         return sum(1 for c in self.running.values() if action is None or c.action == action)
 
-    def _pick_action(self, tool: str, route: _Route, args: dict[str, Any]) -> tuple[ActionSpec, str]:
+    def _pick_action(self, tool: str, route: Route, args: dict[str, Any]) -> tuple[ActionSpec, str]:
         names = list(route.actions)
         action = args.pop("action", None)
         if action is None:

@@ -179,7 +179,7 @@ def test_output_schemas_say_each_repeated_shape_once():
     """A client checks each outputSchema against the 2020-12 meta-schema at its first call (the
     Python SDK: ~0.2 ms a subschema): shapes several actions return (a page entry, a list's
     paging keys) sit once in ``$defs``, and every rule still reads the same once resolved."""
-    from mcp_server.schema_output import _size, _subschemas, resolved, said_once
+    from mcp_server.schema_output import resolved, said_once
 
     app = _app("condensed")
     for tool, route in app.routes.items():
@@ -187,15 +187,8 @@ def test_output_schemas_say_each_repeated_shape_once():
         jsonschema.Draft202012Validator.check_schema(schema)
         assert said_once(schema) is schema or said_once(schema) == schema, tool  # nothing left to share
         shapes: list[str] = []
-
-        def collect(node: dict) -> None:
-            for _, sub in _subschemas(node):
-                if _size(sub) >= 3:
-                    shapes.append(json.dumps(sub, sort_keys=True))
-                collect(sub)
-
         for body in (schema, *schema.get("$defs", {}).values()):
-            collect(body)
+            _collect(body, shapes)
         repeated = {s for s in shapes if shapes.count(s) > 1}
         assert not repeated, (tool, sorted(repeated)[:2])
         defs = schema.get("$defs", {})
@@ -205,6 +198,16 @@ def test_output_schemas_say_each_repeated_shape_once():
         assert resolved(schema, defs)["properties"] == schema["properties"]
     session = app.routes["browser_session"].tool.output_schema
     assert len(json.dumps(session, separators=(",", ":"))) < 16_000  # 24,059 before shapes were shared
+
+
+def _collect(node: dict, shapes: list[str]) -> None:
+    """Every subschema of 3+ subschemas under ``node``, as canonical JSON."""
+    from mcp_server.schema_output import _size, _subschemas
+
+    for _, sub in _subschemas(node):
+        if _size(sub) >= 3:
+            shapes.append(json.dumps(sub, sort_keys=True))
+        _collect(sub, shapes)
 
 
 def _refs(node: object) -> list[str]:
