@@ -125,6 +125,10 @@ async def _follow(
         facts["interruptedBy"] = interrupted_by
     if follower.redirects:
         facts["clientRedirects"] = follower.redirects[-MAX_REDIRECTS_SHOWN:]
+    if (failed := follower.failed_redirect()) is not None:
+        facts["clientRedirectFailed"] = {"url": failed[0], "error": failed[1]}
+        if follower.wanted is not None and follower.wanted not in follower.reached():
+            facts["reached"] = follower.reached()
     return facts
 
 

@@ -17,7 +17,7 @@ from cdp_core import CDPEvent
 
 from .page import PageHandle
 
-__all__ = ["ATTEMPTS", "EVENTS", "MAX_REDIRECTS_SHOWN", "WAIT_UNTIL", "Follower", "StatusFn"]
+__all__ = ["ATTEMPTS", "EVENTS", "FAILED_REDIRECT_GRACE_S", "MAX_REDIRECTS_SHOWN", "WAIT_UNTIL", "Follower", "StatusFn"]
 
 #: hears the steps of a load ("waiting for the response", "response received (DOMContentLoaded),
 #: waiting for 'load'"), for progress messages
@@ -39,6 +39,10 @@ ATTEMPTS = 3
 
 #: A page that keeps redirecting itself is followed until the timeout; the answer names the last few.
 MAX_REDIRECTS_SHOWN = 5
+
+#: Seconds to wait, once the page's own navigation away from our document failed without a new
+#: document, for a next navigation (the failed one was replaced) or for our document's milestone.
+FAILED_REDIRECT_GRACE_S = 0.3
 
 EVENTS = (
     "Page.lifecycleEvent",
@@ -95,6 +99,9 @@ class Follower:
         self.interrupted_by: str | None = None
         #: URLs our document moved on to by itself (script, meta refresh) after it committed, followed
         self.redirects: list[str] = []
+        #: the page's own navigation away from our document failed, no other came: stop waiting at the grace's end
+        self._grace: asyncio.TimerHandle | None = None
+        self._grace_over = False
         self.done = asyncio.Event()
         self.same_document = False
         self.restored = False
@@ -180,6 +187,28 @@ class Follower:
             self.redirects.append(self.urls.get(successor) or "another URL")
             self.loader = successor  # the wait goes on for the document the page moved on to
             self._check()
+        elif self.failed_redirect() is not None:
+            # The page stays on our document, which may never reach wait_until now (a navigation
+            # refused by ALLOWED_URLS stops its loading): after the grace the answer says so.
+            if self._grace_over:
+                self.done.set()
+            elif self._grace is None:
+                self._grace = asyncio.get_running_loop().call_later(FAILED_REDIRECT_GRACE_S, self._end_grace)
+
+    def _end_grace(self) -> None:
+        self._grace_over = True
+        self._check()
+
+    def failed_redirect(self) -> tuple[str, str] | None:
+        """``(url, error)`` of the page's own navigation away from our document, when it failed without
+        a document of its own (refused, aborted, a download) and nothing started after it."""
+        ours = self.commits.get(self.loader or "")
+        if ours is None or not self.starts:
+            return None
+        newest = max(self.starts, key=self.starts.__getitem__)
+        if self.starts[newest] < ours or newest in self.commits or newest not in self.unreachable:
+            return None
+        return self.urls.get(newest) or "another URL", self.unreachable[newest]
 
     def _successor_commit(self) -> str | None:
         """The newest loader that committed after our document had: the page moved on before ``wait_until``.

@@ -165,6 +165,9 @@ class TabActions:
             raise self._lost_now(self._target(page.target), exc) from exc
         except CDPException as exc:
             raise ToolFailure(ErrorCode.NAVIGATION_FAILED, f"{what} failed: {exc}", **details) from exc
+        failed = facts.get("clientRedirectFailed")
+        if failed and interceptor is not None and interceptor.blocked_total > blocked_before:
+            failed["blocked"] = interceptor.reason_for(failed["url"])  # the launch browser's ALLOWED_URLS refused it
         page.active_frame = None
         result: dict[str, Any] = {
             **facts,

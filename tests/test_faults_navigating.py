@@ -182,8 +182,11 @@ def _login_that_redirects(http_server) -> tuple[threading.Event, str, str]:
     http_server.route("/faults/login/pixel.gif", stuck)
     http_server.route(
         "/faults/login.html",
-        Reply(200, "<title>Login</title><img src='/faults/login/pixel.gif'>"
-                   "<script>location.replace('/faults/dashboard.html')</script>"),  # fmt: skip
+        Reply(
+            200,
+            "<title>Login</title><img src='/faults/login/pixel.gif'>"
+            "<script>location.replace('/faults/dashboard.html')</script>",
+        ),  # fmt: skip
     )
     http_server.route("/faults/dashboard.html", Reply(200, "<title>Dashboard</title><p>welcome</p>"))
     return release, http_server.url("/faults/login.html"), http_server.url("/faults/dashboard.html")
@@ -228,3 +231,67 @@ async def test_a_page_that_redirects_itself_before_load_is_followed(http_server,
             assert f"moved on by itself (script or meta refresh) to {dashboard}" in text
     finally:
         release.set()
+
+
+def _report_that_exports(http_server) -> tuple[str, str, str]:
+    """A report page that starts its CSV export by script while it loads, and one that pings an empty 204."""
+    http_server.route(
+        "/faults/export.csv",
+        Reply(200, "id;name\n1;ACME\n", "text/csv", headers={"Content-Disposition": "attachment; filename=r.csv"}),
+    )
+    http_server.route("/faults/ping", Reply(204, ""))
+    http_server.route(
+        "/faults/report.html",
+        Reply(200, "<title>Report</title><script>location.replace('/faults/export.csv')</script><p>report</p>"),
+    )
+    http_server.route(
+        "/faults/pinging.html",
+        Reply(200, "<title>Pinging</title><script>location.href = '/faults/ping'</script><p>pinging</p>"),
+    )
+    return (
+        http_server.url("/faults/report.html"),
+        http_server.url("/faults/pinging.html"),
+        http_server.url("/faults/export.csv"),
+    )
+
+
+async def test_a_page_that_moves_to_a_download_is_answered_at_once(http_server, tmp_path):
+    """location.replace to a CSV export (or to a 204) brings no new page and stops the page's own loading:
+    navigate used to wait its whole timeout for a 'load' that never came, then say TIMEOUT. It answers at
+    once: the tab is on the report, and both renderings say where the page tried to go and what came of it."""
+    report, pinging, export = _report_that_exports(http_server)
+    async with serving(tmp_path / "artifacts") as agent:
+        for url, target in ((report, export), (pinging, http_server.url("/faults/ping"))):
+            with anyio.fail_after(10):  # the navigate's own timeout is 20 s: waiting for it fails here
+                result = await agent.call("browser_session", action="navigate", url=url, timeout_ms=20000)
+            sc, text = result.structured_content, result.content[0].text
+            assert not result.is_error, text
+            assert sc["url"] == url and sc["clientRedirectFailed"]["url"] == target, sc
+            assert "ERR_ABORTED" in sc["clientRedirectFailed"]["error"]
+            assert f"tried to move on by itself to {target}, which brought no new page" in text
+            assert "it stays on this page" in text
+            page = await agent.s("get_current_page")
+            assert page["page"]["url"] == url
+
+
+async def test_a_page_moving_to_an_empty_answer_in_a_background_tab_of_the_users_chrome(
+    fresh_chromium, http_server, tmp_path
+):
+    """The same in the user's Chrome, in a tab behind the one they look at (a 204: no download lands
+    in the user's folder): answered at once, the front tab stays in front."""
+    _, pinging, _ = _report_that_exports(http_server)
+    user = UserTabs(fresh_chromium.http_url)
+    work = await user.open(http_server.url("/faults/tab.html?name=work"))
+    front = await user.open(http_server.url("/faults/tab.html?name=front"))
+    await activate(fresh_chromium.http_url, front)
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("select_page_by_url", url_contains="name=work")
+        assert await agent.js("document.visibilityState") == "hidden"
+        with anyio.fail_after(10):
+            result = await agent.call("browser_session", action="navigate", url=pinging, timeout_ms=20000)
+        assert not result.is_error, result.content[0].text
+        assert result.structured_content["clientRedirectFailed"]["url"] == http_server.url("/faults/ping")
+        assert result.structured_content["url"] == pinging
+        assert await front_tab(fresh_chromium.http_url) == front
+        assert await visibility(fresh_chromium.http_url, work) == "hidden"

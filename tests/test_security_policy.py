@@ -130,6 +130,27 @@ async def test_launch_browser_refuses_every_request_outside_the_allow_list(polic
         assert "ALLOWED_FILE_ROOTS" in sc["message"]
 
 
+async def test_a_page_moving_by_itself_outside_the_allow_list_is_refused_and_answered_at_once(policed, routes):
+    """An allowed page that sends itself, by script, to a URL outside ALLOWED_URLS: the request never
+    goes out, the tab stays on the allowed page, and navigate says so at once (it used to wait its
+    whole timeout for a 'load' the refused navigation had stopped, then say TIMEOUT)."""
+    client, _, _ = policed
+    script = "<title>Moves</title><script>location.replace('/sec-no/moved.html?m=moved')</script>"
+    routes.route("/sec-ok/moves.html", Reply(200, script))
+    with anyio.fail_after(10):  # the navigate's own timeout is 20 s
+        result = await client.call_tool(
+            "browser_session", {"action": "navigate", "url": routes.url("/sec-ok/moves.html"), "timeout_ms": 20000}
+        )
+    sc, text = result.structured_content or {}, result.content[0].text
+    assert not result.is_error, text
+    assert sc["url"] == routes.url("/sec-ok/moves.html") and sc["title"] == "Moves"
+    refused = sc["clientRedirectFailed"]
+    assert refused["url"] == routes.url("/sec-no/moved.html?m=moved") and "not in ALLOWED_URLS" in refused["blocked"]
+    assert f"tried to move on by itself to {refused['url']}, which was refused: it is not in ALLOWED_URLS" in text
+    await _settle(client, routes.url("/sec-ok/pixel.png?m=settled-moves"))
+    assert not _seen(routes, "moved")
+
+
 async def test_file_urls_are_off_by_default(tmp_path: Path, routes):
     (tmp_path / "page.html").write_text("<title>Local</title>")
     manager, server = build_app(Settings(artifact_dir=str(tmp_path / "artifacts")))

@@ -136,4 +136,16 @@ def move_notes(data: dict[str, Any]) -> str:
         text += "; the page moved on by itself (script or meta refresh) to " + " -> ".join(data["clientRedirects"])
     if data.get("interruptedBy"):
         text += "; sent again after the page's own navigation to " + ", ".join(data["interruptedBy"])
+    failed = data.get("clientRedirectFailed")
+    if failed:
+        url, reason = str(failed.get("url")), failed.get("blocked")
+        if reason:
+            why = "was refused: " + ("it " + reason[len(url) :].lstrip() if reason.startswith(url) else reason)
+        elif "ERR_ABORTED" in str(failed.get("error")):
+            why = f"brought no new page ({failed.get('error')}: a download, an empty 204 answer, or stopped)"
+        else:
+            why = f"failed: {failed.get('error')}"
+        text += f"; the page then tried to move on by itself to {url}, which {why}; it stays on this page"
+        if "reached" in data:  # the page's loading stopped with it (wait_until will not come)
+            text += ", whose loading stopped (reached: " + (", ".join(data["reached"]) or "no lifecycle event") + ")"
     return text
