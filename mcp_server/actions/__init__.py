@@ -20,6 +20,8 @@ MODULES: list[str] = [
     "capture",
     "bundle",
     "snapshot",
+    "wait",
+    "dialog",
     "interact",
     "forms",
     "trace",
