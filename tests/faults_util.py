@@ -96,14 +96,19 @@ class UserTabs:
             created = await user.send("Target.createTarget", {"url": url})
             session = await user.attach(created["targetId"])
             with anyio.fail_after(15):
-                while True:  # loaded, and the browser's target info shows the title the script set
+                # Loaded, and the browser's target info shows the title the script set. The new tab's
+                # first document is about:blank, complete at once: the page asked for must have
+                # replaced it (else a navigation sent next replaces the pending one, and the tab's
+                # history lacks the page: "no page to go back to").
+                while True:
                     reply = await session.send(
                         "Runtime.evaluate",
-                        {"expression": "[document.readyState, document.title]", "returnByValue": True},
+                        {"expression": "[document.readyState, document.title, location.href]", "returnByValue": True},
                     )
-                    state, title = reply["result"]["value"]
+                    state, title, href = reply["result"]["value"]
                     info = await user.send("Target.getTargetInfo", {"targetId": created["targetId"]})
-                    if state == "complete" and info["targetInfo"]["title"] == title:
+                    arrived = href != "about:blank" or url == "about:blank"
+                    if arrived and state == "complete" and info["targetInfo"]["title"] == title:
                         break
                     await asyncio.sleep(0.02)
             await session.detach()
