@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
+import anyio
 from faults_util import UserTabs, serving
 from lean_util import records
 
@@ -69,6 +70,16 @@ async def test_a_dialog_left_open_never_hangs_a_call(fresh_chromium, http_server
             assert sc["code"] == ErrorCode.DIALOG_OPEN and "handle_dialog" in sc["hint"], result.content[0].text
         else:
             assert sc["dialog"]["message"] == "from the call"
+        await agent.s("handle_dialog", dialog_action="dismiss")
+        assert await agent.js("document.title") == "Faults dialog"
+
+        # a wait_for predicate that opens an alert: said at once, not after the predicate's 5 s bound (it
+        # used to wait 10 s, then claim the script was stopped "so the page answers again": it did not)
+        with anyio.fail_after(4):
+            opened = await agent.err(
+                "wait_for", ErrorCode.DIALOG_OPEN, predicate="alert('from the wait')", timeout_ms=9000
+            )
+        assert opened["dialog"]["message"] == "from the wait" and "handle_dialog" in opened["hint"], opened
         await agent.s("handle_dialog", dialog_action="dismiss")
         assert await agent.js("document.title") == "Faults dialog"
 

@@ -57,6 +57,9 @@ SAFE = [
     "wait_for",
     "performance_summary",
 ]
+#: Fields that run the agent's own script in the page: a script may change the page (``alert(1)`` opens a
+#: dialog, as ``evaluate_js`` would), so they are evaluate's domain (test_faults_dialog.py), not a read's.
+SCRIPTS = {("wait_for", "predicate")}
 #: Fields whose value is a wait: kept short so the run stays bounded (their upper bound is tested elsewhere).
 SHORT = {"timeout_ms": 300, "idle_ms": 200}
 
@@ -124,7 +127,7 @@ def _args_strategy(action: str) -> st.SearchStrategy[dict[str, Any]]:
     schema = args_schema(ACTIONS[("browser_session", action)].args)
     props = schema.get("properties", {})
     required = set(schema.get("required", []))
-    fields = {name: _strategy(name, prop) for name, prop in props.items()}
+    fields = {name: _strategy(name, prop) for name, prop in props.items() if (action, name) not in SCRIPTS}
     must = st.fixed_dictionaries({n: s for n, s in fields.items() if n in required})
     optional = {n: s for n, s in fields.items() if n not in required}
     maybe = st.fixed_dictionaries({}, optional=optional)

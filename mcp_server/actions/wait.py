@@ -140,6 +140,8 @@ async def wait_for(ctx: ToolContext, args: WaitForArgs) -> ActionResult:
         )
     pattern = compile_pattern(args.url_matches, field="url_matches") if args.url_matches else None
     page = await ctx.page()
+    from .pagejs import unless_dialog
+
     watch = await dialog_watch(ctx, page)
     loop = asyncio.get_running_loop()
     started = loop.time()
@@ -174,7 +176,10 @@ async def wait_for(ctx: ToolContext, args: WaitForArgs) -> ActionResult:
                 ok = not present
             if ok and args.predicate:
                 remaining_ms = int(max(0.0, deadline - loop.time()) * 1000)
-                value = await _eval(page.session, args.predicate, timeout_ms=max(100, min(5000, remaining_ms)))
+                # The agent's script may open a dialog (alert): that freezes the page, so it is
+                # said at once (DIALOG_OPEN, the dialog left for handle_dialog), not after a timeout.
+                call = _eval(page.session, args.predicate, timeout_ms=max(100, min(5000, remaining_ms)))
+                value = await unless_dialog(watch, call, "wait_for")
                 last["predicate"] = value if isinstance(value, (bool, int, float, str, type(None))) else str(value)
                 ok = bool(value)
             if ok and args.network_idle:
