@@ -158,6 +158,16 @@ class TabActions:
                     hint="Adjust ALLOWED_URLS / ALLOW_FILE_URLS / ALLOWED_FILE_ROOTS, or use an allowed URL.",
                     **details,
                 ) from exc
+            if "ERR_ABORTED" in exc.error_text:
+                # Chrome stops a navigation whose answer is no page: a download, an empty 204.
+                raise ToolFailure(
+                    ErrorCode.NAVIGATION_FAILED,
+                    f"{what} brought no page ({exc.error_text}: the answer was a download or empty, e.g. 204); "
+                    f"the tab stays on {page.url}.",
+                    hint="A download of the internal browser lands in artifacts/downloads: read_downloaded_file "
+                    "lists them (the user's Chrome saves to its own folder).",
+                    **details,
+                ) from exc
             raise ToolFailure(ErrorCode.NAVIGATION_FAILED, f"{what} failed: {exc.error_text}", **details) from exc
         except ConnectionClosed as exc:
             if isinstance(exc, SessionClosed) and page.closed and self._target(page.target).connected:

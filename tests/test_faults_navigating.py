@@ -273,6 +273,20 @@ async def test_a_page_that_moves_to_a_download_is_answered_at_once(http_server, 
             page = await agent.s("get_current_page")
             assert page["page"]["url"] == url
 
+        # Sent to an export itself: no page comes, and the answer says where the file went.
+        direct = http_server.url("/faults/direct.csv")
+        csv = {"Content-Disposition": "attachment; filename=direct.csv"}
+        http_server.route("/faults/direct.csv", Reply(200, "id\n1\n", "text/csv", headers=csv))
+        refused = await agent.err("navigate", "NAVIGATION_FAILED", url=direct)
+        assert "brought no page" in refused["message"] and f"stays on {pinging}" in refused["message"], refused
+        assert "read_downloaded_file" in refused["hint"]
+        for _ in range(100):
+            listed = await agent.s("read_downloaded_file")
+            if "direct.csv" in [path for path, _ in listed.get("files", [])]:
+                break
+            await anyio.sleep(0.05)
+        assert "direct.csv" in [path for path, _ in listed["files"]], listed
+
 
 async def test_a_page_moving_to_an_empty_answer_in_a_background_tab_of_the_users_chrome(
     fresh_chromium, http_server, tmp_path
