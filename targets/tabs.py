@@ -162,7 +162,8 @@ class TabActions:
                 # Chrome stops a navigation whose answer is no page: a download, an empty 204.
                 raise ToolFailure(
                     ErrorCode.NAVIGATION_FAILED,
-                    f"{what} brought no page ({exc.error_text}: the answer was a download or empty, e.g. 204); "
+                    f"{what} brought no page ({exc.error_text}: Chrome stopped it, as it does when the answer "
+                    "is a download or empty, e.g. 204); "
                     f"the tab stays on {page.url}.",
                     hint="A download of the internal browser lands in artifacts/downloads: read_downloaded_file "
                     "lists them (the user's Chrome saves to its own folder).",
