@@ -10,7 +10,7 @@ import json
 import time
 import urllib.request
 
-__all__ = ["page_targets", "reset_tabs"]
+__all__ = ["open_tab", "page_targets", "reset_tabs"]
 
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -18,6 +18,11 @@ _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 def _http(url: str, method: str = "GET") -> str:
     with _OPENER.open(urllib.request.Request(url, method=method), timeout=10) as resp:
         return resp.read().decode()
+
+
+def open_tab(http_url: str, url: str) -> str:
+    """Open ``url`` in a new tab (not waiting for it to load); its target id."""
+    return json.loads(_http(f"{http_url}/json/new?{url}", method="PUT"))["id"]
 
 
 def page_targets(http_url: str) -> list[dict]:
