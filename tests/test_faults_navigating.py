@@ -171,6 +171,22 @@ async def test_navigate_interrupted_every_time_answers_with_who_interrupted_it(h
         moving.close()
 
 
+async def _work_tab_behind_front(fresh_chromium, http_server) -> tuple[str, str]:
+    """The user's tab the agent will work in, and the tab in front of it that the user looks at."""
+    user = UserTabs(fresh_chromium.http_url)
+    work = await user.open(http_server.url("/faults/tab.html?name=work"))
+    front = await user.open(http_server.url("/faults/tab.html?name=front"))
+    await activate(fresh_chromium.http_url, front)
+    return work, front
+
+
+async def _agent_on_work_tab(agent, fresh_chromium) -> None:
+    """Attach to the user's Chrome and select the work tab, which is hidden behind the front one."""
+    await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+    await agent.s("select_page_by_url", url_contains="name=work")
+    assert await agent.js("document.visibilityState") == "hidden"
+
+
 def _login_that_redirects(http_server) -> tuple[threading.Event, str, str]:
     """A login page that moves on by script while its image never arrives (its ``load`` never fires)."""
     release = threading.Event()
@@ -195,15 +211,10 @@ def _login_that_redirects(http_server) -> tuple[threading.Event, str, str]:
 async def test_a_redirecting_page_in_a_background_tab_of_the_users_chrome(fresh_chromium, http_server, tmp_path):
     """The same in the user's Chrome, in a tab behind the one they look at: followed, and the front tab stays."""
     release, login, dashboard = _login_that_redirects(http_server)
-    user = UserTabs(fresh_chromium.http_url)
-    work = await user.open(http_server.url("/faults/tab.html?name=work"))
-    front = await user.open(http_server.url("/faults/tab.html?name=front"))
-    await activate(fresh_chromium.http_url, front)
+    work, front = await _work_tab_behind_front(fresh_chromium, http_server)
     try:
         async with serving(tmp_path / "artifacts") as agent:
-            await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
-            await agent.s("select_page_by_url", url_contains="name=work")
-            assert await agent.js("document.visibilityState") == "hidden"
+            await _agent_on_work_tab(agent, fresh_chromium)
             with anyio.fail_after(10):
                 result = await agent.call("browser_session", action="navigate", url=login, timeout_ms=20000)
             assert not result.is_error, result.content[0].text
@@ -294,14 +305,9 @@ async def test_a_page_moving_to_an_empty_answer_in_a_background_tab_of_the_users
     """The same in the user's Chrome, in a tab behind the one they look at (a 204: no download lands
     in the user's folder): answered at once, the front tab stays in front."""
     _, pinging, _ = _report_that_exports(http_server)
-    user = UserTabs(fresh_chromium.http_url)
-    work = await user.open(http_server.url("/faults/tab.html?name=work"))
-    front = await user.open(http_server.url("/faults/tab.html?name=front"))
-    await activate(fresh_chromium.http_url, front)
+    work, front = await _work_tab_behind_front(fresh_chromium, http_server)
     async with serving(tmp_path / "artifacts") as agent:
-        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
-        await agent.s("select_page_by_url", url_contains="name=work")
-        assert await agent.js("document.visibilityState") == "hidden"
+        await _agent_on_work_tab(agent, fresh_chromium)
         with anyio.fail_after(10):
             result = await agent.call("browser_session", action="navigate", url=pinging, timeout_ms=20000)
         assert not result.is_error, result.content[0].text
