@@ -12,7 +12,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from .connection import DEFAULT_TIMEOUT, MAX_MESSAGE_SIZE, CDPSession, Connection
-from .discovery import resolve_browser_ws_url
+from .discovery import TargetDescription, resolve_browser_ws_url
 
 if TYPE_CHECKING:
     from .protocol import CDP
@@ -56,8 +56,10 @@ class Browser:
         """The page targets (tabs), as ``Target.TargetInfo`` dicts."""
         return await self.targets(("page",))
 
-    async def attach(self, target_id: str) -> CDPSession:
-        """Attach to a target with a flattened session on this socket."""
+    async def attach(self, target: str | TargetDescription) -> CDPSession:
+        """Attach to a target (its id, or what :func:`new_tab` / :func:`list_targets` gave) with a
+        flattened session on this socket."""
+        target_id = target.id if isinstance(target, TargetDescription) else target
         result = await self.send("Target.attachToTarget", {"targetId": target_id, "flatten": True})
         session_id = result["sessionId"]
         session = self.connection._ensure_session(session_id, None)

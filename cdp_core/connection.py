@@ -376,12 +376,15 @@ class Connection:
         message: dict[str, Any] = {"id": msg_id, "method": method, "params": params or {}}
         if session_id is not None:
             message["sessionId"] = session_id
+        # Encoded before the future is registered: params that are not JSON (a TypeError, the
+        # caller's to fix) must leave no orphan future for the close to fail unheard.
+        text = json.dumps(message)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[dict[str, Any]] = loop.create_future()
         # Register before sending: a fast reply must find its future.
         self._pending[msg_id] = _Pending(future, method, session_id)
         try:
-            await self._ws.send(json.dumps(message))
+            await self._ws.send(text)
         except websockets.exceptions.ConnectionClosed:
             self._pending.pop(msg_id, None)
             raise self._closed or ConnectionClosed("connection closed while sending") from None

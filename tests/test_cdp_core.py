@@ -293,3 +293,19 @@ def unused_tcp_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+async def test_attach_takes_what_new_tab_gave_and_bad_params_leave_the_connection_clean(chromium):
+    """``new_tab`` gives a TargetDescription: ``attach`` takes it as well as its id. Params that are
+    not JSON are the caller's TypeError, raised before anything is sent or left pending."""
+    tab = await cdp_core.new_tab(chromium.http_url, "about:blank")
+    async with cdp_core.connect(chromium.http_url) as browser:
+        page = await browser.attach(tab)
+        try:
+            assert page.target_info["targetId"] == tab.id
+            with pytest.raises(TypeError):
+                await page.send("Runtime.evaluate", {"expression": object()})
+            assert browser.connection.pending_count == 0
+            assert (await page.send("Runtime.evaluate", {"expression": "2", "returnByValue": True}))["result"]["value"]
+        finally:
+            await _close_page(browser, page)
