@@ -121,3 +121,5 @@ class Followed(Answer):
     consoleErrors: list[Any] = []
     consoleErrorCount: int = 0
     dialog: dict[str, Any] | None = None
+    #: tabs the action opened (a target=_blank link, window.open): ``{url, title}``
+    newTabs: list[dict[str, str]] = []

@@ -66,9 +66,12 @@ class Followup:
         self.net_id = _last_id(self.network)
         self.console_id = _last_id(self.console)
         self.loader: str | None = None
+        #: the browser's tabs before the action (None: unknown, new tabs are not looked for)
+        self.tabs: set[str] | None = None
 
     async def start(self) -> Followup:
-        self.loader = await _main_loader(self.page.session)
+        self.loader, tabs = await asyncio.gather(_main_loader(self.page.session), _tabs(self.page.session))
+        self.tabs = None if tabs is None else {t["targetId"] for t in tabs}
         return self
 
     def _dialog_open(self) -> bool:
@@ -119,7 +122,22 @@ class Followup:
                     data["consoleErrorCount"] = len(errors)
         if self.watch is not None and self.watch.open is not None:
             data["dialog"] = public_dialog(self.watch.open)
+        opened = await self._new_tabs()
+        if opened:
+            data["newTabs"] = opened
         return data
+
+    async def _new_tabs(self) -> list[dict[str, str]]:
+        """Tabs our page opened during the action (``openerId``), each once its URL is known (bounded)."""
+        if self.tabs is None:
+            return []
+        for _ in range(NEW_TAB_POLLS):
+            tabs = await _tabs(self.page.session) or []
+            new = [t for t in tabs if t["targetId"] not in self.tabs and t.get("openerId") == self.page.target_id]
+            if all(t.get("url") for t in new):
+                break
+            await asyncio.sleep(0.1)  # a target=_blank tab has no URL for its first few ms
+        return [{"url": t.get("url") or "(loading)", "title": t.get("title") or ""} for t in new]
 
 
 def describe_followup(data: dict[str, Any]) -> str:
@@ -148,6 +166,9 @@ def describe_followup(data: dict[str, Any]) -> str:
     if "dialog" in data:
         d = data["dialog"]
         parts.append(f"{d['type']} dialog opened: {d['message'][:120]!r} (use handle_dialog)")
+    for tab in data.get("newTabs", []):
+        title = f" ({tab['title']})" if tab.get("title") and tab["title"] != tab["url"] else ""
+        parts.append(f"opened a new tab: {tab['url']}{title} (select_page_by_url to work in it)")
     return "; ".join(parts) if parts else "nothing observable followed"
 
 
@@ -169,6 +190,20 @@ def _last_id(recorder: Any) -> int:
     except Exception:  # noqa: BLE001 - a recorder mid-change must not fail the action
         return 0
     return int(last[-1]["id"]) if last else 0
+
+
+#: How many times (0.1 s apart) a new tab's URL is asked for before it is said to be loading: a
+#: target=_blank tab shows its URL only once its document commits (0.5-1 s here).
+NEW_TAB_POLLS = 15
+
+
+async def _tabs(session: CDPSession) -> list[dict[str, Any]] | None:
+    """The browser's page targets (``Target.getTargets`` answers on a page's session too), None on failure."""
+    try:
+        infos = (await session.send("Target.getTargets", timeout=3))["targetInfos"]
+    except (CDPException, TimeoutError, KeyError):
+        return None
+    return [t for t in infos if t.get("type") == "page"]
 
 
 async def _main_loader(session: CDPSession) -> str | None:

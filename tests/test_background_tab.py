@@ -211,3 +211,36 @@ async def test_internal_browser_background_tab(http_server, tmp_path):
         assert records(pressed["followed"], "requests")[0]["method"] == "POST"
         assert posts and posts[-1]["name"] == ["Linus"] and posts[-1]["vip"] == ["on"]
         assert await front_tab(cdp_url) == other
+
+
+async def test_a_click_that_opens_a_tab_says_which(fresh_chromium, http_server, tmp_path):
+    """A report link with target=_blank and a button that calls window.open, in a background tab of the
+    user's Chrome: the click's answer names the tab each opened (it used to say 'nothing observable
+    followed'), and the agent can select it; a click that opens nothing names no tab."""
+    http_server.route("/bg/report.html", Reply(200, "<!doctype html><title>Monthly report</title><h1>Report</h1>"))
+    http_server.route(
+        "/bg/reports.html",
+        Reply(
+            200,
+            "<!doctype html><title>Reports</title><a id=open href='/bg/report.html?m=1' target='_blank'>March</a>"
+            "<button id=pop onclick=\"window.open('/bg/report.html?m=2')\">April</button><button id=none>Help</button>",
+        ),
+    )
+    user = UserTabs(fresh_chromium.http_url)
+    await user.open(http_server.url("/bg/reports.html"))
+    await activate(fresh_chromium.http_url, await user.open(http_server.url("/faults/tab.html?name=front")))
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("select_page_by_title", title_contains="Reports")
+        assert await agent.js("document.visibilityState") == "hidden"
+        for selector, month in (("#open", 1), ("#pop", 2)):
+            result = await agent.call("browser_interact", CALL, action="click", selector=selector)
+            url = http_server.url(f"/bg/report.html?m={month}")
+            assert result.structured_content["followed"]["newTabs"] == [{"url": url, "title": "Monthly report"}]
+            assert f"opened a new tab: {url} (Monthly report)" in result.content[0].text
+            assert_lean(result)
+        quiet = await interact(agent, "click", selector="#none")
+        assert "newTabs" not in quiet.get("followed", {})
+        picked = await agent.s("select_page_by_url", url_contains="report.html?m=2")
+        assert picked["selected"]["url"] == http_server.url("/bg/report.html?m=2")
+        assert await agent.js("document.title") == "Monthly report"
