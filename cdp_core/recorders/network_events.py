@@ -42,8 +42,6 @@ class NetworkEvents(RecorderState):
         redirect = p.get("redirectResponse")
         if previous is not None and redirect is not None and not previous.finished:
             self._apply_response(previous, redirect, p.get("timestamp"), p.get("type"))
-            if p.get("redirectHasExtraInfo") is False:
-                previous.resp_extra_expected = False
             if isinstance(p.get("redirectHasExtraInfo"), bool):
                 previous.extra_info_said = p["redirectHasExtraInfo"]
             previous.end_ts = p.get("timestamp", previous.start_ts)
@@ -105,8 +103,6 @@ class NetworkEvents(RecorderState):
             return
         resp = p.get("response") or {}
         self._apply_response(entry, resp, p.get("timestamp"), p.get("type"))
-        if p.get("hasExtraInfo") is False:
-            entry.resp_extra_expected = False
         if isinstance(p.get("hasExtraInfo"), bool):
             entry.extra_info_said = p["hasExtraInfo"]
         if (

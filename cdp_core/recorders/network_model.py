@@ -164,8 +164,7 @@ class Entry:
     redirected_from: int | None = None
     redirected_to: int | None = None
     frame_kind: str = "page"
-    resp_extra_expected: bool = True  # False when Chrome said hasExtraInfo=false (cache, some workers)
-    #: Chrome's ``hasExtraInfo`` for this hop: will the headers as sent come (None: no response yet)
+    #: Chrome's ``hasExtraInfo`` for this hop: will the ExtraInfo events come (None: no response yet)
     extra_info_said: bool | None = None
     body_state: str = "none"  # none | pending | held | too_large | failed | dropped
     request_body_file: str | None = None
@@ -178,6 +177,11 @@ class Entry:
     extras: dict[str, Any] = field(default_factory=dict)
     #: estimated bytes this entry holds (strings and headers plus a fixed overhead): the store's budget
     size: int = 0
+
+    @property
+    def resp_extra_expected(self) -> bool:
+        """A response ExtraInfo may still come: Chrome did not say it won't (cache, some workers)."""
+        return self.extra_info_said is not False
 
     @property
     def sent_headers_pending(self) -> bool:
