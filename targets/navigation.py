@@ -36,6 +36,8 @@ from .navigation_follow import ATTEMPTS, EVENTS, MAX_REDIRECTS_SHOWN, WAIT_UNTIL
 from .page import PageHandle
 
 __all__ = [
+    "NO_PAGE",
+    "brought_no_page",
     "WAIT_UNTIL",
     "navigate_page",
     "go_history",
@@ -44,6 +46,15 @@ __all__ = [
     "NavigationInterrupted",
     "StatusFn",
 ]
+
+
+#: What ``net::ERR_ABORTED`` of a navigation nobody replaced means: its answer was no page.
+NO_PAGE = "Chrome stopped it, as it does when the answer is a download or empty, e.g. 204"
+
+
+def brought_no_page(error_text: str) -> bool:
+    """A navigation that ended without a document of its own (a download, a 204), not a network failure."""
+    return "ERR_ABORTED" in error_text
 
 
 class NavigationError(Exception):

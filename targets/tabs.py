@@ -18,10 +18,12 @@ from .cdp import CdpTarget
 from .errors import ErrorCode, ToolFailure
 from .launch import LAUNCH_VIEWPORT, LaunchTarget
 from .navigation import (
+    NO_PAGE,
     WAIT_UNTIL,
     NavigationError,
     NavigationInterrupted,
     StatusFn,
+    brought_no_page,
     go_history,
     navigate_page,
     reload_page,
@@ -158,13 +160,10 @@ class TabActions:
                     hint="Adjust ALLOWED_URLS / ALLOW_FILE_URLS / ALLOWED_FILE_ROOTS, or use an allowed URL.",
                     **details,
                 ) from exc
-            if "ERR_ABORTED" in exc.error_text:
-                # Chrome stops a navigation whose answer is no page: a download, an empty 204.
+            if brought_no_page(exc.error_text):
                 raise ToolFailure(
                     ErrorCode.NAVIGATION_FAILED,
-                    f"{what} brought no page ({exc.error_text}: Chrome stopped it, as it does when the answer "
-                    "is a download or empty, e.g. 204); "
-                    f"the tab stays on {page.url}.",
+                    f"{what} brought no page ({exc.error_text}: {NO_PAGE}); the tab stays on {page.url}.",
                     hint="A download of the internal browser lands in artifacts/downloads: read_downloaded_file "
                     "lists them (the user's Chrome saves to its own folder).",
                     **details,

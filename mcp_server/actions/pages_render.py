@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from targets.navigation import NO_PAGE, brought_no_page
+
 from ..lean import hoist
 
 __all__ = ["page_brief", "page_line", "pages_listing", "browser_brief", "browser_lines", "move_notes"]
@@ -141,8 +143,8 @@ def move_notes(data: dict[str, Any]) -> str:
         url, reason = str(failed.get("url")), failed.get("blocked")
         if reason:
             why = "was refused: " + ("it " + reason[len(url) :].lstrip() if reason.startswith(url) else reason)
-        elif "ERR_ABORTED" in str(failed.get("error")):
-            why = f"brought no new page ({failed.get('error')}: a download, an empty 204 answer, or stopped)"
+        elif brought_no_page(str(failed.get("error"))):
+            why = f"brought no new page ({failed.get('error')}: {NO_PAGE})"
         else:
             why = f"failed: {failed.get('error')}"
         text += f"; the page then tried to move on by itself to {url}, which {why}; it stays on this page"
