@@ -3,8 +3,10 @@
 :mod:`targets.navigation` sends the commands (``Page.navigate``, history, reload) and bounds the
 wait; this module reads the main frame's events while it waits and decides when the move is
 done: the new document reached ``wait_until``, failed, was replaced by a navigation that started
-before it committed (a rival: ``navigate`` sends again), or moved on by itself after it
-committed (a client-side redirect: followed). Separate because it is the state machine of the
+before it committed (a rival: ``navigate`` sends again), moved on by itself after it committed
+(a client-side redirect: followed), or started a navigation of its own that brought no document
+(a download, a 204, a refused URL: that stops its loading, so the wait ends and says so).
+Separate because it is the state machine of the
 events alone, with no command of its own.
 """
 
