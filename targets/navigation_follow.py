@@ -6,8 +6,7 @@ done: the new document reached ``wait_until``, failed, was replaced by a navigat
 before it committed (a rival: ``navigate`` sends again), moved on by itself after it committed
 (a client-side redirect: followed), or started a navigation of its own that brought no document
 (a download, a 204, a refused URL: that stops its loading, so the wait ends and says so).
-Separate because it is the state machine of the
-events alone, with no command of its own.
+Separate because it is the state machine of the events alone, with no command of its own.
 """
 
 from __future__ import annotations
