@@ -141,3 +141,31 @@ def test_rotation_keeps_the_last_hour_until_the_total_cap(tmp_path):
     after = list(tmp_path.glob("audit.jsonl.*"))
     assert len(after) < before / 2 and sum(p.stat().st_mtime <= aged + 1 for p in after) <= 1
     assert all(len(line) <= MAX_LINE_BYTES for p in tmp_path.iterdir() for line in p.read_bytes().splitlines())
+
+
+def test_two_servers_sharing_one_log_keep_writing_to_the_current_file(tmp_path):
+    """The file is held open between lines; a rotation by another process, or a user moving the
+    log away, must not send later lines into a backup or into the moved file."""
+    path = tmp_path / "audit.jsonl"
+    first = AuditLog(path, max_bytes=600)
+    second = AuditLog(path, max_bytes=600)
+
+    def call(log: AuditLog, n: int) -> None:
+        log.record(tool="t", action=f"a{n}", arguments={"n": n}, status="ok", error_code=None, duration_ms=1.0)
+
+    call(first, 0)
+    for n in range(1, 12):  # the second one fills and rotates the file several times
+        call(second, n)
+    call(first, 12)
+    newest = [json.loads(x) for x in path.read_text().splitlines()]
+    assert newest[-1]["action"] == "a12", "the first log's line went to a rotated file"
+    path.rename(tmp_path / "moved.jsonl")
+    call(first, 13)
+    assert [json.loads(x)["action"] for x in path.read_text().splitlines()] == ["a13"]
+    assert "a13" not in (tmp_path / "moved.jsonl").read_text()
+    actions = []
+    for f in sorted(tmp_path.iterdir()):
+        actions += [json.loads(x).get("action") for x in f.read_text().splitlines()]
+    assert sorted(a for a in actions if a) == sorted(f"a{n}" for n in range(14)), "a line was lost"
+    first.close()
+    second.close()
