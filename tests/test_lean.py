@@ -187,3 +187,31 @@ def test_wire_form_is_what_the_sdk_would_dump_of_the_answer():
     assert wire_form(ok)["structuredContent"]["entries"] == [[1, "msg 1"], [2, "msg 2"], [3, "msg 3"]]
     assert [block["type"] for block in wire_form(ok)["content"]] == ["text", "image"]
     assert wire_form(failed)["isError"] is True
+
+
+def test_console_list_names_the_other_page_of_each_entry_whatever_their_order():
+    """The listing reuses the previous entry's place answer when its URLs are the same objects;
+    entries of two pages and an iframe, interleaved, must each say where they came from."""
+    from cdp_core.recorders.listing import Selection
+    from mcp_server.actions.console_render import console_listing
+
+    page, other, frame = "http://127.0.0.1:1/app.html", "http://127.0.0.1:1/login.html", "http://127.0.0.1:1/ad.html"
+    places = [(page, page), (other, other), (page, page), (page, frame), (page, page), (other, other)]
+    entries = [
+        {"id": n + 1, "type": "log", "text": f"m{n}", "pageUrl": p, "frameUrl": f} for n, (p, f) in enumerate(places)
+    ]
+    text, data = console_listing(Selection(entries=entries), page_url=page, since=None, evicted=0, since_id=None)
+    lines = text.splitlines()[1:]
+    assert lines == [
+        "#1 m0",
+        "#2 m1 (page /login.html)",
+        "#3 m2",
+        "#4 m3 (frame /ad.html)",
+        "#5 m4",
+        "#6 m5 (page /login.html)",
+    ]
+    assert [row[-1] for row in data["entries"].value if isinstance(row[-1], dict)] == [
+        {"page": "/login.html"},
+        {"frame": "/ad.html"},
+        {"page": "/login.html"},
+    ]

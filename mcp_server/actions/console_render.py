@@ -147,15 +147,27 @@ def _lines_and_rows(
     entry's page and frame are the listed ones is asked once per distinct pair.
     """
     rows: list[list[Any]] = []
+    add_line, add_row = lines.append, rows.append
     listed_place: dict[tuple[Any, Any], bool] = {}
+    # The recorder gives every entry of a page the same URL objects: the previous entry's answer
+    # is reused on identity, before any tuple is built or hashed.
+    last_page: Any = _UNSET
+    last_frame: Any = _UNSET
+    last_plain = False
     for entry in entries:
         kind = entry["type"]
-        plain = kind not in LOCATED_TYPES and not stack and not entry.get("replayed")
-        if plain:
-            place = (entry.get("pageUrl"), entry.get("frameUrl"))
-            plain = listed_place.get(place)  # type: ignore[assignment]
-            if plain is None:
-                plain = listed_place[place] = _on_listed_page(place[0], place[1], page_url)
+        plain = False
+        if not stack and kind not in LOCATED_TYPES and not entry.get("replayed"):
+            entry_page, frame = entry.get("pageUrl"), entry.get("frameUrl")
+            if entry_page is last_page and frame is last_frame:
+                plain = last_plain
+            else:
+                place = (entry_page, frame)
+                known = listed_place.get(place)
+                if known is None:
+                    known = listed_place[place] = _on_listed_page(entry_page, frame, page_url)
+                plain = known
+                last_page, last_frame, last_plain = entry_page, frame, known
         if not plain:
             fields = _console_fields(entry, page_url, stack=stack)
             line = _console_line(fields)
@@ -164,19 +176,23 @@ def _lines_and_rows(
                 prefix = f"#{entry['id']}"
                 line = prefix + line[len(prefix) + len(kind) + 3 :]
                 del row[1]
-            lines.append(line)
-            rows.append(row)
+            add_line(line)
+            add_row(row)
             continue
         text = entry.get("text", "")
         if type(text) is not str or len(text) > TEXT_CHARS or "\n" in text:
             text = cut(text, TEXT_CHARS)
+        entry_id = entry["id"]
         if shared_type:
-            lines.append(f"#{entry['id']} {text}")
-            rows.append([entry["id"], text])
+            add_line(f"#{entry_id} {text}")
+            add_row([entry_id, text])
         else:
-            lines.append(f"#{entry['id']} [{kind}] {text}")
-            rows.append([entry["id"], kind, text])
+            add_line(f"#{entry_id} [{kind}] {text}")
+            add_row([entry_id, kind, text])
     return rows
+
+
+_UNSET = object()
 
 
 def _on_listed_page(entry_page: str | None, frame: str | None, page_url: str | None) -> bool:
