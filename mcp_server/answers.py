@@ -123,3 +123,5 @@ class Followed(Answer):
     dialog: dict[str, Any] | None = None
     #: tabs the action opened (a target=_blank link, window.open): ``{url, title}``
     newTabs: list[dict[str, str]] = []
+    #: downloads the action started that no listed request shows (a file made in the page): ``{file}``
+    downloads: list[dict[str, str]] = []

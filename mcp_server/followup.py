@@ -64,6 +64,7 @@ class Followup:
         self.network = page.data.get("network")
         self.console = page.data.get("console")
         self.net_id = _last_id(self.network)
+        self.downloads_seen = getattr(self.network, "downloads_seen", 0)
         self.console_id = _last_id(self.console)
         self.loader: str | None = None
         #: the browser's tabs before the action (None: unknown, new tabs are not looked for)
@@ -81,6 +82,17 @@ class Followup:
         if self.network is None:
             return []
         return self.network.list(since_id=self.net_id)
+
+    def _new_downloads(self, listed: set[int]) -> list[dict[str, str]]:
+        """Downloads the action started that no listed request shows: a file made in the page
+        (``blob:``, ``data:``), or one whose request is past the listed ones."""
+        if self.network is None:
+            return []
+        return [
+            {"file": d["file"]}
+            for d in list(getattr(self.network, "downloads", ()))
+            if d["seq"] > self.downloads_seen and d["entry"] not in listed
+        ]
 
     async def settle(self, *, quiet_s: float = 0.15, max_s: float = 2.0) -> None:
         """Give the page a moment to react: until no request it started is in flight (bounded)."""
@@ -111,6 +123,9 @@ class Followup:
             if static:
                 data["static"] = dict(static.most_common())
             data["requestCount"] = len(requests)
+        downloads = self._new_downloads({row[0] for row in data.get("requests", ())})
+        if downloads:
+            data["downloads"] = downloads
         if self.console is not None:
             errors = self.console.list(since_id=self.console_id, types=["error", "pageerror"])
             if errors:
@@ -147,7 +162,12 @@ def describe_followup(data: dict[str, Any]) -> str:
         parts.append(f"navigated to {data['navigation']['to']}")
     for r in data.get("requests", []):  # [id, method, status, type, url, {rest}?] (network_row)
         rest = r[5] if len(r) > 5 else {}
-        outcome = f"{r[2]} failed ({rest['failed']})" if rest.get("failed") else str(r[2])
+        if rest.get("download"):
+            outcome = f"{r[2]}, a download ({rest['download']})"
+        elif rest.get("failed"):
+            outcome = f"{r[2]} failed ({rest['failed']})"
+        else:
+            outcome = str(r[2])
         kind = f" ({r[3]})" if r[3] in ("document", "xhr", "fetch") else ""
         payload = f" payload: {rest['postDataPreview']}" if rest.get("postDataPreview") else ""
         parts.append(f"#{r[0]} {r[1]} {r[4]} -> {outcome}{kind}{payload}")
@@ -159,6 +179,8 @@ def describe_followup(data: dict[str, Any]) -> str:
     if static:
         kinds = ", ".join(f"{n} {kind}" for kind, n in static.items())
         parts.append(f"{sum(static.values())} static file(s) ({kinds})")
+    for d in data.get("downloads", []):  # began without a request of their own (blob:, data:)
+        parts.append(f"started a download: {d['file']}")
     for e in data.get("consoleErrors", []):  # [id, type, text]
         parts.append(f"console {e[1]}: {e[2]} (#{e[0]})")
     if data.get("consoleErrorCount"):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any
 
+import anyio
 import httpx
 from faults_util import UserTabs, serving
 from httpserver import Reply, Request
@@ -244,3 +245,73 @@ async def test_a_click_that_opens_a_tab_says_which(fresh_chromium, http_server, 
         picked = await agent.s("select_page_by_url", url_contains="report.html?m=2")
         assert picked["selected"]["url"] == http_server.url("/bg/report.html?m=2")
         assert await agent.js("document.title") == "Monthly report"
+
+
+_EXPORTS = (
+    "<!doctype html><title>Exports</title><a id=csv href='/bg/export.csv?month=3'>Export CSV</a>"
+    "<form method=post action='/bg/export-post.csv'><input name=q value=open><button id=post>Export</button></form>"
+    "<button id=blob onclick=\"const a = document.createElement('a');"
+    " a.href = window.URL.createObjectURL(new Blob(['id\\n1\\n'])); a.download = 'made-here.csv'; a.click()\">"
+    "Save table</button>"
+)
+
+
+def _route_exports(http_server: Any) -> None:
+    http_server.route("/bg/exports.html", Reply(200, _EXPORTS))
+    for path, name in (("/bg/export.csv", "march.csv"), ("/bg/export-post.csv", "open.csv")):
+        attachment = {"Content-Disposition": f"attachment; filename={name}"}
+        http_server.route(path, Reply(200, "id\n1\n", "text/csv", headers=attachment))
+
+
+async def test_an_export_click_says_it_brought_a_download_not_a_failure(fresh_chromium, http_server, tmp_path):
+    """Export buttons of a report page, in a background tab of the user's Chrome: a link to a CSV, a form
+    POST answered with an attachment, and a file the page makes itself (a blob). Chrome ends the request
+    of a download with net::ERR_ABORTED; the click's answer said 'failed (net::ERR_ABORTED)', and the
+    page-made file was not mentioned at all. Each now says which download it started, in both renderings,
+    and network_list / network_get say so too."""
+    _route_exports(http_server)
+    user = UserTabs(fresh_chromium.http_url)
+    await user.open(http_server.url("/bg/exports.html"))
+    await activate(fresh_chromium.http_url, await user.open(http_server.url("/faults/tab.html?name=front")))
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("select_page_by_title", title_contains="Exports")
+        assert await agent.js("document.visibilityState") == "hidden"
+
+        for selector, method, path, name in (
+            ("#csv", "GET", "/bg/export.csv?month=3", "march.csv"),
+            ("#post", "POST", "/bg/export-post.csv", "open.csv"),
+        ):
+            result = await agent.call("browser_interact", CALL, action="click", selector=selector)
+            text, followed = result.content[0].text, result.structured_content["followed"]
+            assert f"{method} {path} -> 200, a download ({name})" in text, text
+            assert "failed" not in text and "ERR_ABORTED" not in text, text
+            (row,) = [r for r in followed["requests"] if r[4] == path]
+            assert row[2] == 200 and row[5]["download"] == name and "failed" not in row[5], row
+            assert "downloads" not in followed  # the request row says it once
+            assert_lean(result)
+            if selector == "#post":
+                await agent.s("navigate", url=http_server.url("/bg/exports.html"))
+
+        made = await agent.call("browser_interact", CALL, action="click", selector="#blob")
+        assert made.structured_content["followed"]["downloads"] == [{"file": "made-here.csv"}]
+        assert "started a download: made-here.csv" in made.content[0].text
+
+        listed = await agent.s("network_list", url_contains="export.csv")
+        assert [(r["url"], r.get("download"), r.get("failed")) for r in records(listed)] == [
+            ("/bg/export.csv?month=3", "march.csv", None)
+        ]
+        full = await agent.s("network_get", id=records(listed)[0]["id"])
+        assert full["entry"]["download"] == "march.csv" and "failed" not in full["entry"], full
+
+        # The internal browser saves the download where read_downloaded_file reads: the answer's name is the file's.
+        await agent.s("use_launch_browser")
+        await agent.s("navigate", url=http_server.url("/bg/exports.html"))
+        saved = await agent.call("browser_interact", CALL, action="click", selector="#csv")
+        assert "-> 200, a download (march.csv)" in saved.content[0].text, saved.content[0].text
+        for _ in range(100):
+            files = [path for path, _ in (await agent.s("read_downloaded_file")).get("files", [])]
+            if "march.csv" in files:
+                break
+            await anyio.sleep(0.05)
+        assert "march.csv" in files

@@ -9,6 +9,7 @@ then ``loadingFailed``. Every handler is a few dict operations, never an await: 
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections import deque
 from collections.abc import Callable
@@ -23,6 +24,8 @@ __all__ = ["NetworkEvents"]
 
 #: Estimated bytes of a response's timing dict.
 TIMING_SIZE = 600
+#: How many of the newest requests are searched for the one a download came from.
+DOWNLOAD_LOOKBACK = 200
 
 
 class NetworkEvents(RecorderState):
@@ -293,6 +296,24 @@ class NetworkEvents(RecorderState):
         if key:
             self._retire(key)
 
+    def _on_download(self, session: CDPSession, frame_kind: str, p: dict[str, Any]) -> None:
+        """Chrome took a response as a download: its request is marked (the ERR_ABORTED that ends it
+        is the download's own doing, not a failure) and the download is remembered."""
+        url = str(p.get("url") or "")
+        name = str(p.get("suggestedFilename") or "") or url.rsplit("/", 1)[-1].split("?", 1)[0] or "download"
+        entry = None
+        # The download begins as its response arrives: its request is among the newest ones.
+        for candidate in itertools.islice(reversed(self._entries.values()), DOWNLOAD_LOOKBACK):
+            if candidate.session is session and candidate.url == url and candidate.download is None:
+                entry = candidate
+                break
+        if entry is not None:
+            entry.download = name
+        self.downloads_seen += 1
+        self.downloads.append(
+            {"seq": self.downloads_seen, "url": url, "file": name, "entry": entry.id if entry else None}
+        )
+
     def _on_page_mark(self, session: CDPSession, frame_kind: str, kind: str, p: dict[str, Any]) -> None:
         if frame_kind == "page" and session is self._page_session and p.get("timestamp"):
             self.page_marks.append((kind, float(p["timestamp"])))
@@ -315,4 +336,5 @@ _HANDLERS: dict[str, Callable[[NetworkEvents, CDPSession, str, dict[str, Any]], 
     "Network.webSocketClosed": NetworkEvents._on_ws_closed,
     "Page.domContentEventFired": lambda r, s, k, p: r._on_page_mark(s, k, "dcl", p),
     "Page.loadEventFired": lambda r, s, k, p: r._on_page_mark(s, k, "load", p),
+    "Page.downloadWillBegin": NetworkEvents._on_download,
 }

@@ -65,6 +65,8 @@ NETWORK_EVENTS = (
     # dialog watch): the HAR's page timings.
     "Page.domContentEventFired",
     "Page.loadEventFired",
+    # A response the browser took as a download (its request then ends in net::ERR_ABORTED).
+    "Page.downloadWillBegin",
 )
 
 
@@ -160,6 +162,8 @@ class Entry:
     failed: bool = False
     failure_text: str | None = None
     canceled: bool = False
+    #: the file name Chrome suggested when it took this response as a download (None: not one)
+    download: str | None = None
     encoded_bytes: int | None = None
     redirected_from: int | None = None
     redirected_to: int | None = None

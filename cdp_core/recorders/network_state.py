@@ -51,6 +51,9 @@ def _initiator_size(initiator: dict[str, Any] | None) -> int:
     return 200 + frames * 250 + len(str(initiator.get("url") or ""))
 
 
+#: Downloads remembered per page (what an action started is read right after it).
+DOWNLOADS_KEPT = 100
+
 class RecorderState:
     """Settings, entries and pairing state shared by the recorder's collect / bodies / shape parts."""
 
@@ -89,6 +92,10 @@ class RecorderState:
         self._page_session: CDPSession | None = None
         #: ("dcl" | "load", monotonic timestamp) of the page session's main frame, newest last
         self.page_marks: deque[tuple[str, float]] = deque(maxlen=512)
+        #: downloads that began on the page, newest last: ``seq`` (1, 2, ...), ``url``, ``file`` and
+        #: ``entry`` (the id of the request that brought it; None for a blob: or data: URL)
+        self.downloads: deque[dict[str, Any]] = deque(maxlen=DOWNLOADS_KEPT)
+        self.downloads_seen = 0
         self.captured_since: str | None = None
         self.evicted = 0
         #: Requests that reached loadingFinished/loadingFailed since attach (never reset by clear).

@@ -39,7 +39,11 @@ def _network_fields(entry: dict[str, Any], page_url: str | None) -> dict[str, An
         "type": entry.get("resourceType"),
         "url": cut(short_url(entry["url"], page_url), URL_CHARS),
     }
-    if entry.get("status") is not None and entry.get("failed"):
+    if entry.get("download"):
+        # Chrome took the response as a download and ended the request itself (net::ERR_ABORTED):
+        # the file is the outcome, not a failure.
+        out["download"] = entry["download"]
+    elif entry.get("status") is not None and entry.get("failed"):
         out["failed"] = entry.get("failureText") or "failed"
     if entry.get("redirectedFrom"):
         out["redirectedFrom"] = entry["redirectedFrom"]
@@ -78,6 +82,8 @@ def _network_line(f: dict[str, Any]) -> str:
     line = f"#{f['id']} {f['method']} {f['status']} {f['type']} {f['url']}"
     if f.get("failed"):
         line += f" FAILED {f['failed']}"
+    if f.get("download"):
+        line += f" download: {f['download']}"
     if f.get("redirectedFrom"):
         line += f" <- #{f['redirectedFrom']}"
     if f.get("postDataPreview"):
@@ -232,7 +238,8 @@ def network_record(entry: dict[str, Any], page_url: str | None, since: str | Non
         "statusText": entry.get("statusText") or None,
         "type": entry.get("resourceType"),
         "mimeType": entry.get("mimeType") or None,
-        "failed": entry.get("failureText") if entry.get("failed") else None,
+        "failed": entry.get("failureText") if entry.get("failed") and not entry.get("download") else None,
+        "download": entry.get("download"),
         "t": ms_since(entry.get("startedDateTime") or entry.get("timestamp"), since),
         "durationMs": entry.get("durationMs"),
         "encodedBytes": entry.get("encodedBytes"),
