@@ -215,3 +215,12 @@ def test_console_list_names_the_other_page_of_each_entry_whatever_their_order():
         {"frame": "/ad.html"},
         {"page": "/login.html"},
     ]
+
+
+def test_a_tab_with_no_document_yet_is_said_to_be_loading_not_shown_as_an_empty_url():
+    from mcp_server.actions.pages_render import page_line
+
+    loading = page_line({"page_id": 2, "stable_page_id": "p3", "title": "", "url": ""})
+    assert loading == "  [2] p3 (no page loaded yet)"
+    shown = page_line({"page_id": 0, "stable_page_id": "p1", "url": "http://127.0.0.1:1/a", "selected": True})
+    assert shown == "* [0] p1 (untitled) <http://127.0.0.1:1/a>"

@@ -50,7 +50,10 @@ def page_line(page: dict[str, Any] | None) -> str:
     if not page:
         return "no page selected"
     line = f"{'*' if page.get('selected') else ' '} [{page.get('page_id')}] {page.get('stable_page_id')} "
-    line += f"{page.get('title') or '(untitled)'} <{page.get('url')}>"
+    if page.get("url"):
+        line += f"{page.get('title') or '(untitled)'} <{page['url']}>"
+    else:  # a tab whose first document has not come yet (a window.open or a link still loading)
+        line += "(no page loaded yet)"
     extras = []
     if page.get("target"):
         extras.append(f"target {page['target']}")
