@@ -146,3 +146,55 @@ async def test_secrets_are_redacted_whole_in_every_shape_and_files_are_owner_onl
     for path in [root, *root.rglob("*")]:
         mode = stat.S_IMODE(path.stat().st_mode)
         assert mode == (0o700 if path.is_dir() else 0o600), (str(path), oct(mode))
+
+
+BOOKING = """<!doctype html><title>Booking</title>
+<form method=post action="/redact/booking"><input name=passport_number value="YA1234567">
+<input name=passenger_name value="Ada Lovelace"><input name=secretary value="Grace">
+<input name=session_timeout value="1800"><input name=cookie_consent value="accepted">
+<input name=userpass value="up-77d1"><input name=passport_token value="pt-19c3">
+<input name=session value="ss-4e2a"><input name=cookie_value value="cv-60b8"><button>Book</button></form>
+<script>console.log({passenger: "Ada", sessionTimeoutWarning: 300, sessionToken: "st-2f9d"})</script>"""
+
+
+async def test_a_field_whose_name_only_looks_like_a_secret_is_shown(served, site):
+    """A travel or HR form names its fields passport_number, passenger_name, secretary, session_timeout,
+    cookie_consent: they hold the values the agent is debugging, not credentials, and were all shown
+    as [redacted] (the names contain pass, secret, session, cookie). They are shown now; a word glued
+    to them (userpass, passport_token) or a name that holds the credential itself (session,
+    cookie_value, sessionToken) is still redacted, in the request body and in a console object."""
+    client, _, _ = served
+    site.route("/redact/booking.html", Reply(200, BOOKING))
+    site.route("/redact/booking", Reply(200, "<title>Booked</title>booked"))
+
+    async def s(action: str, **args: Any) -> tuple[str, str]:
+        result = await client.call_tool("browser_session", {"action": action, **args})
+        assert not result.is_error, result.content[0].text
+        return result.content[0].text, json.dumps(result.structured_content)
+
+    await s("navigate", url=site.url("/redact/booking.html"))
+    await client.call_tool("browser_interact", {"action": "click", "selector": "button"})
+    posted = [e for e in records(json.loads((await s("network_list", method="POST"))[1])) if "booking" in e["url"]]
+    assert posted, "the form post was not captured"
+    text, data = await s("network_get", id=posted[-1]["id"])
+    console_text, console_data = await s("console_list")
+    for shown in ("YA1234567", "Ada+Lovelace", "Grace", "1800", "accepted"):
+        assert shown in text and shown in data, (shown, text)
+    assert "sessionTimeoutWarning: 300" in console_text, console_text
+    for hidden in ("up-77d1", "pt-19c3", "ss-4e2a", "cv-60b8", "st-2f9d"):
+        assert hidden not in text + data + console_text + console_data, hidden
+
+
+def test_which_field_names_count_as_secrets():
+    from cdp_core.recorders.redact import is_secret_field
+
+    shown = ["passport_number", "passportNo", "passenger_name", "compass", "bypass_cache", "secretary_email",
+             "tokenizer", "session_timeout", "sessionTimeoutWarning", "session_expires", "cookie_consent",
+             "cookieConsent", "cookies_accepted", "author", "authored_by"]  # fmt: skip
+    hidden = ["password", "pass", "userpass", "dbpass", "loginPass", "pass_word", "passportToken", "passport_token",
+              "session", "session_id", "sessionId", "sessionToken", "PHPSESSID", "jsessionid", "cookie",
+              "cookie_value", "cookies", "csrf_token", "api_key", "client_secret", "x-auth-token", "session_data",
+              "session_timeout_id", "cookie_consent_token", "secretary_password", "access_token", "pin", "otp",
+              "passphrase", "pwd", "secret_answer"]  # fmt: skip
+    assert [name for name in shown if is_secret_field(name)] == []
+    assert [name for name in hidden if not is_secret_field(name)] == []

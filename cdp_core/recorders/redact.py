@@ -66,6 +66,27 @@ _SECRET_PART = re.compile(
 #: Whole words of a field name that mark a credential (``key``, ``pin``, ``otp``) but would give
 #: false alarms inside other words (``keyboard``, ``shipping``, ``hotplate``).
 _SECRET_WORDS = frozenset({"key", "keys", "pin", "otp", "totp", "mfa", "cvv", "cvc", "ssn", "sid", "sig", "signature"})
+#: Whole words that contain a credential marker and are none (``passport`` holds ``pass``,
+#: ``secretary`` ``secret``, ``tokenizer`` ``token``): a name made of them alone is no secret.
+#: A word glued to others stays suspect (``userpass``, ``passporttoken``).
+_BENIGN_WORDS = frozenset(
+    {
+        "passport", "passports", "passenger", "passengers", "compass", "bypass", "bypassed", "overpass",
+        "underpass", "passage", "passive", "secretary", "secretaries", "secretariat", "tokenizer",
+        "tokenizers", "tokenize", "tokenized", "tokenization", "authored", "authoring",
+    }
+)  # fmt: skip
+#: ``session`` and ``cookie`` name a credential, unless the name is about a setting of it
+#: (``session_timeout``, ``cookieConsent``) and no word of it says it holds the value itself.
+_SETTING_OF = frozenset({"session", "sessions", "cookie", "cookies"})
+_SETTING_WORDS = frozenset(
+    {
+        "timeout", "timeouts", "expires", "expiry", "expiration", "lifetime", "ttl", "length", "duration",
+        "warning", "consent", "banner", "notice", "policy", "accepted", "enabled", "count", "minutes",
+        "seconds",
+    }
+)  # fmt: skip
+_VALUE_WORDS = frozenset({"id", "ids", "key", "keys", "token", "value", "secret", "hash", "string", "data", "sid"})
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _WORD_SPLIT = re.compile(r"[^a-z0-9]+")
 #: Cheap test before the patterns run: text without any of these has no secret to find.
@@ -103,10 +124,23 @@ def is_secret_field(name: str) -> bool:
     The one predicate for field names everywhere: request bodies, console objects, snapshot
     values of hidden inputs, ``get_dom``'s hidden inputs and the audit log's arguments.
     """
-    if _SECRET_PART.search(name):
-        return True
     words = _WORD_SPLIT.split(_CAMEL.sub("_", name).lower())
-    return any(word in _SECRET_WORDS for word in words)
+    if any(word in _SECRET_WORDS for word in words):
+        return True
+    if not _SECRET_PART.search(name):
+        return False
+    if not any(word in _BENIGN_WORDS or word in _SETTING_OF for word in words):
+        return True  # the common case: no word that could clear it
+    # Each word that holds a credential marker must be one of the known harmless words, or a
+    # session/cookie word qualified by a setting (and no word of the name says id, key, value...).
+    setting = any(word in _SETTING_WORDS for word in words) and not any(word in _VALUE_WORDS for word in words)
+    for word in words:
+        if not _SECRET_PART.search(word) or word in _BENIGN_WORDS or (setting and word in _SETTING_OF):
+            continue
+        return True
+    # Markers may also straddle words (``pass_word``): the name without its harmless words decides.
+    rest = "_".join(w for w in words if w not in _BENIGN_WORDS and not (setting and w in _SETTING_OF))
+    return bool(_SECRET_PART.search(rest.replace("_", "")))
 
 
 class HeaderRedactor:
