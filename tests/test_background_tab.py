@@ -9,6 +9,7 @@ looks at in front. Timings are measured in tests/bench/background_input.py, not 
 
 from __future__ import annotations
 
+import json
 import urllib.parse
 from typing import Any
 
@@ -315,3 +316,60 @@ async def test_an_export_click_says_it_brought_a_download_not_a_failure(fresh_ch
                 break
             await anyio.sleep(0.05)
         assert "march.csv" in files
+
+
+_CF_ERROR = (
+    "<!DOCTYPE html><html><head><title>Error Occurred While Processing Request</title><style>"
+    + "table.cfdump { border: 1px solid #ccc; font-family: verdana; }\n" * 400
+    + "</style><script>function toggle(){}</script></head><body><h1>Error Occurred While Processing Request</h1>"
+    "<table><tr><th>Message:</th><td>The value x cannot be converted to a number.</td></tr>"
+    "<tr><th>Template:</th><td>/app/ordini/save.cfm, line 42</td></tr></table></body></html>"
+)
+_ORDERS = (
+    "<!doctype html><title>Ordini</title><input id=qta value=x><button id=save onclick=\"doSave()\">Salva</button>"
+    "<script>function doSave() { fetch('/bg/save.cfm', {method: 'POST', body: 'qta=x'}).then(r => r.text());"
+    " fetch('/bg/login.json', {method: 'POST', body: 'user=ada'}).then(r => r.json()); }</script>"
+)
+
+
+async def test_an_error_page_is_previewed_as_its_text_not_its_stylesheet(fresh_chromium, http_server, tmp_path):
+    """A ColdFusion error page answers the save with 20 KB of CSS before its message. The bundle's and
+    network_save_body's previews showed the first characters of the body: CSS. They show the page's title
+    and visible text now, and a JSON answer's token is masked inline, while the saved file keeps both bodies
+    as the server sent them."""
+    token = "tok-6f1e2d3c4b5a69788796a5b4c3d2e1f0"
+    http_server.route("/bg/ordini.html", Reply(200, _ORDERS))
+    http_server.route("/bg/save.cfm", Reply(500, _CF_ERROR))
+    expired = f'{{"error": "expired", "access_token": "{token}"}}'
+    http_server.route("/bg/login.json", Reply(401, expired, "application/json"))
+    user = UserTabs(fresh_chromium.http_url)
+    await user.open(http_server.url("/bg/ordini.html"))
+    await activate(fresh_chromium.http_url, await user.open(http_server.url("/faults/tab.html?name=front")))
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("select_page_by_title", title_contains="Ordini")
+        await interact(agent, "click", selector="#save")
+        for _ in range(100):
+            posts = {r["url"]: r for r in records(await agent.s("network_list", method="POST"))}
+            if len(posts) == 2:
+                states = [(await agent.s("network_get", id=r["id"]))["entry"].get("bodyState") for r in posts.values()]
+                if states == ["held", "held"]:
+                    break
+            await anyio.sleep(0.05)
+
+        result = await agent.call("browser_session", CALL, action="debug_bundle")
+        errors = {r["url"]: r for r in records(result.structured_content["network"], "httpErrors")}
+        preview = errors["/bg/save.cfm"]["response"]
+        message = "Error Occurred While Processing Request\nMessage: The value x cannot be converted"
+        assert preview.startswith(message), preview
+        text = result.content[0].text
+        assert "font-family" not in text and "cannot be converted to a number" in text
+        assert token not in result.content[0].text + json.dumps(result.structured_content)
+        assert '"access_token":"[redacted]"' in errors["/bg/login.json"]["response"].replace(" ", "")
+
+        saved = await agent.s("network_save_body", id=posts["/bg/save.cfm"]["id"])
+        assert saved["previewIsPageText"] is True and "line 42" in saved["preview"], saved
+        assert (tmp_path / "artifacts" / saved["relativePath"]).read_text() == _CF_ERROR
+        login = await agent.call("browser_session", CALL, action="network_save_body", id=posts["/bg/login.json"]["id"])
+        assert token not in login.content[0].text + json.dumps(login.structured_content)
+        assert token in (tmp_path / "artifacts" / login.structured_content["relativePath"]).read_text()

@@ -23,6 +23,7 @@ from cdp_core.recorders.network import is_text_mime
 from targets.errors import ToolFailure
 
 from ..answers import Answer
+from ..body_preview import readable_preview
 from ..registry import ActionArgs, ActionResult, action
 from ..stacks import map_console_entries
 from .bundle_render import bundle_answer, bundle_markdown
@@ -67,11 +68,12 @@ def _compact_console(e: dict[str, Any]) -> dict[str, Any]:
 
 
 def _response_preview(recorder: Any, e: dict[str, Any]) -> str | None:
+    """A failed request's answer as its reader would see it (an error page's text, not its CSS)."""
     body = recorder.held_body(e["id"])
-    if body is None or not is_text_mime(e.get("mimeType") or ""):
+    mime = e.get("mimeType") or ""
+    if body is None or not is_text_mime(mime):
         return None
-    text = body[: RESPONSE_PREVIEW_CHARS * 4].decode("utf-8", "replace")
-    return text[:RESPONSE_PREVIEW_CHARS] + ("…" if len(text) > RESPONSE_PREVIEW_CHARS or len(body) > len(text) else "")
+    return readable_preview(body, mime, RESPONSE_PREVIEW_CHARS)[0]
 
 
 def _network_item(recorder: Any, e: dict[str, Any]) -> dict[str, Any]:

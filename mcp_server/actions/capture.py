@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
+import anyio
 from pydantic import Field
 
 from cdp_core.recorders.har import build_har, write_har
@@ -17,6 +18,7 @@ from cdp_core.recorders.network import BodyIsBinary, BodyUnavailable, EntryNotFo
 from targets.errors import ErrorCode, ToolFailure
 
 from ..answers import Answer, ListAnswer
+from ..body_preview import HTML_SCAN_BYTES, readable_preview
 from ..capture import console_of, network_of
 from ..registry import ActionArgs, ActionResult, action
 from ..stacks import map_console_entries, map_initiator
@@ -88,6 +90,8 @@ class SavedBodyAnswer(Answer):
     sha256: str
     source: str
     preview: str | None = None
+    #: the preview is the HTML page's title and visible text, not its first characters
+    previewIsPageText: bool = False
     truncated: bool = False
 
 
@@ -276,13 +280,21 @@ async def network_save_body(ctx: ToolContext, args: SaveBodyArgs) -> ActionResul
     data["id"] = args.id
     data["body"] = args.body
     data["preview"] = saved.preview[:SAVED_PREVIEW_CHARS] or None
+    if args.body == "response" and saved.preview:
+        head = await anyio.to_thread.run_sync(_file_head, saved.file_path, HTML_SCAN_BYTES)
+        data["preview"], data["previewIsPageText"] = readable_preview(head, saved.mime_type, SAVED_PREVIEW_CHARS)
     text = f"Saved {args.body} body of #{args.id}: {saved.bytes} bytes ({saved.mime_type}, {saved.source}) to "
     text += f"{data['relativePath']} (sha256 {saved.sha256})"
     if saved.truncated:
         text += f" (truncated from {saved.total_bytes} bytes)"
     if data["preview"]:
-        text += "\n" + data["preview"]
+        text += "\n" + ("the page's text: " if data.get("previewIsPageText") else "") + data["preview"]
     return ActionResult(text=text, data=data)
+
+
+def _file_head(path: str, size: int) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(size)
 
 
 @action(S, "network_clear", NoArgs, lock="page", destructive=True, result=ClearedAnswer)
