@@ -366,6 +366,10 @@ async def test_an_error_page_is_previewed_as_its_text_not_its_stylesheet(fresh_c
         assert "font-family" not in text and "cannot be converted to a number" in text
         assert token not in result.content[0].text + json.dumps(result.structured_content)
         assert '"access_token":"[redacted]"' in errors["/bg/login.json"]["response"].replace(" ", "")
+        # The last fetch is one of the HTTP errors above: named, its preview not printed twice.
+        last = result.structured_content["network"]["lastXhrOrFetch"]
+        assert last == [posts["/bg/login.json"]["id"], "POST", 401, "fetch", "/bg/login.json"], last
+        assert f"last xhr/fetch: #{last[0]}, shown above" in text and text.count("expired") == 1, text
 
         saved = await agent.s("network_save_body", id=posts["/bg/save.cfm"]["id"])
         assert saved["previewIsPageText"] is True and "line 42" in saved["preview"], saved

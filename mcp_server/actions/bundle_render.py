@@ -133,9 +133,14 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         last = net.get("lastXhrOrFetch")
         if last:
             row, more = _request(last, url)
-            out["lastXhrOrFetch"] = row
-            lines.append("last xhr/fetch:")
-            lines += more
+            shown = {e["id"] for key in ("httpErrors", "failed") for e in net[key]}
+            if last["id"] in shown:  # its response and initiator are above: named, not repeated
+                out["lastXhrOrFetch"] = row[:5]
+                lines.append(f"last xhr/fetch: #{last['id']}, shown above")
+            else:
+                out["lastXhrOrFetch"] = row
+                lines.append("last xhr/fetch:")
+                lines += more
         data["network"] = out
     frames = bundle.get("frames") or []
     if len(frames) > 1:
