@@ -49,6 +49,9 @@ def rank_requests(requests: list[dict[str, Any]]) -> tuple[list[dict[str, Any]],
     return named, static
 
 
+#: How long a request that has its answer may take to end its body before the action stops waiting for it.
+BODY_GRACE_S = 0.3
+
 #: Console errors listed (newest), and how much of each message (the same in the text and the JSON).
 MAX_ERRORS = 5
 ERROR_CHARS = 120
@@ -95,12 +98,27 @@ class Followup:
         ]
 
     async def settle(self, *, quiet_s: float = 0.15, max_s: float = 2.0) -> None:
-        """Give the page a moment to react: until no request it started is in flight (bounded)."""
+        """Give the page a moment to react: until no request it started is in flight (bounded).
+
+        A request whose answer came but whose body has not ended after :data:`BODY_GRACE_S` no
+        longer holds the action: a ``fetch()`` whose response the page never reads (a log or
+        analytics call) ends only when its body is read, which may be never, and every click
+        then waited the whole ``max_s``. The grace leaves time for the page to read the body
+        and react to it (an error thrown in ``onload`` is still in the answer).
+        """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max_s
+        answered_at: dict[Any, float] = {}
         await asyncio.sleep(quiet_s)
         while loop.time() < deadline and not self._dialog_open():
-            pending = [r for r in self._new_requests() if r.get("durationMs") is None and not r.get("failed")]
+            now = loop.time()
+            pending = False
+            for r in self._new_requests():
+                if r.get("durationMs") is not None or r.get("failed"):
+                    continue
+                if r.get("status") is not None and now - answered_at.setdefault(r.get("id"), now) >= BODY_GRACE_S:
+                    continue
+                pending = True
             if not pending:
                 return
             await asyncio.sleep(0.05)

@@ -224,3 +224,36 @@ def test_a_tab_with_no_document_yet_is_said_to_be_loading_not_shown_as_an_empty_
     assert loading == "  [2] p3 (no page loaded yet)"
     shown = page_line({"page_id": 0, "stable_page_id": "p1", "url": "http://127.0.0.1:1/a", "selected": True})
     assert shown == "* [0] p1 (untitled) <http://127.0.0.1:1/a>"
+
+
+async def test_an_answered_request_whose_body_the_page_never_reads_does_not_hold_the_action():
+    """A fire-and-forget fetch (a log call) ends only when the page reads its body, maybe never; the
+    action's settle used to wait its whole bound (2 s per click) for it. Pure logic, on a stand-in
+    recorder: a request still waiting for its answer holds the settle, an answered one only briefly."""
+    import types
+
+    import anyio
+
+    from mcp_server.followup import BODY_GRACE_S, Followup
+
+    class Requests:
+        def __init__(self) -> None:
+            self.rows: list[dict[str, object]] = []
+
+        def list(self, *, since_id: int | None = None, limit: int | None = None) -> list[dict[str, object]]:
+            rows = [r for r in self.rows if since_id is None or int(r["id"]) > since_id]  # type: ignore[call-overload]
+            return rows[-limit:] if limit else rows
+
+    network = Requests()
+    page = types.SimpleNamespace(url="http://127.0.0.1:1/p", data={"network": network})
+    follow = Followup(page, None)  # type: ignore[arg-type]
+    network.rows.append({"id": 1, "status": 200, "durationMs": None})  # answered, body never read
+    with anyio.fail_after(10):  # the bound below is 30 s: waiting for the body fails here
+        started = anyio.current_time()
+        await follow.settle(max_s=30)
+    assert anyio.current_time() - started >= BODY_GRACE_S  # the page had its moment to read it
+
+    network.rows.append({"id": 2, "status": None, "durationMs": None})  # no answer yet: holds the settle
+    with anyio.move_on_after(1) as waited:
+        await follow.settle(max_s=30)
+    assert waited.cancelled_caught
