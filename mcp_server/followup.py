@@ -22,7 +22,7 @@ from .dialogs import DialogWatch, public_dialog
 if TYPE_CHECKING:
     from targets import PageHandle
 
-__all__ = ["Followup", "describe_followup", "then_line", "rank_requests"]
+__all__ = ["Followup", "describe_followup", "then_line", "rank_requests", "in_flight", "BODY_GRACE_S"]
 
 #: Requests listed by name (after ranking); the rest are counted.
 MAX_LISTED = 8
@@ -51,6 +51,29 @@ def rank_requests(requests: list[dict[str, Any]]) -> tuple[list[dict[str, Any]],
 
 #: How long a request that has its answer may take to end its body before the action stops waiting for it.
 BODY_GRACE_S = 0.3
+
+#: Connections that stay open as long as the page wants: never waited for.
+LONG_LIVED = frozenset({"websocket", "eventsource"})
+
+
+def in_flight(requests: list[dict[str, Any]], answered_at: dict[Any, float], now: float) -> list[dict[str, Any]]:
+    """The requests the page may still be waiting on, or about to react to.
+
+    That is a request with no answer yet, or one answered less than :data:`BODY_GRACE_S` ago whose
+    body has not ended (``answered_at``, kept by the caller across polls, remembers when each answer
+    was first seen). A WebSocket or EventSource stays open for as long as the page likes, and a
+    ``fetch()`` whose body the page never reads (a log call) never ends: waiting for either would
+    wait for nothing.
+    """
+    out = []
+    for r in requests:
+        if r.get("durationMs") is not None or r.get("failed") or r.get("resourceType") in LONG_LIVED:
+            continue
+        if r.get("status") is not None and now - answered_at.setdefault(r.get("id"), now) >= BODY_GRACE_S:
+            continue
+        out.append(r)
+    return out
+
 
 #: Console errors listed (newest), and how much of each message (the same in the text and the JSON).
 MAX_ERRORS = 5
@@ -111,15 +134,7 @@ class Followup:
         answered_at: dict[Any, float] = {}
         await asyncio.sleep(quiet_s)
         while loop.time() < deadline and not self._dialog_open():
-            now = loop.time()
-            pending = False
-            for r in self._new_requests():
-                if r.get("durationMs") is not None or r.get("failed"):
-                    continue
-                if r.get("status") is not None and now - answered_at.setdefault(r.get("id"), now) >= BODY_GRACE_S:
-                    continue
-                pending = True
-            if not pending:
+            if not in_flight(self._new_requests(), answered_at, loop.time()):
                 return
             await asyncio.sleep(0.05)
 

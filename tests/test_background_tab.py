@@ -377,3 +377,35 @@ async def test_an_error_page_is_previewed_as_its_text_not_its_stylesheet(fresh_c
         login = await agent.call("browser_session", CALL, action="network_save_body", id=posts["/bg/login.json"]["id"])
         assert token not in login.content[0].text + json.dumps(login.structured_content)
         assert token in (tmp_path / "artifacts" / login.structured_content["relativePath"]).read_text()
+
+
+async def test_a_log_call_the_page_never_reads_holds_neither_a_click_nor_network_idle(
+    fresh_chromium, http_server, tmp_path
+):
+    """A page that fires a fetch() and never reads its answer (a log call): Chrome ends such a request
+    only when its body is read, so it never ended. wait_for network_idle timed out on that page, and every
+    click that fired one waited the settle's whole bound. Neither waits for it now; a request that is
+    still waiting for its answer is still waited for."""
+    http_server.route(
+        "/bg/logging.html",
+        Reply(
+            200,
+            "<!doctype html><title>Logging</title><button id=go onclick=\"fetch('/bg/log', {method: 'POST',"
+            " body: 'clicked'})\">Go</button><script>fetch('/bg/log', {method: 'POST', body: 'loaded'})</script>",
+        ),
+    )
+    http_server.route("/bg/log", Reply(200, "logged"))
+    user = UserTabs(fresh_chromium.http_url)
+    await user.open(http_server.url("/bg/logging.html"))
+    await activate(fresh_chromium.http_url, await user.open(http_server.url("/faults/tab.html?name=front")))
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("select_page_by_title", title_contains="Logging")
+        clicked = await interact(agent, "click", selector="#go")
+        assert [r[4] for r in clicked["followed"]["requests"]] == ["/bg/log"]
+        logged = records(await agent.s("network_list", url_contains="/bg/log"))
+        assert logged and all(r["status"] == 200 for r in logged)
+        assert "durationMs" not in (await agent.s("network_get", id=logged[-1]["id"]))["entry"]  # never ended
+        idle = await agent.call("browser_session", CALL, action="wait_for", network_idle=True, timeout_ms=8000)
+        assert not idle.is_error, idle.content[0].text
+        assert idle.structured_content["state"]["inFlight"] == 0

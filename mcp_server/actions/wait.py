@@ -20,6 +20,7 @@ from targets.errors import ErrorCode, ToolFailure
 from ..answers import Answer
 from ..context import ToolContext
 from ..dialogs import dialog_watch, require_no_dialog
+from ..followup import in_flight
 from ..lean import Keep
 from ..registry import ActionArgs, ActionResult, action
 from ..safe_regex import MAX_PATTERN_CHARS, compile_pattern, search
@@ -150,6 +151,7 @@ async def wait_for(ctx: ToolContext, args: WaitForArgs) -> ActionResult:
     condition = _condition(args)
     ctx.status(f"waiting for {condition}", total_s=wait_s)
     idle_since: float | None = None
+    answered_at: dict[Any, float] = {}  # when each request's answer was first seen (followup.in_flight)
     last: dict[str, Any] = {}
     url_checked: tuple[str, bool] | None = None  # the URL rarely changes: match it once
     while True:
@@ -183,10 +185,10 @@ async def wait_for(ctx: ToolContext, args: WaitForArgs) -> ActionResult:
                 last["predicate"] = value if isinstance(value, (bool, int, float, str, type(None))) else str(value)
                 ok = bool(value)
             if ok and args.network_idle:
-                in_flight = _in_flight(page)
-                last["inFlight"] = in_flight
                 now = loop.time()
-                if in_flight:
+                busy = _in_flight(page, answered_at, now)
+                last["inFlight"] = busy
+                if busy:
                     idle_since = None
                     ok = False
                 else:
@@ -238,11 +240,11 @@ async def _current_url(page: PageHandle) -> str:
         return page.url
 
 
-def _in_flight(page: PageHandle) -> int:
+def _in_flight(page: PageHandle, answered_at: dict[Any, float], now: float) -> int:
     network = page.data.get("network")
     if network is None:
         return 0
-    return sum(1 for r in network.list(limit=200) if r.get("durationMs") is None and not r.get("failed"))
+    return len(in_flight(network.list(limit=200), answered_at, now))
 
 
 # -- handle_dialog ----------------------------------------------------------------------------
