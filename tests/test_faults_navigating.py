@@ -315,3 +315,32 @@ async def test_a_page_moving_to_an_empty_answer_in_a_background_tab_of_the_users
         assert result.structured_content["url"] == pinging
         assert await front_tab(fresh_chromium.http_url) == front
         assert await visibility(fresh_chromium.http_url, work) == "hidden"
+
+
+async def test_a_page_that_sends_the_agent_to_the_login_says_the_server_redirected_it(
+    fresh_chromium, http_server, tmp_path
+):
+    """The session expired: the orders page answers 301 to its new address, which answers 302 to the login
+    page. navigate 'worked' (HTTP 200, title Login) and said only where it ended; both renderings now name
+    each redirect with its status. A navigation without redirects names none, even to a URL an earlier
+    navigation was redirected to."""
+    http_server.route("/faults/orders.php", Reply(301, "", headers={"Location": "/faults/orders/"}))
+    http_server.route("/faults/orders/", Reply(302, "", headers={"Location": "/faults/login.php?expired=1"}))
+    http_server.route("/faults/login.php", Reply(200, "<!doctype html><title>Login</title><p>Session expired"))
+    await _work_tab_behind_front(fresh_chromium, http_server)
+    async with serving(tmp_path / "artifacts") as agent:
+        await _agent_on_work_tab(agent, fresh_chromium)
+        result = await agent.call("browser_session", action="navigate", url=http_server.url("/faults/orders.php"))
+        text, data = result.content[0].text, result.structured_content
+        login = http_server.url("/faults/login.php?expired=1")
+        assert data["url"] == login and data["httpStatus"] == 200, data
+        assert data["redirects"] == [
+            {"url": http_server.url("/faults/orders.php"), "status": 301},
+            {"url": http_server.url("/faults/orders/"), "status": 302},
+        ]
+        assert (
+            f"redirected by the server from {http_server.url('/faults/orders.php')} (301) -> "
+            f"{http_server.url('/faults/orders/')} (302)" in text
+        ), text
+        again = await agent.s("navigate", url=login)
+        assert "redirects" not in again, again

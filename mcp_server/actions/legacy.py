@@ -23,6 +23,7 @@ from ..answers import Answer
 from ..context import ToolContext
 from ..input.frames import main_world
 from ..lean import Keep
+from ..redirects import last_request_id, server_redirects
 from ..registry import ActionArgs, ActionResult, action
 from .loading import LOAD_TAKES, StatusFn, bounded_load
 from .pagejs import (
@@ -46,6 +47,8 @@ class NavigateResult(Answer):
     target: str
     stable_page_id: str
     relaunched: bool = False
+    #: the server's redirects that led here, oldest first: ``{url, status}`` (a 302 to a login page)
+    redirects: list[dict[str, Any]] = []
 
 
 class DomResult(Answer):
@@ -104,6 +107,9 @@ async def navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
 
 
 async def _navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
+    before = ctx.ready_page()
+    since_id = last_request_id(before.data.get("network")) if before is not None else 0
+
     async def load(timeout_ms: int, on_status: StatusFn) -> dict[str, Any]:
         return await ctx.manager.navigate(
             args.url, wait_until=args.wait_until, timeout_ms=timeout_ms, on_status=on_status
@@ -122,6 +128,11 @@ async def _navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
     text = f"Navigated {info.get('stable_page_id')} ({info.get('target')}) to {url}" + (f" ({title})" if title else "")
     if info.get("httpStatus") is not None:
         text += f", HTTP {info['httpStatus']}"
+    after = ctx.ready_page()
+    hops = server_redirects(after.data.get("network"), url, since_id if after is before else 0) if after else []
+    if hops:
+        info["redirects"] = hops
+        text += ", redirected by the server from " + " -> ".join(f"{h['url']} ({h['status']})" for h in hops)
     if info.get("relaunched"):
         text += "; the internal browser had gone away and was relaunched"
     text += move_notes(info)

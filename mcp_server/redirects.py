@@ -1,0 +1,45 @@
+"""The server's redirects that brought a navigation where it ended, read from the captured requests.
+
+Why: a business app whose session expired answers the page the agent asked for with a 302 to its
+login page. The navigation "worked" (HTTP 200, title "Login"), and only a reader who compares the
+URL it asked for with the one it got sees what happened. The answer says it: each hop of the
+main document's redirect chain, with its status.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["MAX_HOPS", "last_request_id", "server_redirects"]
+
+#: Hops named at most (a redirect loop is cut by Chrome at 20).
+MAX_HOPS = 10
+
+
+def last_request_id(network: Any) -> int:
+    """The newest captured request's id (0: none), to read only what a navigation adds after it."""
+    if network is None:
+        return 0
+    try:
+        last = network.list(limit=1)
+    except Exception:  # noqa: BLE001 - a recorder mid-change must not fail the navigation
+        return 0
+    return int(last[-1]["id"]) if last else 0
+
+
+def _doc(url: str) -> str:
+    return url.split("#", 1)[0]
+
+
+def server_redirects(network: Any, final_url: str, since_id: int) -> list[dict[str, Any]]:
+    """``[{url, status}]``, oldest first, of the redirects that ended at ``final_url`` after ``since_id``."""
+    if network is None or not final_url:
+        return []
+    docs = network.list(resource_types=["document"], since_id=since_id)
+    by_id = {d["id"]: d for d in docs}
+    end = next((d for d in reversed(docs) if _doc(str(d.get("url"))) == _doc(final_url)), None)
+    hops: list[dict[str, Any]] = []
+    while end is not None and end.get("redirectedFrom") in by_id and len(hops) < MAX_HOPS:
+        end = by_id[end["redirectedFrom"]]
+        hops.append({"url": end["url"], "status": end.get("status")})
+    return hops[::-1]
