@@ -114,6 +114,8 @@ class Followed(Answer):
     """What followed an input action: navigation, requests (rows), console errors, a dialog."""
 
     navigation: dict[str, str] | None = None
+    #: child frames the action navigated (a frameset's ``main`` whose form was posted): ``{frame, to}``
+    frameNavigations: list[dict[str, str]] = []
     columns: list[str] = []
     requests: list[NetworkRow] = []
     requestCount: int = 0

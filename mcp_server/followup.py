@@ -18,11 +18,12 @@ from cdp_core import CDPException, CDPSession
 
 from .actions.capture_render import NETWORK_COLUMNS, network_row
 from .dialogs import DialogWatch, public_dialog
+from .lean import short_url
 
 if TYPE_CHECKING:
     from targets import PageHandle
 
-__all__ = ["Followup", "describe_followup", "then_line", "rank_requests", "in_flight", "BODY_GRACE_S"]
+__all__ = ["Followup", "describe_followup", "then_line", "rank_requests", "in_flight", "frames_now", "BODY_GRACE_S"]
 
 #: Requests listed by name (after ranking); the rest are counted.
 MAX_LISTED = 8
@@ -93,11 +94,13 @@ class Followup:
         self.downloads_seen = getattr(self.network, "downloads_seen", 0)
         self.console_id = _last_id(self.console)
         self.loader: str | None = None
+        #: the page's child frames before the action (a frameset's ``main`` whose form was posted)
+        self.frames: dict[str, FrameState] = {}
         #: the browser's tabs before the action (None: unknown, new tabs are not looked for)
         self.tabs: set[str] | None = None
 
     async def start(self) -> Followup:
-        self.loader, tabs = await asyncio.gather(_main_loader(self.page.session), _tabs(self.page.session))
+        (self.loader, self.frames), tabs = await asyncio.gather(frames_now(self.page.session), _tabs(self.page.session))
         self.tabs = None if tabs is None else {t["targetId"] for t in tabs}
         return self
 
@@ -141,12 +144,20 @@ class Followup:
     async def report(self) -> dict[str, Any]:
         requests = self._new_requests()
         data: dict[str, Any] = {}
-        loader = None if self._dialog_open() else await _main_loader(self.page.session)
+        loader, frames = (None, {}) if self._dialog_open() else await frames_now(self.page.session)
         navigated = (loader is not None and self.loader is not None and loader != self.loader) or (
             self.page.url != self.url
         )
         if navigated:
             data["navigation"] = {"from": self.url, "to": self.page.url}
+        else:
+            moved = [
+                {"frame": now[2] or short_url(before[1], self.page.url), "to": short_url(now[1], self.page.url)}
+                for frame_id, before in self.frames.items()
+                if (now := frames.get(frame_id)) is not None and now[0] != before[0] and now[1]
+            ]
+            if moved:
+                data["frameNavigations"] = moved
         if requests:
             named, static = rank_requests(requests)
             if named:
@@ -193,6 +204,8 @@ def describe_followup(data: dict[str, Any]) -> str:
     parts: list[str] = []
     if "navigation" in data:
         parts.append(f"navigated to {data['navigation']['to']}")
+    for moved in data.get("frameNavigations", []):
+        parts.append(f"frame {moved['frame']} navigated to {moved['to']}")
     for r in data.get("requests", []):  # [id, method, status, type, url, {rest}?] (network_row)
         rest = r[5] if len(r) > 5 else {}
         if rest.get("download"):
@@ -261,9 +274,26 @@ async def _tabs(session: CDPSession) -> list[dict[str, Any]] | None:
     return [t for t in infos if t.get("type") == "page"]
 
 
-async def _main_loader(session: CDPSession) -> str | None:
+#: A frame as a follow-up compares it: (loaderId, url, name).
+FrameState = tuple[str | None, str, str]
+
+
+async def frames_now(session: CDPSession) -> tuple[str | None, dict[str, FrameState]]:
+    """(the main frame's loaderId, every child frame by id), from one frame-tree read; (None, {}) on failure."""
     try:
-        tree = await session.send("Page.getFrameTree", timeout=3)
-    except (CDPException, TimeoutError):
-        return None
-    return tree["frameTree"]["frame"].get("loaderId")
+        tree = (await session.send("Page.getFrameTree", timeout=3))["frameTree"]
+    except (CDPException, TimeoutError, KeyError):
+        return None, {}
+    children: dict[str, FrameState] = {}
+    stack = list(tree.get("childFrames") or ())
+    while stack and len(children) < MAX_FRAMES:
+        node = stack.pop()
+        frame = node.get("frame") or {}
+        if frame.get("id"):
+            children[frame["id"]] = (frame.get("loaderId"), str(frame.get("url") or ""), str(frame.get("name") or ""))
+        stack.extend(node.get("childFrames") or ())
+    return tree["frame"].get("loaderId"), children
+
+
+#: Frames of a page compared at most (a page of hundreds of ad frames costs no more than this).
+MAX_FRAMES = 200

@@ -409,3 +409,36 @@ async def test_a_log_call_the_page_never_reads_holds_neither_a_click_nor_network
         idle = await agent.call("browser_session", CALL, action="wait_for", network_idle=True, timeout_ms=8000)
         assert not idle.is_error, idle.content[0].text
         assert idle.structured_content["state"]["inFlight"] == 0
+
+
+async def test_a_click_that_loads_a_frame_names_the_frame_and_where_it_went(fresh_chromium, http_server, tmp_path):
+    """A legacy back office: a menu, and the work in a frame named main. Posting the frame's form loads
+    the answer into that frame; the click said only which request it sent. It now says which frame moved
+    and where, in both renderings; a click that moves no frame says none."""
+    http_server.route(
+        "/bg/office.html",
+        Reply(200, "<!doctype html><title>Back office</title><button id=menu>Menu</button>"
+              "<iframe name=main src='/bg/edit.html' width=600 height=200></iframe>"),
+    )  # fmt: skip
+    http_server.route(
+        "/bg/edit.html",
+        Reply(200, "<!doctype html><title>Edit</title><form method=post action='/bg/saved.html'>"
+              "<input name=code value=X12><button>Confirm</button></form>"),
+    )  # fmt: skip
+    http_server.route("/bg/saved.html", Reply(200, "<!doctype html><title>Saved</title><p>Saved"))
+    user = UserTabs(fresh_chromium.http_url)
+    await user.open(http_server.url("/bg/office.html"))
+    await activate(fresh_chromium.http_url, await user.open(http_server.url("/faults/tab.html?name=front")))
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("select_page_by_title", title_contains="Back office")
+        snap = await agent.s("snapshot")
+        confirm = uid_of(snap, "button", "Confirm")
+        quiet = await interact(agent, "click", selector="#menu")
+        assert "frameNavigations" not in quiet.get("followed", {})
+        result = await agent.call("browser_interact", CALL, action="click_uid", uid=confirm)
+        followed = result.structured_content["followed"]
+        assert followed["frameNavigations"] == [{"frame": "main", "to": "/bg/saved.html"}], followed
+        assert "navigation" not in followed  # the page itself stayed
+        assert "frame main navigated to /bg/saved.html" in result.content[0].text, result.content[0].text
+        assert_lean(result)

@@ -18,7 +18,7 @@ from ..answers import Answer, Followed
 from ..context import ToolContext
 from ..dialogs import dialog_watch, require_no_dialog
 from ..dialogs import public_dialog as _public_dialog
-from ..followup import Followup, _main_loader, then_line
+from ..followup import Followup, frames_now, then_line
 from ..registry import ActionArgs, ActionResult, action
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ async def handle_dialog(ctx: ToolContext, args: HandleDialogArgs) -> ActionResul
     watch.open = None
     watch.opened.clear()
     await watch.run_cleanups()
-    follow.loader = await _main_loader(page.session)
+    follow.loader, follow.frames = await frames_now(page.session)
     await follow.settle()
     followed = await follow.report()
     what = f"{'accepted' if params['accept'] else 'dismissed'}"
