@@ -91,11 +91,9 @@ def html_text(html: str, limit: int) -> str:
         pass
     except AssertionError:  # pragma: no cover - the stdlib parser on badly broken markup
         pass
-    lines: list[str] = []
-    for raw in "".join(parser.parts).split("\n"):
-        line = _SPACES.sub(" ", raw).strip()
-        if line and (not lines or line != lines[-1]):  # a title repeated by the first heading: once
-            lines.append(line)
+    lines = [line for line in (_SPACES.sub(" ", raw).strip() for raw in "".join(parser.parts).split("\n")) if line]
+    if len(lines) > 1 and lines[1] == lines[0]:  # a title repeated by the first heading: once
+        del lines[1]
     return "\n".join(lines)
 
 

@@ -257,3 +257,28 @@ async def test_an_answered_request_whose_body_the_page_never_reads_does_not_hold
     with anyio.move_on_after(1) as waited:
         await follow.settle(max_s=30)
     assert waited.cancelled_caught
+
+
+def test_an_html_body_is_previewed_as_what_its_reader_sees():
+    from mcp_server.body_preview import readable_preview
+
+    laravel = (
+        b"<!DOCTYPE html>\n<html><head><title>Division by zero</title><style>" + b"body{margin:0}" * 2000
+        + b"</style><script>window.x = '<p>not text</p>';</script></head><body><h1>Division by zero</h1>"
+        b"<div class=trace><p>at <b>OrderController.php</b>:42</p><noscript>enable js</noscript></div>"
+        b"<table><tr><th>Method</th><td>POST</td></tr></table></body></html>"
+    )  # fmt: skip
+    text, is_page = readable_preview(laravel, "text/html", 400)
+    assert is_page and text == "Division by zero\nat OrderController.php:42\nMethod POST", text
+    php = b"<br />\n<b>Fatal error</b>:  Uncaught Error: Call to undefined function foo() in /var/www/x.php:12"
+    fatal = "Fatal error: Uncaught Error: Call to undefined function foo() in /var/www/x.php:12"
+    assert readable_preview(php, "text/html", 400) == (fatal, True)
+    long_page = b"<html><body>" + b"<p>line of text</p>" * 1000 + b"</body></html>"
+    cut, _ = readable_preview(long_page, "text/html", 100)
+    assert len(cut) == 101 and cut.endswith("\u2026")
+    # not HTML: the text itself, its secrets masked; an HTML page sent as text/plain is still read as a page
+    assert readable_preview(b'{"ok": false, "password": "pw-1"}', "application/json", 400) == (
+        '{"ok": false, "password": "[redacted]"}',
+        False,
+    )
+    assert readable_preview(b"<!doctype html><title>T</title><p>x", "text/plain", 400) == ("T\nx", True)
