@@ -189,6 +189,17 @@ def require_no_dialog(watch: DialogWatch, what: str) -> None:
     """Refuse at once when a dialog blocks the page (the call would hang until it is answered)."""
     if watch.open is not None:
         d = watch.open
+        if d.get("type") == "beforeunload":
+            # What a leave of the page (navigate, reload, back) opens on a form with unsaved changes:
+            # Chrome shows no text of the page's own, so the answer says what it means.
+            raise ToolFailure(
+                ErrorCode.DIALOG_OPEN,
+                f"{what}: the page asks before it is left (a beforeunload prompt, as a form with unsaved "
+                "changes shows); the tab stays on it until the prompt is answered",
+                hint="browser_session action=handle_dialog dialog_action=accept leaves the page (the move goes on), "
+                "dismiss stays on it with what was typed",
+                dialog=public_dialog(d),
+            )
         raise ToolFailure(
             ErrorCode.DIALOG_OPEN,
             f"{what}: a JavaScript {d['type']} is open and blocks the page: {d['message'][:200]!r}",

@@ -91,3 +91,35 @@ async def test_a_dialog_left_open_never_hangs_a_call(fresh_chromium, http_server
         await agent.s("navigate", url=http_server.url("/faults/tab.html?name=next"))
         assert await agent.js("document.title") == "Faults next"
     assert fresh_chromium.alive
+
+
+async def test_leaving_a_form_with_unsaved_changes_answers_the_prompt_at_once(fresh_chromium, http_server, tmp_path):
+    """An edit form that asks before it is left (beforeunload), in a background tab of the user's Chrome,
+    with something typed. navigate waited its whole timeout behind the prompt, then said 'no response; the
+    navigation was stopped', and left the prompt open in the user's tab. It answers DIALOG_OPEN at once
+    (navigate and reload alike); dismiss keeps the page and what was typed, accept lets the move go on."""
+    from httpserver import Reply
+
+    guard = "<script>addEventListener('beforeunload', e => { e.preventDefault(); e.returnValue = ''; })</script>"
+    http_server.route("/faults/edit.html", Reply(200, f"<!doctype html><title>Edit order</title><input id=qty>{guard}"))
+    http_server.route("/faults/list.html", Reply(200, "<!doctype html><title>Orders</title><p>list"))
+    user = UserTabs(fresh_chromium.http_url)
+    await user.open(http_server.url("/faults/edit.html"))
+    await user.open(http_server.url("/faults/tab.html?name=front"))
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("select_page_by_title", title_contains="Edit order")
+        await agent.call("browser_interact", action="fill", selector="#qty", value="12")  # a user gesture: Chrome asks
+        leave = http_server.url("/faults/list.html")
+        for action, args in (("navigate", {"url": leave}), ("reload", {})):
+            with anyio.fail_after(10):  # the move's own timeout is 20 s: waiting for it fails here
+                refused = await agent.err(action, ErrorCode.DIALOG_OPEN, timeout_ms=20000, **args)
+            assert refused["dialog"]["type"] == "beforeunload", refused
+            assert "asks before it is left" in refused["message"] and "dismiss stays" in refused["hint"], refused
+            await agent.s("handle_dialog", dialog_action="dismiss")
+            assert (await agent.s("get_current_page"))["page"]["url"] == http_server.url("/faults/edit.html")
+            assert await agent.js("document.getElementById('qty').value") == "12"
+        await agent.err("navigate", ErrorCode.DIALOG_OPEN, url=leave)
+        accepted = await agent.s("handle_dialog", dialog_action="accept")
+        assert accepted["followed"]["navigation"]["to"] == leave, accepted
+        assert (await agent.s("get_current_page"))["page"]["title"] == "Orders"

@@ -102,11 +102,11 @@ async def navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
         async with ctx.exclusively():
             return await _navigate(ctx, args)
     page = await ctx.page(launch_if_needed=False)  # the page to ourselves until the call ends
-    await no_dialog(ctx, page, "navigate")  # Chrome would hold the navigation until the dialog is answered
-    return await _navigate(ctx, args)
+    watch = await no_dialog(ctx, page, "navigate")  # Chrome would hold the navigation until it is answered
+    return await _navigate(ctx, args, watch)
 
 
-async def _navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
+async def _navigate(ctx: ToolContext, args: NavigateArgs, watch: Any = None) -> ActionResult:
     before = ctx.ready_page()
     since_id = last_request_id(before.data.get("network")) if before is not None else 0
 
@@ -116,7 +116,12 @@ async def _navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
         )
 
     outcome = await bounded_load(
-        ctx, what=f"navigate to {args.url}", wait_until=args.wait_until, timeout_ms=args.timeout_ms, load=load
+        ctx,
+        what=f"navigate to {args.url}",
+        wait_until=args.wait_until,
+        timeout_ms=args.timeout_ms,
+        load=load,
+        watch=watch,  # the page's beforeunload prompt answers at once
     )
     if isinstance(outcome, ActionResult):
         return outcome  # status "waiting": the page goes on loading, wait_for continues

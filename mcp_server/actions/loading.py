@@ -32,6 +32,7 @@ from targets.errors import ErrorCode, ToolFailure
 
 from ..context import ToolContext
 from ..registry import ActionResult
+from .pagejs import unless_dialog
 
 __all__ = ["bounded_load", "continuation_of", "StatusFn", "LOAD_TAKES"]
 
@@ -57,9 +58,16 @@ def continuation_of(wait_until: str, left_ms: int) -> dict[str, Any]:
 
 
 async def bounded_load(
-    ctx: ToolContext, *, what: str, wait_until: str, timeout_ms: int, load: LoadFn
+    ctx: ToolContext, *, what: str, wait_until: str, timeout_ms: int, load: LoadFn, watch: Any | None = None
 ) -> dict[str, Any] | ActionResult:
-    """Run ``load(timeout_ms, on_status)`` within the call bound -> its facts, or the "waiting" answer."""
+    """Run ``load(timeout_ms, on_status)`` within the call bound -> its facts, or the "waiting" answer.
+
+    ``watch``: the page's dialog watch. Leaving a page whose form has unsaved changes opens its
+    ``beforeunload`` prompt, and Chrome holds the move until the prompt is answered: the load
+    answers DIALOG_OPEN as soon as it opens, instead of waiting out ``timeout_ms`` and then
+    saying there was no response (the prompt stays, for handle_dialog; accepting it lets the
+    move go on).
+    """
     wait_s, cut = ctx.bound(timeout_ms / 1000 if timeout_ms else _NO_TIMEOUT_S)
     ctx.status(what, total_s=wait_s)
     loop = asyncio.get_running_loop()
@@ -69,7 +77,7 @@ async def bounded_load(
         ctx.status(text)
 
     try:
-        return await load(max(1, int(wait_s * 1000)), on_status)
+        return await unless_dialog(watch, load(max(1, int(wait_s * 1000)), on_status), what)  # type: ignore[no-any-return]
     except ToolFailure as exc:
         if exc.code != ErrorCode.TIMEOUT or not cut:
             raise

@@ -61,54 +61,57 @@ def _moved(verb: str, info: dict[str, Any]) -> ActionResult:
     return ActionResult(text=text, data=data)
 
 
-async def _no_dialog_on_selected(ctx: ToolContext, what: str) -> None:
+async def _no_dialog_on_selected(ctx: ToolContext, what: str) -> Any:
+    """The selected page's dialog watch, refusing at once if a dialog is open."""
     page = await ctx.page(launch_if_needed=False)  # the page to ourselves until the call ends
-    await no_dialog(ctx, page, what)  # Chrome holds a navigation until an open dialog is answered
+    return await no_dialog(ctx, page, what)  # Chrome holds a navigation until an open dialog is answered
 
 
-async def _move(ctx: ToolContext, verb: str, what: str, args: HistoryArgs, move: Any) -> ActionResult:
+async def _move(ctx: ToolContext, verb: str, what: str, args: HistoryArgs, move: Any, watch: Any) -> ActionResult:
     """A tab move within the call bound (loading.bounded_load): its answer, or the "waiting" one."""
 
     async def load(timeout_ms: int, on_status: StatusFn) -> dict[str, Any]:
         return await move(timeout_ms, on_status)
 
-    outcome = await bounded_load(ctx, what=what, wait_until=args.wait_until, timeout_ms=args.timeout_ms, load=load)
+    outcome = await bounded_load(
+        ctx, what=what, wait_until=args.wait_until, timeout_ms=args.timeout_ms, load=load, watch=watch
+    )
     return outcome if isinstance(outcome, ActionResult) else _moved(verb, outcome)
 
 
 @action(S, "go_back", HistoryArgs, destructive=True, lock="page", takes=LOAD_TAKES)
 async def go_back(ctx: ToolContext, args: HistoryArgs) -> ActionResult:
     """Go back one entry in the selected tab's history (like its back button)."""
-    await _no_dialog_on_selected(ctx, "go_back")
+    watch = await _no_dialog_on_selected(ctx, "go_back")
 
     def move(timeout_ms: int, on_status: StatusFn) -> Any:
         return ctx.manager.go_history(-1, wait_until=args.wait_until, timeout_ms=timeout_ms, on_status=on_status)
 
-    return await _move(ctx, "Went back to", "go back", args, move)
+    return await _move(ctx, "Went back to", "go back", args, move, watch)
 
 
 @action(S, "go_forward", HistoryArgs, destructive=True, lock="page", takes=LOAD_TAKES)
 async def go_forward(ctx: ToolContext, args: HistoryArgs) -> ActionResult:
     """Go forward one entry in the selected tab's history."""
-    await _no_dialog_on_selected(ctx, "go_forward")
+    watch = await _no_dialog_on_selected(ctx, "go_forward")
 
     def move(timeout_ms: int, on_status: StatusFn) -> Any:
         return ctx.manager.go_history(1, wait_until=args.wait_until, timeout_ms=timeout_ms, on_status=on_status)
 
-    return await _move(ctx, "Went forward to", "go forward", args, move)
+    return await _move(ctx, "Went forward to", "go forward", args, move, watch)
 
 
 @action(S, "reload", ReloadArgs, destructive=True, lock="page", takes=LOAD_TAKES)
 async def reload(ctx: ToolContext, args: ReloadArgs) -> ActionResult:
     """Reload the selected tab (ignore_cache: bypass the cache)."""
-    await _no_dialog_on_selected(ctx, "reload")
+    watch = await _no_dialog_on_selected(ctx, "reload")
 
     def move(timeout_ms: int, on_status: StatusFn) -> Any:
         return ctx.manager.reload(
             ignore_cache=args.ignore_cache, wait_until=args.wait_until, timeout_ms=timeout_ms, on_status=on_status
         )
 
-    return await _move(ctx, "Reloaded", "reload", args, move)
+    return await _move(ctx, "Reloaded", "reload", args, move, watch)
 
 
 @action(S, "new_page", NewPageArgs, lock="state")
