@@ -16,7 +16,10 @@ from html.parser import HTMLParser
 
 from cdp_core.recorders.redact import redact_secrets_in_text
 
-__all__ = ["readable_preview", "html_text", "HTML_SCAN_BYTES"]
+__all__ = ["readable_preview", "html_text", "HTML_SCAN_BYTES", "RESPONSE_PREVIEW_CHARS"]
+
+#: What an answer prints of a response body inline (debug_bundle, network_get).
+RESPONSE_PREVIEW_CHARS = 400
 
 #: How much of an HTML body is read for its text: an error page's message is in its first
 #: hundreds of kilobytes even when a framework inlines its whole stylesheet first.

@@ -371,6 +371,12 @@ async def test_an_error_page_is_previewed_as_its_text_not_its_stylesheet(fresh_c
         assert last == [posts["/bg/login.json"]["id"], "POST", 401, "fetch", "/bg/login.json"], last
         assert f"last xhr/fetch: #{last[0]}, shown above" in text and text.count("expired") == 1, text
 
+        # network_get shows the same answer, without a save first.
+        got = await agent.call("browser_session", CALL, action="network_get", id=posts["/bg/save.cfm"]["id"])
+        assert got.structured_content["entry"]["response"].startswith(message), got.structured_content
+        assert f"response (the page text): {message}" in got.content[0].text
+        got = await agent.call("browser_session", CALL, action="network_get", id=posts["/bg/login.json"]["id"])
+        assert '"access_token": "[redacted]"' in got.content[0].text and token not in json.dumps(got.structured_content)
         saved = await agent.s("network_save_body", id=posts["/bg/save.cfm"]["id"])
         assert saved["previewIsPageText"] is True and "line 42" in saved["preview"], saved
         assert (tmp_path / "artifacts" / saved["relativePath"]).read_text() == _CF_ERROR

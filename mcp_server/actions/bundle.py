@@ -23,7 +23,7 @@ from cdp_core.recorders.network import is_text_mime
 from targets.errors import ToolFailure
 
 from ..answers import Answer
-from ..body_preview import readable_preview
+from ..body_preview import RESPONSE_PREVIEW_CHARS, readable_preview
 from ..registry import ActionArgs, ActionResult, action
 from ..stacks import map_console_entries
 from .bundle_render import bundle_answer, bundle_markdown
@@ -39,7 +39,6 @@ __all__ = ["build_bundle", "bundle_answer", "DebugBundleArgs"]
 S = "browser_session"
 BUNDLE_KIND = "debug-bundles"
 SNAPSHOT_PREVIEW_CHARS = 3000
-RESPONSE_PREVIEW_CHARS = 400
 
 
 class DebugBundleArgs(ActionArgs):

@@ -14,11 +14,11 @@ import anyio
 from pydantic import Field
 
 from cdp_core.recorders.har import build_har, write_har
-from cdp_core.recorders.network import BodyIsBinary, BodyUnavailable, EntryNotFound
+from cdp_core.recorders.network import BodyIsBinary, BodyUnavailable, EntryNotFound, is_text_mime
 from targets.errors import ErrorCode, ToolFailure
 
 from ..answers import Answer, ListAnswer
-from ..body_preview import HTML_SCAN_BYTES, readable_preview
+from ..body_preview import HTML_SCAN_BYTES, RESPONSE_PREVIEW_CHARS, readable_preview
 from ..capture import console_of, network_of
 from ..registry import ActionArgs, ActionResult, action
 from ..stacks import map_console_entries, map_initiator
@@ -226,7 +226,7 @@ async def network_list(ctx: ToolContext, args: NetworkListArgs) -> ActionResult:
 
 @action(S, "network_get", NetworkGetArgs, read_only=True, lock="read", result=EntryAnswer)
 async def network_get(ctx: ToolContext, args: NetworkGetArgs) -> ActionResult:
-    """One request in full: redacted headers, payload preview, initiator, timing, WebSocket frames."""
+    """One request in full: redacted headers, payload and response previews, initiator, timing, WebSocket frames."""
     page = await ctx.captured_page()
     recorder = network_of(page)
     try:
@@ -235,6 +235,13 @@ async def network_get(ctx: ToolContext, args: NetworkGetArgs) -> ActionResult:
         raise _not_found(exc, "network") from None
     notes = await map_initiator(page, entry, _policy(ctx))
     text, record = network_record(entry, page.url, recorder.captured_since)
+    body = recorder.held_body(args.id) if entry.get("bodyHeld") else None
+    if body and is_text_mime(entry.get("mimeType") or ""):
+        # The answer a failing save got (a 422's field errors, an error page's message): read here,
+        # not only after network_save_body. Secrets masked; the full body is one save away.
+        record["response"], page_text = readable_preview(body, entry.get("mimeType") or "", RESPONSE_PREVIEW_CHARS)
+        record["responseIsPageText"] = page_text or None
+        text += f"\nresponse{' (the page text)' if page_text else ''}: {record['response']}"
     data: dict[str, Any] = {"capturedSince": recorder.captured_since, "entry": record}
     text += _source_map_notes(data, notes)
     if not entry.get("bodyHeld") and entry.get("resourceType") != "websocket":
