@@ -23,7 +23,16 @@ from .lean import short_url
 if TYPE_CHECKING:
     from targets import PageHandle
 
-__all__ = ["Followup", "describe_followup", "then_line", "rank_requests", "in_flight", "frames_now", "BODY_GRACE_S"]
+__all__ = [
+    "Followup",
+    "describe_followup",
+    "then_line",
+    "rank_requests",
+    "in_flight",
+    "frames_now",
+    "last_id",
+    "BODY_GRACE_S",
+]
 
 #: Requests listed by name (after ranking); the rest are counted.
 MAX_LISTED = 8
@@ -90,9 +99,9 @@ class Followup:
         self.url = page.url
         self.network = page.data.get("network")
         self.console = page.data.get("console")
-        self.net_id = _last_id(self.network)
+        self.net_id = last_id(self.network)
         self.downloads_seen = getattr(self.network, "downloads_seen", 0)
-        self.console_id = _last_id(self.console)
+        self.console_id = last_id(self.console)
         self.loader: str | None = None
         #: the page's child frames before the action (a frameset's ``main`` whose form was posted)
         self.frames: dict[str, FrameState] = {}
@@ -250,7 +259,8 @@ def then_line(data: dict[str, Any]) -> str:
     return f"\nthen: {describe_followup(data)}"
 
 
-def _last_id(recorder: Any) -> int:
+def last_id(recorder: Any) -> int:
+    """The newest entry's id of a network or console recorder (0: none): what came after is new."""
     if recorder is None:
         return 0
     try:

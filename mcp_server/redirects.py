@@ -10,21 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["MAX_HOPS", "last_request_id", "server_redirects"]
+__all__ = ["MAX_HOPS", "server_redirects"]
 
 #: Hops named at most (a redirect loop is cut by Chrome at 20).
 MAX_HOPS = 10
-
-
-def last_request_id(network: Any) -> int:
-    """The newest captured request's id (0: none), to read only what a navigation adds after it."""
-    if network is None:
-        return 0
-    try:
-        last = network.list(limit=1)
-    except Exception:  # noqa: BLE001 - a recorder mid-change must not fail the navigation
-        return 0
-    return int(last[-1]["id"]) if last else 0
 
 
 def _doc(url: str) -> str:

@@ -9,8 +9,10 @@ looks at in front. Timings are measured in tests/bench/background_input.py, not 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import urllib.parse
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -68,6 +70,21 @@ def uid_of(snapshot: dict[str, Any], role: str, name: str) -> int:
         if line.get("role") == role and line.get("name") == name:
             return int(line["uid"])
     raise AssertionError(f"no {role} {name!r} in {[(ln.get('role'), ln.get('name')) for ln in lines]}")
+
+
+@contextlib.asynccontextmanager
+async def agent_in_hidden_tab(
+    fresh_chromium: Any, http_server: Any, tmp_path: Any, path: str, title: str
+) -> AsyncIterator[Any]:
+    """The agent attached to the user's Chrome, working in the tab of ``path`` behind the one the user looks at."""
+    user = UserTabs(fresh_chromium.http_url)
+    await user.open(http_server.url(path))
+    await activate(fresh_chromium.http_url, await user.open(http_server.url("/faults/tab.html?name=front")))
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("select_page_by_title", title_contains=title)
+        assert await agent.js("document.visibilityState") == "hidden"
+        yield agent
 
 
 async def interact(agent: Any, action: str, **args: Any) -> dict[str, Any]:
@@ -228,13 +245,7 @@ async def test_a_click_that_opens_a_tab_says_which(fresh_chromium, http_server, 
             "<button id=pop onclick=\"window.open('/bg/report.html?m=2')\">April</button><button id=none>Help</button>",
         ),
     )
-    user = UserTabs(fresh_chromium.http_url)
-    await user.open(http_server.url("/bg/reports.html"))
-    await activate(fresh_chromium.http_url, await user.open(http_server.url("/faults/tab.html?name=front")))
-    async with serving(tmp_path / "artifacts") as agent:
-        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
-        await agent.s("select_page_by_title", title_contains="Reports")
-        assert await agent.js("document.visibilityState") == "hidden"
+    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/bg/reports.html", "Reports") as agent:
         for selector, month in (("#open", 1), ("#pop", 2)):
             result = await agent.call("browser_interact", CALL, action="click", selector=selector)
             url = http_server.url(f"/bg/report.html?m={month}")
@@ -271,14 +282,7 @@ async def test_an_export_click_says_it_brought_a_download_not_a_failure(fresh_ch
     page-made file was not mentioned at all. Each now says which download it started, in both renderings,
     and network_list / network_get say so too."""
     _route_exports(http_server)
-    user = UserTabs(fresh_chromium.http_url)
-    await user.open(http_server.url("/bg/exports.html"))
-    await activate(fresh_chromium.http_url, await user.open(http_server.url("/faults/tab.html?name=front")))
-    async with serving(tmp_path / "artifacts") as agent:
-        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
-        await agent.s("select_page_by_title", title_contains="Exports")
-        assert await agent.js("document.visibilityState") == "hidden"
-
+    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/bg/exports.html", "Exports") as agent:
         for selector, method, path, name in (
             ("#csv", "GET", "/bg/export.csv?month=3", "march.csv"),
             ("#post", "POST", "/bg/export-post.csv", "open.csv"),
@@ -326,7 +330,7 @@ _CF_ERROR = (
     "<tr><th>Template:</th><td>/app/ordini/save.cfm, line 42</td></tr></table></body></html>"
 )
 _ORDERS = (
-    "<!doctype html><title>Ordini</title><input id=qta value=x><button id=save onclick=\"doSave()\">Salva</button>"
+    '<!doctype html><title>Ordini</title><input id=qta value=x><button id=save onclick="doSave()">Salva</button>'
     "<script>function doSave() { fetch('/bg/save.cfm', {method: 'POST', body: 'qta=x'}).then(r => r.text());"
     " fetch('/bg/login.json', {method: 'POST', body: 'user=ada'}).then(r => r.json()); }</script>"
 )
@@ -342,12 +346,7 @@ async def test_an_error_page_is_previewed_as_its_text_not_its_stylesheet(fresh_c
     http_server.route("/bg/save.cfm", Reply(500, _CF_ERROR))
     expired = f'{{"error": "expired", "access_token": "{token}"}}'
     http_server.route("/bg/login.json", Reply(401, expired, "application/json"))
-    user = UserTabs(fresh_chromium.http_url)
-    await user.open(http_server.url("/bg/ordini.html"))
-    await activate(fresh_chromium.http_url, await user.open(http_server.url("/faults/tab.html?name=front")))
-    async with serving(tmp_path / "artifacts") as agent:
-        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
-        await agent.s("select_page_by_title", title_contains="Ordini")
+    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/bg/ordini.html", "Ordini") as agent:
         await interact(agent, "click", selector="#save")
         for _ in range(100):
             posts = {r["url"]: r for r in records(await agent.s("network_list", method="POST"))}
@@ -401,12 +400,7 @@ async def test_a_log_call_the_page_never_reads_holds_neither_a_click_nor_network
         ),
     )
     http_server.route("/bg/log", Reply(200, "logged"))
-    user = UserTabs(fresh_chromium.http_url)
-    await user.open(http_server.url("/bg/logging.html"))
-    await activate(fresh_chromium.http_url, await user.open(http_server.url("/faults/tab.html?name=front")))
-    async with serving(tmp_path / "artifacts") as agent:
-        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
-        await agent.s("select_page_by_title", title_contains="Logging")
+    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/bg/logging.html", "Logging") as agent:
         clicked = await interact(agent, "click", selector="#go")
         assert [r[4] for r in clicked["followed"]["requests"]] == ["/bg/log"]
         logged = records(await agent.s("network_list", url_contains="/bg/log"))
@@ -432,12 +426,7 @@ async def test_a_click_that_loads_a_frame_names_the_frame_and_where_it_went(fres
               "<input name=code value=X12><button>Confirm</button></form>"),
     )  # fmt: skip
     http_server.route("/bg/saved.html", Reply(200, "<!doctype html><title>Saved</title><p>Saved"))
-    user = UserTabs(fresh_chromium.http_url)
-    await user.open(http_server.url("/bg/office.html"))
-    await activate(fresh_chromium.http_url, await user.open(http_server.url("/faults/tab.html?name=front")))
-    async with serving(tmp_path / "artifacts") as agent:
-        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
-        await agent.s("select_page_by_title", title_contains="Back office")
+    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/bg/office.html", "Back office") as agent:
         snap = await agent.s("snapshot")
         confirm = uid_of(snap, "button", "Confirm")
         quiet = await interact(agent, "click", selector="#menu")

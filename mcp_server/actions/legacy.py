@@ -21,9 +21,10 @@ from targets.errors import ErrorCode, ToolFailure
 
 from ..answers import Answer
 from ..context import ToolContext
+from ..followup import last_id
 from ..input.frames import main_world
 from ..lean import Keep
-from ..redirects import last_request_id, server_redirects
+from ..redirects import server_redirects
 from ..registry import ActionArgs, ActionResult, action
 from .loading import LOAD_TAKES, StatusFn, bounded_load
 from .pagejs import (
@@ -108,7 +109,7 @@ async def navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
 
 async def _navigate(ctx: ToolContext, args: NavigateArgs, watch: Any = None) -> ActionResult:
     before = ctx.ready_page()
-    since_id = last_request_id(before.data.get("network")) if before is not None else 0
+    since_id = last_id(before.data.get("network")) if before is not None else 0
 
     async def load(timeout_ms: int, on_status: StatusFn) -> dict[str, Any]:
         return await ctx.manager.navigate(
