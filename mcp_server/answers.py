@@ -125,5 +125,7 @@ class Followed(Answer):
     dialog: dict[str, Any] | None = None
     #: tabs the action opened (a target=_blank link, window.open): ``{url, title}``
     newTabs: list[dict[str, str]] = []
+    #: fields the browser's own form validation rejected, so nothing was sent: ``{field, message}``
+    invalidFields: list[dict[str, str]] = []
     #: downloads the action started that no listed request shows (a file made in the page): ``{file}``
     downloads: list[dict[str, str]] = []

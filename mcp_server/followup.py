@@ -18,6 +18,7 @@ from cdp_core import CDPException, CDPSession
 
 from .actions.capture_render import NETWORK_COLUMNS, network_row
 from .dialogs import DialogWatch, public_dialog
+from .form_validation import ValidationWatch
 from .lean import short_url
 
 if TYPE_CHECKING:
@@ -107,9 +108,17 @@ class Followup:
         self.frames: dict[str, FrameState] = {}
         #: the browser's tabs before the action (None: unknown, new tabs are not looked for)
         self.tabs: set[str] | None = None
+        #: fields the browser's own form validation rejects during the action (armed by start)
+        self.validation: ValidationWatch | None = None
 
     async def start(self) -> Followup:
-        (self.loader, self.frames), tabs = await asyncio.gather(frames_now(self.page.session), _tabs(self.page.session))
+        (main, self.loader, self.frames), tabs = await asyncio.gather(
+            _frame_tree(self.page.session), _tabs(self.page.session)
+        )
+        if main is not None:
+            self.validation = ValidationWatch(self.page)
+            watched = [(main, self.loader)] + [(f, state[0]) for f, state in self.frames.items()]
+            await self.validation.arm(watched)
         self.tabs = None if tabs is None else {t["targetId"] for t in tabs}
         return self
 
@@ -190,6 +199,10 @@ class Followup:
                     data["consoleErrorCount"] = len(errors)
         if self.watch is not None and self.watch.open is not None:
             data["dialog"] = public_dialog(self.watch.open)
+        elif self.validation is not None and not navigated:
+            rejected = await self.validation.rejected()
+            if rejected:
+                data["invalidFields"] = rejected
         opened = await self._new_tabs()
         if opened:
             data["newTabs"] = opened
@@ -211,6 +224,9 @@ class Followup:
 def describe_followup(data: dict[str, Any]) -> str:
     """The follow-up as one line of text (the same facts as the data, in the same order)."""
     parts: list[str] = []
+    if data.get("invalidFields"):
+        fields = "; ".join(f"{f['field']}: {f['message']}" for f in data["invalidFields"])
+        parts.append(f"the browser's own form check stopped the submit ({fields})")
     if "navigation" in data:
         parts.append(f"navigated to {data['navigation']['to']}")
     for moved in data.get("frameNavigations", []):
@@ -290,10 +306,15 @@ FrameState = tuple[str | None, str, str]
 
 async def frames_now(session: CDPSession) -> tuple[str | None, dict[str, FrameState]]:
     """(the main frame's loaderId, every child frame by id), from one frame-tree read; (None, {}) on failure."""
+    return (await _frame_tree(session))[1:]
+
+
+async def _frame_tree(session: CDPSession) -> tuple[str | None, str | None, dict[str, FrameState]]:
+    """(the main frame's id, its loaderId, every child frame by id); (None, None, {}) on failure."""
     try:
         tree = (await session.send("Page.getFrameTree", timeout=3))["frameTree"]
     except (CDPException, TimeoutError, KeyError):
-        return None, {}
+        return None, None, {}
     children: dict[str, FrameState] = {}
     stack = list(tree.get("childFrames") or ())
     while stack and len(children) < MAX_FRAMES:
@@ -302,7 +323,7 @@ async def frames_now(session: CDPSession) -> tuple[str | None, dict[str, FrameSt
         if frame.get("id"):
             children[frame["id"]] = (frame.get("loaderId"), str(frame.get("url") or ""), str(frame.get("name") or ""))
         stack.extend(node.get("childFrames") or ())
-    return tree["frame"].get("loaderId"), children
+    return tree["frame"].get("id"), tree["frame"].get("loaderId"), children
 
 
 #: Frames of a page compared at most (a page of hundreds of ad frames costs no more than this).

@@ -437,3 +437,46 @@ async def test_a_click_that_loads_a_frame_names_the_frame_and_where_it_went(fres
         assert "navigation" not in followed  # the page itself stayed
         assert "frame main navigated to /bg/saved.html" in result.content[0].text, result.content[0].text
         assert_lean(result)
+
+
+_CLIENT_FORM = (
+    "<form method=post action='/bg/client-saved.html'><label>Email <input name=email type=email required></label>"
+    "<label>ZIP <input name=zip pattern='[0-9]{5}' value='abc'></label><button>Save</button></form>"
+)
+
+
+async def test_a_submit_the_browsers_form_check_stops_says_which_fields(fresh_chromium, http_server, tmp_path):
+    """Save on a form with an empty required field and a value that fails its pattern: Chrome sends
+    nothing and shows a bubble, and the click's answer said 'nothing observable followed'. It now names
+    each rejected field with the browser's message, in the page and in a frame of it; once the fields
+    are right, the form is sent and no field is named."""
+    http_server.route("/bg/client.html", Reply(200, f"<!doctype html><title>Client</title>{_CLIENT_FORM}"))
+    http_server.route("/bg/client-frame.html", Reply(200, f"<!doctype html><title>Framed</title>{_CLIENT_FORM}"))
+    http_server.route(
+        "/bg/client-host.html",
+        Reply(200, "<!doctype html><title>Client host</title><iframe name=work src='/bg/client-frame.html'></iframe>"),
+    )
+    http_server.route("/bg/client-saved.html", Reply(200, "<!doctype html><title>Saved</title><p>saved"))
+    expected = [
+        {"field": "Email", "message": "Please fill out this field."},
+        {"field": "ZIP", "message": "Please match the requested format."},
+    ]
+    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/bg/client.html", "Client") as agent:
+        result = await agent.call("browser_interact", CALL, action="click", selector="button")
+        assert result.structured_content["followed"]["invalidFields"] == expected, result.structured_content
+        assert (
+            "the browser's own form check stopped the submit (Email: Please fill out this field.; "
+            "ZIP: Please match the requested format.)" in result.content[0].text
+        ), result.content[0].text
+        assert_lean(result)
+
+        await agent.s("navigate", url=http_server.url("/bg/client-host.html"))
+        snap = await agent.s("snapshot")
+        framed = await agent.call("browser_interact", CALL, action="click_uid", uid=uid_of(snap, "button", "Save"))
+        assert framed.structured_content["followed"]["invalidFields"] == expected, framed.structured_content
+
+        await interact(agent, "fill_uid", uid=uid_of(snap, "textbox", "Email"), value="ada@example.com")
+        await interact(agent, "fill_uid", uid=uid_of(snap, "textbox", "ZIP"), value="20121")
+        sent = await interact(agent, "click_uid", uid=uid_of(snap, "button", "Save"))
+        assert "invalidFields" not in sent["followed"], sent
+        assert sent["followed"]["frameNavigations"] == [{"frame": "work", "to": "/bg/client-saved.html"}], sent
