@@ -202,6 +202,11 @@ def epoch_of(stamp: str | float | None) -> float | None:
         return None
 
 
+def when_text(t: int) -> str:
+    """``t=+238 ms after capture start``, or ``685 ms before capture start`` (a replayed entry is older)."""
+    return f"t=+{t} ms after capture start" if t >= 0 else f"t={t} ms: {-t} ms before capture start"
+
+
 def ms_since(stamp: str | float | None, origin: str | float | None) -> int | None:
     """Whole milliseconds from ``origin`` (the list's ``capturedSince``) to ``stamp``."""
     a, b = epoch_of(stamp), epoch_of(origin)

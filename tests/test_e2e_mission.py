@@ -380,6 +380,9 @@ async def _agent_mission(
     assert old_thrown.get("replayed", False), old_thrown
     assert functions(old_thrown["stack"]) == ["leggiErrore", "controllaEsito", "gestisciRisposta"]
     assert "[pageerror] [replayed]" in first_text and "ask the user to repeat" in first_text, first_text
+    old_full, old_full_text = await agent.session("console_get", id=old_thrown["id"])
+    assert old_full["entry"]["t"] < 0, old_full  # older than the capture, and the text says so in words
+    assert f"{-old_full['entry']['t']} ms before capture start" in old_full_text, old_full_text
     seen = max(e["id"] for e in records(first["console"], "errors"))
 
     # The agent: "Attached to Modifica cliente. Press Salva again and tell me when you're done."

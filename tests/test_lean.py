@@ -282,3 +282,11 @@ def test_an_html_body_is_previewed_as_what_its_reader_sees():
         False,
     )
     assert readable_preview(b"<!doctype html><title>T</title><p>x", "text/plain", 400) == ("T\nx", True)
+
+
+def test_an_entry_older_than_the_capture_says_how_much_older():
+    from mcp_server.lean import when_text
+
+    assert when_text(238) == "t=+238 ms after capture start"
+    assert when_text(0) == "t=+0 ms after capture start"
+    assert when_text(-685) == "t=-685 ms: 685 ms before capture start"  # a replayed console entry

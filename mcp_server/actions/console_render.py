@@ -6,7 +6,7 @@ from typing import Any
 
 from cdp_core.recorders.listing import Selection
 
-from ..lean import Keep, lean, ms_since, short_url
+from ..lean import Keep, lean, ms_since, short_url, when_text
 from .listing_render import (
     CONSOLE_COLUMNS,
     ISSUE_FIELDS,
@@ -232,7 +232,7 @@ def console_record(entry: dict[str, Any], page_url: str | None, since: str | Non
     lines = [f"#{rec['id']} [{rec['type']}]" + (" [replayed]" if rec.get("replayed") else "") + f" {rec['text']}"]
     facts = []
     if t is not None:
-        facts.append(f"t=+{t} ms after capture start")
+        facts.append(when_text(t))
     for key in ("at", "page", "frame", "source", "logSource", "networkRequestId", *ISSUE_FIELDS, "nodeId"):
         if rec.get(key):
             value = rec[key]

@@ -6,7 +6,7 @@ from typing import Any
 
 from cdp_core.recorders.listing import Selection
 
-from ..lean import Keep, lean, ms_since, short_url
+from ..lean import Keep, lean, ms_since, short_url, when_text
 from .listing_render import (
     NETWORK_COLUMNS,
     PAYLOAD_CHARS,
@@ -282,7 +282,7 @@ def network_record(entry: dict[str, Any], page_url: str | None, since: str | Non
         if rec.get(key) not in (None, ""):
             facts.append(f"{key} {rec[key]}")
     if rec.get("t") is not None:
-        facts.append(f"t=+{rec['t']} ms after capture start")
+        facts.append(when_text(rec["t"]))
     if rec.get("fromCache"):
         facts.append("from cache")
     if rec.get("timing"):
