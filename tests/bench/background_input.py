@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import httpx  # noqa: E402
 from faults_util import UserTabs, serving  # noqa: E402
 from httpserver import Reply, TestServer  # noqa: E402
+from lean_util import records  # noqa: E402
 
 from mcp_server.input import actions as inp  # noqa: E402
 from mcp_server.input import element_from_selector  # noqa: E402
@@ -84,7 +85,7 @@ async def after(agent: Any, rounds: int, http_url: str, form_tab: str, front_tab
     await agent.s("select_page_by_title", title_contains="Change client")
     assert await agent.js("document.visibilityState") == "hidden"
     snap = await agent.s("snapshot", interactive_only=True)
-    uids = {(line.get("role"), line.get("name")): line["uid"] for line in snap["lines"] if "uid" in line}
+    uids = {(line.get("role"), line.get("name")): line["uid"] for line in records(snap, "lines") if "uid" in line}
     calls = {
         "click_uid": ("browser_interact", {"action": "click_uid", "uid": uids[("link", "Export")]}),
         "fill_uid": ("browser_interact", {"action": "fill_uid", "uid": uids[("textbox", "Name")], "value": "Ada L"}),
@@ -162,7 +163,7 @@ async def submit_and_screenshot(agent: Any, rounds: int, http_url: str) -> None:
 async def oopif(agent: Any, rounds: int) -> None:
     await agent.s("select_page_by_title", title_contains="Frame host")
     snap = await agent.s("snapshot")
-    uid = next(line["uid"] for line in snap["lines"] if line.get("role") == "button" and line.get("name") == "OK")
+    uid = next(ln["uid"] for ln in records(snap, "lines") if ln.get("role") == "button" and ln.get("name") == "OK")
     times = []
     for _ in range(rounds):
         t0 = time.perf_counter()
