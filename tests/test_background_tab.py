@@ -480,3 +480,36 @@ async def test_a_submit_the_browsers_form_check_stops_says_which_fields(fresh_ch
         sent = await interact(agent, "click_uid", uid=uid_of(snap, "button", "Save"))
         assert "invalidFields" not in sent["followed"], sent
         assert sent["followed"]["frameNavigations"] == [{"frame": "work", "to": "/bg/client-saved.html"}], sent
+
+
+_TABLE_FORM = """<!doctype html><title>Registry</title><form method=post action='/bg/registry-saved.html'><table>
+<tr><td>Company name</td><td><input name=company value="ACME SRL"></td></tr>
+<tr><td>VAT number:</td><td><input id=vat></td></tr>
+<tr><td>Province</td><td><select name=province><option>MI</option><option>RM</option></select></td></tr>
+<tr><td><input type=checkbox name=vip> VIP</td><td><input name=remember_token type=checkbox></td></tr>
+<tr><td><label>Notes <textarea name=notes></textarea></label></td><td><input type=submit value=Save></td></tr>
+</table></form>"""
+
+
+async def test_a_bare_field_of_a_table_form_is_named_by_its_form_name(fresh_chromium, http_server, tmp_path):
+    """A legacy form lays its labels out in the table cell beside each input: the inputs have no
+    accessible name, and an interactive_only snapshot listed 'textbox', 'textbox', 'combobox' with
+    nothing to tell them apart. A control without a name now shows its form field name (or id), the
+    name its value is posted under; a named control shows none, and no value appears that was not."""
+    http_server.route("/bg/registry.html", Reply(200, _TABLE_FORM))
+    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/bg/registry.html", "Registry") as agent:
+        result = await agent.call("browser_session", CALL, action="snapshot", interactive_only=True)
+        text = result.content[0].text
+        bare = ('textbox field="company" value="ACME SRL"', 'textbox field="vat" value=""', 'combobox field="province"')
+        assert all(line in text for line in bare), text
+        assert 'checkbox field="vip"' in text and 'checkbox field="remember_token"' in text, text
+        assert 'field="remember_token" value' not in text  # a checkbox has no value to show, masked or not
+        assert 'textbox "Notes" value=""' in text and 'field="notes"' not in text, text
+        rows = {row[2]: row for row in result.structured_content["lines"]}
+        company = next(row for row in rows.values() if len(row) > 3 and row[3].get("field") == "company")
+        assert company[:2] == ["textbox", ""] and company[3]["value"] == "ACME SRL", company
+        assert_lean(result)
+        await interact(agent, "fill_uid", uid=company[2], value="ACME SPA")
+        sent = await interact(agent, "click", selector="input[type=submit]")
+        (post,) = [r for r in sent["followed"]["requests"] if r[1] == "POST"]
+        assert "company=ACME+SPA" in post[5]["postDataPreview"], post  # the name the snapshot showed

@@ -224,13 +224,14 @@ def _lines(
             role=role,
             name=name,
             uid=uid_for_key(frame, context_id, key, role, name) if key else None,
-            value=REDACTED if item.get("f") and is_secret_field(str(item["f"])) else item.get("v"),
+            value=REDACTED if item.get("v") and item.get("f") and is_secret_field(str(item["f"])) else item.get("v"),
             states=item.get("s") or [],
             frame=ref,
             depth=depth,
             level=item.get("l"),
             href=item.get("h"),
             interactive=bool(item.get("i")),
+            field=None if name else item.get("f"),
         )
         if "o" in item:
             line.options = item["o"]

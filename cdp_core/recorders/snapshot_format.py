@@ -17,6 +17,8 @@ __all__ = ["SnapshotLine", "Snapshot", "render_line", "apply_budget", "budget_re
 MAX_NAME_CHARS = 120
 MAX_VALUE_CHARS = 120
 MAX_TEXT_CHARS = 240
+#: A form field's name shown for a control without an accessible name.
+MAX_FIELD_CHARS = 60
 
 #: Roles whose lines survive every budget: what went wrong must always be visible.
 ESSENTIAL_ROLES = frozenset({"alert", "alertdialog", "error"})
@@ -48,6 +50,9 @@ class SnapshotLine:
     options: list[dict[str, Any]] | None = None  # [{value, label, selected}]
     options_total: int = 0
     interactive: bool = False
+    #: the form field's ``name`` (or id) when the control has no accessible name: a bare input of a
+    #: legacy table form, whose label is a text in the cell beside it, still says which field it is
+    field: str | None = None
 
     @property
     def essential(self) -> bool:
@@ -67,6 +72,8 @@ class SnapshotLine:
             data["level"] = self.level
         if self.href is not None:
             data["href"] = self.href
+        if self.field is not None:
+            data["field"] = self.field
         if self.options is not None:
             data["options"] = self.options
             data["optionsTotal"] = self.options_total
@@ -86,6 +93,8 @@ def render_line(line: SnapshotLine) -> str:
     parts.append(line.role)
     if line.name:
         parts.append(quote(line.name))
+    elif line.field:
+        parts.append(f"field={quote(line.field, MAX_FIELD_CHARS)}")
     if line.value is not None:
         parts.append(f"value={quote(line.value, MAX_VALUE_CHARS)}")
     if line.level is not None:

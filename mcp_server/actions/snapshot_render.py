@@ -3,7 +3,7 @@
 The text line ``[uid=12] textbox "Ragione sociale" value="ACME SRL" required`` becomes the row
 ``["textbox", "Ragione sociale", 12, {"value": "ACME SRL", "states": ["required"]}]``: role,
 name, uid (absent for plain text and frame headers), then what the line has beyond them
-(``value``, ``states``, ``level``, ``href``, ``options``, ``depth`` when indented). Names,
+(``field``, ``value``, ``states``, ``level``, ``href``, ``options``, ``depth`` when indented). Names,
 values and texts are cut exactly where the text cuts them, so neither rendering says more.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from cdp_core.recorders.snapshot_format import (
+    MAX_FIELD_CHARS,
     MAX_NAME_CHARS,
     MAX_TEXT_CHARS,
     MAX_VALUE_CHARS,
@@ -60,6 +61,8 @@ def line_row(line: SnapshotLine) -> list[Any]:
     if line.uid is not None:
         row.append(line.uid)
     more: dict[str, Any] = {}
+    if line.field is not None:
+        more["field"] = _clip(line.field, MAX_FIELD_CHARS)
     if line.value is not None:
         more["value"] = _clip(line.value, MAX_VALUE_CHARS)
     if line.level is not None:

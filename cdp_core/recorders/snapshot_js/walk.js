@@ -140,8 +140,9 @@ function collect(start, opts) {
     if (VALUE_ROLES.has(role) || formControl) {
       const value = valueOf(el, role, formControl);
       if (value !== null || VALUE_ROLES.has(role)) line.v = value === null ? "" : String(value);
-      // the field's name (or id): Python masks the value of token-looking fields (is_secret_field)
-      if (line.v && (tag === "INPUT" || tag === "TEXTAREA")) {
+      // the field's name (or id): Python masks the value of token-looking fields (is_secret_field),
+      // and shows it for a control without an accessible name (a legacy table form's bare inputs)
+      if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") {
         const field = attr(el, "name") || el.id;
         if (field) line.f = field;
       }
