@@ -168,6 +168,16 @@ class TabActions:
                     "lists them (the user's Chrome saves to its own folder).",
                     **details,
                 ) from exc
+            if "AUTH_CREDENTIALS" in exc.error_text:
+                raise ToolFailure(
+                    ErrorCode.NAVIGATION_FAILED,
+                    f"{what} failed: {exc.error_text}: the server asks for a sign-in of its own (HTTP "
+                    f"authentication), which {'the internal browser' if page.target == 'launch' else 'Chrome'} "
+                    "did not answer.",
+                    hint="Ask the user to sign in to that site in their Chrome (Chrome shows its sign-in prompt to "
+                    "them), then attach_cdp and work there.",
+                    **details,
+                ) from exc
             raise ToolFailure(ErrorCode.NAVIGATION_FAILED, f"{what} failed: {exc.error_text}", **details) from exc
         except ConnectionClosed as exc:
             if isinstance(exc, SessionClosed) and page.closed and self._target(page.target).connected:

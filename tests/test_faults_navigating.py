@@ -344,3 +344,17 @@ async def test_a_page_that_sends_the_agent_to_the_login_says_the_server_redirect
         ), text
         again = await agent.s("navigate", url=login)
         assert "redirects" not in again, again
+
+
+async def test_a_page_behind_http_authentication_says_it_asks_for_a_sign_in(http_server, tmp_path):
+    """An admin area behind HTTP Basic authentication: the internal browser has no one to show Chrome's
+    sign-in prompt to, and the answer was a bare net::ERR_INVALID_AUTH_CREDENTIALS. It says what that
+    means and that the user can sign in in their own Chrome."""
+    http_server.route(
+        "/faults/admin/", Reply(401, "<h1>Authorization Required</h1>", headers={"WWW-Authenticate": 'Basic realm="x"'})
+    )
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("navigate", url=http_server.url("/faults/tab.html?name=start"))
+        refused = await agent.err("navigate", "NAVIGATION_FAILED", url=http_server.url("/faults/admin/"))
+        assert "asks for a sign-in of its own (HTTP authentication)" in refused["message"], refused
+        assert "sign in to that site in their Chrome" in refused["hint"], refused
