@@ -11,7 +11,7 @@ assets never hides the POST -> 302 that saved the form.
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
+from collections import Counter, deque
 from typing import TYPE_CHECKING, Any
 
 from cdp_core import CDPException, CDPSession
@@ -316,13 +316,14 @@ async def _frame_tree(session: CDPSession) -> tuple[str | None, str | None, dict
     except (CDPException, TimeoutError, KeyError):
         return None, None, {}
     children: dict[str, FrameState] = {}
-    stack = list(tree.get("childFrames") or ())
-    while stack and len(children) < MAX_FRAMES:
-        node = stack.pop()
+    # Breadth first, in document order: the page's own frames (a frameset's work frame) come first.
+    queue = deque(tree.get("childFrames") or ())
+    while queue and len(children) < MAX_FRAMES:
+        node = queue.popleft()
         frame = node.get("frame") or {}
         if frame.get("id"):
             children[frame["id"]] = (frame.get("loaderId"), str(frame.get("url") or ""), str(frame.get("name") or ""))
-        stack.extend(node.get("childFrames") or ())
+        queue.extend(node.get("childFrames") or ())
     return tree["frame"].get("id"), tree["frame"].get("loaderId"), children
 
 
