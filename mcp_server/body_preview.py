@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+from typing import Any
 
+from cdp_core.recorders.network import is_text_mime
 from cdp_core.recorders.redact import redact_secrets_in_text
 
-__all__ = ["readable_preview", "html_text", "HTML_SCAN_BYTES", "RESPONSE_PREVIEW_CHARS"]
+__all__ = ["readable_preview", "held_response_preview", "html_text", "HTML_SCAN_BYTES", "RESPONSE_PREVIEW_CHARS"]
 
 #: What an answer prints of a response body inline (debug_bundle, network_get).
 RESPONSE_PREVIEW_CHARS = 400
@@ -115,3 +117,13 @@ def readable_preview(data: bytes, mime: str, limit: int) -> tuple[str, bool]:
     decoded = data[: limit * 4].decode("utf-8", "replace")
     cut = decoded[:limit] + ("…" if len(decoded) > limit or len(data) > limit * 4 else "")
     return redact_secrets_in_text(cut), False
+
+
+def held_response_preview(recorder: Any, entry: dict[str, Any]) -> tuple[str, bool] | None:
+    """:func:`readable_preview` of the response body ``recorder`` holds for ``entry`` (None: none held,
+    or not text): what debug_bundle and network_get print of the answer a request got."""
+    body = recorder.held_body(entry["id"])
+    mime = entry.get("mimeType") or ""
+    if not body or not is_text_mime(mime):
+        return None
+    return readable_preview(body, mime, RESPONSE_PREVIEW_CHARS)

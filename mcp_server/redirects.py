@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .actions.listing_render import same_doc
+
 __all__ = ["MAX_HOPS", "server_redirects"]
 
 #: Hops named at most (a redirect loop is cut by Chrome at 20).
 MAX_HOPS = 10
-
-
-def _doc(url: str) -> str:
-    return url.split("#", 1)[0]
 
 
 def server_redirects(network: Any, final_url: str, since_id: int) -> list[dict[str, Any]]:
@@ -26,7 +24,7 @@ def server_redirects(network: Any, final_url: str, since_id: int) -> list[dict[s
         return []
     docs = network.list(resource_types=["document"], since_id=since_id)
     by_id = {d["id"]: d for d in docs}
-    end = next((d for d in reversed(docs) if _doc(str(d.get("url"))) == _doc(final_url)), None)
+    end = next((d for d in reversed(docs) if same_doc(d.get("url"), final_url)), None)
     hops: list[dict[str, Any]] = []
     while end is not None and end.get("redirectedFrom") in by_id and len(hops) < MAX_HOPS:
         end = by_id[end["redirectedFrom"]]

@@ -139,8 +139,8 @@ def is_secret_field(name: str) -> bool:
             continue
         return True
     # Markers may also straddle words (``pass_word``): the name without its harmless words decides.
-    rest = "_".join(w for w in words if w not in _BENIGN_WORDS and not (setting and w in _SETTING_OF))
-    return bool(_SECRET_PART.search(rest.replace("_", "")))
+    rest = "".join(w for w in words if w not in _BENIGN_WORDS and not (setting and w in _SETTING_OF))
+    return bool(_SECRET_PART.search(rest))
 
 
 class HeaderRedactor:

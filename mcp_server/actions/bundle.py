@@ -19,11 +19,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from cdp_core.errors import CDPException
-from cdp_core.recorders.network import is_text_mime
 from targets.errors import ToolFailure
 
 from ..answers import Answer
-from ..body_preview import RESPONSE_PREVIEW_CHARS, readable_preview
+from ..body_preview import held_response_preview
 from ..registry import ActionArgs, ActionResult, action
 from ..stacks import map_console_entries
 from .bundle_render import bundle_answer, bundle_markdown
@@ -68,11 +67,8 @@ def _compact_console(e: dict[str, Any]) -> dict[str, Any]:
 
 def _response_preview(recorder: Any, e: dict[str, Any]) -> str | None:
     """A failed request's answer as its reader would see it (an error page's text, not its CSS)."""
-    body = recorder.held_body(e["id"])
-    mime = e.get("mimeType") or ""
-    if body is None or not is_text_mime(mime):
-        return None
-    return readable_preview(body, mime, RESPONSE_PREVIEW_CHARS)[0]
+    preview = held_response_preview(recorder, e)
+    return preview[0] if preview else None
 
 
 def _network_item(recorder: Any, e: dict[str, Any]) -> dict[str, Any]:

@@ -14,11 +14,11 @@ import anyio
 from pydantic import Field
 
 from cdp_core.recorders.har import build_har, write_har
-from cdp_core.recorders.network import BodyIsBinary, BodyUnavailable, EntryNotFound, is_text_mime
+from cdp_core.recorders.network import BodyIsBinary, BodyUnavailable, EntryNotFound
 from targets.errors import ErrorCode, ToolFailure
 
 from ..answers import Answer, ListAnswer
-from ..body_preview import HTML_SCAN_BYTES, RESPONSE_PREVIEW_CHARS, readable_preview
+from ..body_preview import HTML_SCAN_BYTES, held_response_preview, readable_preview
 from ..capture import console_of, network_of
 from ..registry import ActionArgs, ActionResult, action
 from ..stacks import map_console_entries, map_initiator
@@ -235,11 +235,11 @@ async def network_get(ctx: ToolContext, args: NetworkGetArgs) -> ActionResult:
         raise _not_found(exc, "network") from None
     notes = await map_initiator(page, entry, _policy(ctx))
     text, record = network_record(entry, page.url, recorder.captured_since)
-    body = recorder.held_body(args.id) if entry.get("bodyHeld") else None
-    if body and is_text_mime(entry.get("mimeType") or ""):
-        # The answer a failing save got (a 422's field errors, an error page's message): read here,
-        # not only after network_save_body. Secrets masked; the full body is one save away.
-        record["response"], page_text = readable_preview(body, entry.get("mimeType") or "", RESPONSE_PREVIEW_CHARS)
+    # The answer a failing save got (a 422's field errors, an error page's message): read here, not
+    # only after network_save_body. Secrets masked; the full body is one save away.
+    preview = held_response_preview(recorder, entry) if entry.get("bodyHeld") else None
+    if preview:
+        record["response"], page_text = preview
         record["responseIsPageText"] = page_text or None
         text += f"\nresponse{' (the page text)' if page_text else ''}: {record['response']}"
     data: dict[str, Any] = {"capturedSince": recorder.captured_since, "entry": record}
@@ -286,10 +286,11 @@ async def network_save_body(ctx: ToolContext, args: SaveBodyArgs) -> ActionResul
     data["relativePath"] = ctx.artifacts.relative(saved.file_path)
     data["id"] = args.id
     data["body"] = args.body
-    data["preview"] = saved.preview[:SAVED_PREVIEW_CHARS] or None
     if args.body == "response" and saved.preview:
         head = await anyio.to_thread.run_sync(_file_head, saved.file_path, HTML_SCAN_BYTES)
         data["preview"], data["previewIsPageText"] = readable_preview(head, saved.mime_type, SAVED_PREVIEW_CHARS)
+    else:
+        data["preview"] = saved.preview[:SAVED_PREVIEW_CHARS] or None
     text = f"Saved {args.body} body of #{args.id}: {saved.bytes} bytes ({saved.mime_type}, {saved.source}) to "
     text += f"{data['relativePath']} (sha256 {saved.sha256})"
     if saved.truncated:
