@@ -374,6 +374,7 @@ async def test_an_error_page_is_previewed_as_its_text_not_its_stylesheet(fresh_c
         got = await agent.call("browser_session", CALL, action="network_get", id=posts["/bg/save.cfm"]["id"])
         assert got.structured_content["entry"]["response"].startswith(message), got.structured_content
         assert f"response (the page text): {message}" in got.content[0].text
+        assert_lean(got)
         got = await agent.call("browser_session", CALL, action="network_get", id=posts["/bg/login.json"]["id"])
         assert '"access_token": "[redacted]"' in got.content[0].text and token not in json.dumps(got.structured_content)
         saved = await agent.s("network_save_body", id=posts["/bg/save.cfm"]["id"])

@@ -19,6 +19,7 @@ import threading
 import anyio
 from faults_util import UserTabs, serving
 from httpserver import Reply
+from lean_util import assert_lean
 from test_background_tab import activate, front_tab, visibility
 
 RELOADING = (
@@ -342,6 +343,7 @@ async def test_a_page_that_sends_the_agent_to_the_login_says_the_server_redirect
             f"redirected by the server from {http_server.url('/faults/orders.php')} (301) -> "
             f"{http_server.url('/faults/orders/')} (302)" in text
         ), text
+        assert_lean(result)
         again = await agent.s("navigate", url=login)
         assert "redirects" not in again, again
 
