@@ -179,6 +179,8 @@ class Entry:
     frames_received: int = 0
     ws_closed: bool = False
     extras: dict[str, Any] = field(default_factory=dict)
+    #: (post data, content type, preview) of the last payload preview made: every list asks again
+    post_preview: tuple[str, str | None, str] | None = None
     #: estimated bytes this entry holds (strings and headers plus a fixed overhead): the store's budget
     size: int = 0
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from .network_model import Entry, header, iso_time
 from .network_state import RecorderState
-from .redact import redact_form_fields, redact_secrets_in_text, truncate_text
+from .payload_preview import payload_preview
+from .redact import redact_secrets_in_text
 
 __all__ = ["NetworkShapes"]
 
@@ -39,8 +40,10 @@ class NetworkShapes(RecorderState):
         if e.post_data is None:
             return "[post data not captured: use network_save_body body=request]" if e.has_post_data else None
         ctype = header(e.request_extra_headers or e.request_headers, "content-type")
-        text, cut = truncate_text(redact_form_fields(e.post_data, ctype), self.preview_bytes)
-        return text + ("…" if cut else "")
+        made = e.post_preview
+        if made is None or made[0] is not e.post_data or made[1] != ctype:
+            made = e.post_preview = (e.post_data, ctype, payload_preview(e.post_data, ctype, self.preview_bytes))
+        return made[2]
 
     def _initiator(self, e: Entry) -> dict[str, Any] | None:
         """Who started the request; line/column numbers 1-based like the console entries."""

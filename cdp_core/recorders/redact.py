@@ -26,6 +26,7 @@ __all__ = [
     "DEFAULT_REDACT_HEADERS",
     "REDACTED",
     "HeaderRedactor",
+    "body_kind",
     "redact_body",
     "redact_form_fields",
     "redact_json_value",
@@ -209,17 +210,34 @@ def redact_body(text: str, content_type: str | None = None) -> str:
     """
     if not text:
         return text
-    kind = (content_type or "").split(";", 1)[0].strip().lower()
-    stripped = text.lstrip()
-    if "json" in kind or stripped[:1] in ("{", "["):
+    kind = body_kind(text, content_type)
+    if kind == "json":
         redacted = _redact_json_text(text)
         if redacted is not None:
             return redacted
-    if kind.startswith("multipart/") or stripped.startswith("--"):
+        kind = body_kind(text, content_type, json_failed=True)
+    if kind == "multipart":
         return _redact_multipart(text, content_type)
-    if kind == "application/x-www-form-urlencoded" or (not kind and _FORM_BODY.match(text.strip())):
+    if kind == "form":
         return _redact_form(text)
     return redact_secrets_in_text(text)
+
+
+def body_kind(text: str, content_type: str | None, *, json_failed: bool = False) -> str:
+    """How a payload is parsed: ``json``, ``multipart``, ``form`` (urlencoded) or ``text``.
+
+    By its content type, else by its look (a client that sends JSON as text/plain is common).
+    ``json_failed``: it looked like JSON but did not parse; what else it is.
+    """
+    kind = (content_type or "").split(";", 1)[0].strip().lower()
+    stripped = text.lstrip()
+    if not json_failed and ("json" in kind or stripped[:1] in ("{", "[")):
+        return "json"
+    if kind.startswith("multipart/") or stripped.startswith("--"):
+        return "multipart"
+    if kind == "application/x-www-form-urlencoded" or (not kind and _FORM_BODY.match(text.strip())):
+        return "form"
+    return "text"
 
 
 def redact_form_fields(body: str, content_type: str | None = None) -> str:
