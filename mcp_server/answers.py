@@ -122,6 +122,9 @@ class Followed(Answer):
     static: dict[str, int] = {}
     consoleErrors: list[Any] = []
     consoleErrorCount: int = 0
+    #: ``[id, line]`` of listed requests whose response holds a server's error (a PHP warning before
+    #: the JSON of a 200, an ASP.NET error page): which error, which file and line
+    serverErrors: list[Any] = []
     dialog: dict[str, Any] | None = None
     #: tabs the action opened (a target=_blank link, window.open): ``{url, title}``
     newTabs: list[dict[str, str]] = []

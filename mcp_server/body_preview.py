@@ -18,7 +18,14 @@ from typing import Any
 from cdp_core.recorders.network import is_text_mime
 from cdp_core.recorders.redact import redact_secrets_in_text
 
-__all__ = ["readable_preview", "held_response_preview", "html_text", "HTML_SCAN_BYTES", "RESPONSE_PREVIEW_CHARS"]
+__all__ = [
+    "readable_preview",
+    "held_response_preview",
+    "html_text",
+    "looks_like_html",
+    "HTML_SCAN_BYTES",
+    "RESPONSE_PREVIEW_CHARS",
+]
 
 #: What an answer prints of a response body inline (debug_bundle, network_get).
 RESPONSE_PREVIEW_CHARS = 400
@@ -102,14 +109,14 @@ def html_text(html: str, limit: int) -> str:
     return "\n".join(lines)
 
 
-def _looks_like_html(data: bytes, mime: str) -> bool:
+def looks_like_html(data: bytes, mime: str) -> bool:
     return "html" in mime.lower() or bool(_HTML_START.match(data[:1024]))
 
 
 def readable_preview(data: bytes, mime: str, limit: int) -> tuple[str, bool]:
     """(preview, is_page_text) of a text body: an HTML page's visible text, else the text itself;
     at most ``limit`` characters (``…`` when cut), secrets masked."""
-    if _looks_like_html(data, mime):
+    if looks_like_html(data, mime):
         text = html_text(data[:HTML_SCAN_BYTES].decode("utf-8", "replace"), limit)
         if text:
             cut = text[:limit] + ("…" if len(text) > limit else "")

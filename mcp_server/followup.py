@@ -20,6 +20,7 @@ from .actions.capture_render import NETWORK_COLUMNS, network_row
 from .dialogs import DialogWatch, public_dialog
 from .form_validation import ValidationWatch
 from .lean import short_url
+from .server_errors import held_server_error
 
 if TYPE_CHECKING:
     from targets import PageHandle
@@ -84,6 +85,19 @@ def in_flight(requests: list[dict[str, Any]], answered_at: dict[Any, float], now
             continue
         out.append(r)
     return out
+
+
+#: Requests whose response bodies are read for a server's error text
+_READ_TYPES = frozenset({"document", "xhr", "fetch"})
+#: How long a follow-up waits for response bodies Chrome is still handing over
+BODY_WAIT_S = 0.5
+
+
+def _body_pending(network: Any, entry_id: int) -> bool:
+    try:
+        return network.get(entry_id).get("bodyState") == "pending"
+    except Exception:  # noqa: BLE001 - an entry evicted meanwhile is not waited for
+        return False
 
 
 #: Console errors listed (newest), and how much of each message (the same in the text and the JSON).
@@ -182,6 +196,9 @@ class Followup:
                 # rows as network_list writes them (its columns said once): the text names the same ones
                 data["columns"] = NETWORK_COLUMNS
                 data["requests"] = [network_row(r, self.page.url) for r in named[:MAX_LISTED]]
+                server_errors = await self._server_errors(named[:MAX_LISTED])
+                if server_errors:
+                    data["serverErrors"] = server_errors
             if static:
                 data["static"] = dict(static.most_common())
             data["requestCount"] = len(requests)
@@ -207,6 +224,25 @@ class Followup:
         if opened:
             data["newTabs"] = opened
         return data
+
+    async def _server_errors(self, requests: list[dict[str, Any]]) -> list[list[Any]]:
+        """``[id, line]`` of each listed document or AJAX request whose response body holds a known
+        server error (:mod:`.server_errors`). A body Chrome is still handing over is waited for,
+        briefly (:data:`BODY_WAIT_S`): the page has already read it when the action settles."""
+        network = self.network
+        if network is None:
+            return []
+        ids = [r["id"] for r in requests if r.get("resourceType") in _READ_TYPES and r.get("status") is not None]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + BODY_WAIT_S
+        while ids and loop.time() < deadline and any(_body_pending(network, i) for i in ids):
+            await asyncio.sleep(0.05)
+        found = []
+        for i in ids:
+            line = held_server_error(network, i)
+            if line:
+                found.append([i, line])
+        return found
 
     async def _new_tabs(self) -> list[dict[str, str]]:
         """Tabs our page opened during the action (``openerId``), each once its URL is known (bounded)."""
@@ -252,6 +288,8 @@ def describe_followup(data: dict[str, Any]) -> str:
         parts.append(f"{sum(static.values())} static file(s) ({kinds})")
     for d in data.get("downloads", []):  # began without a request of their own (blob:, data:)
         parts.append(f"started a download: {d['file']}")
+    for i, line in data.get("serverErrors", []):
+        parts.append(f"#{i}'s response holds a server error: {line}")
     for e in data.get("consoleErrors", []):  # [id, type, text]
         parts.append(f"console {e[1]}: {e[2]} (#{e[0]})")
     if data.get("consoleErrorCount"):

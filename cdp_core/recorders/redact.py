@@ -77,6 +77,8 @@ _BENIGN_WORDS = frozenset(
         "tokenizers", "tokenize", "tokenized", "tokenization", "authored", "authoring",
     }
 )  # fmt: skip
+#: An exception class's name (``KeyError``, ``TokenExpiredError``): what follows it is a message
+_EXCEPTION_CLASS = re.compile(r"(?:[A-Z][a-z0-9]+)+(?:Error|Exception)")
 #: ``session`` and ``cookie`` name a credential, unless the name is about a setting of it
 #: (``session_timeout``, ``cookieConsent``) and no word of it says it holds the value itself.
 _SETTING_OF = frozenset({"session", "sessions", "cookie", "cookies"})
@@ -125,6 +127,8 @@ def is_secret_field(name: str) -> bool:
     The one predicate for field names everywhere: request bodies, console objects, snapshot
     values of hidden inputs, ``get_dom``'s hidden inputs and the audit log's arguments.
     """
+    if _EXCEPTION_CLASS.fullmatch(name):
+        return False  # an exception's name before its message (Python's KeyError: 'qty'), not a field
     words = _WORD_SPLIT.split(_CAMEL.sub("_", name).lower())
     if any(word in _SECRET_WORDS for word in words):
         return True

@@ -24,6 +24,7 @@ from targets.errors import ToolFailure
 from ..answers import Answer
 from ..body_preview import held_response_preview
 from ..registry import ActionArgs, ActionResult, action
+from ..server_errors import held_server_error
 from ..stacks import map_console_entries
 from .bundle_render import bundle_answer, bundle_markdown
 from .pagejs import capture_png
@@ -97,7 +98,24 @@ def _network_item(recorder: Any, e: dict[str, Any]) -> dict[str, Any]:
     preview = _response_preview(recorder, e)
     if preview is not None:
         item["responsePreview"] = preview
+    server_error = held_server_error(recorder, e["id"])
+    if server_error:
+        item["serverError"] = server_error
     return item
+
+
+#: How many of the newest document and AJAX answers a bundle reads for a server's error text
+SERVER_ERROR_SCAN = 50
+
+
+def _answers_with_server_errors(recorder: Any) -> list[dict[str, Any]]:
+    """The newest document/xhr/fetch requests answered below 400 whose body holds a server error."""
+    recent = recorder.list(resource_types=["document", "xhr", "fetch"], limit=SERVER_ERROR_SCAN)
+    return [
+        e
+        for e in recent
+        if e.get("status") is not None and e["status"] < 400 and held_server_error(recorder, e["id"])
+    ]
 
 
 async def _eval(page: PageHandle, expression: str) -> Any:
@@ -280,9 +298,12 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
             failed = network.list(failed_only=True)
             http_errors = network.list(status_min=400)
             last = network.list(resource_types=["xhr", "fetch"], limit=1)
+            server_errors = _answers_with_server_errors(network)
             bundle["network"] = {
                 "failed": [_network_item(network, e) for e in failed[-n:]],
                 "httpErrors": [_network_item(network, e) for e in http_errors[-n:]],
+                "serverErrors": [_network_item(network, e) for e in server_errors[-n:]],
+                "serverErrorCount": len(server_errors),
                 "lastXhrOrFetch": _network_item(network, last[0]) if last else None,
                 "failedCount": len(failed),
                 "httpErrorCount": len(http_errors),

@@ -63,6 +63,9 @@ def _network_extras(e: dict[str, Any], page_url: str) -> tuple[dict[str, Any], l
     """What a bundle adds to a request's row and line: the response preview and the initiator."""
     extra: dict[str, Any] = {}
     lines: list[str] = []
+    if e.get("serverError"):
+        extra["serverError"] = e["serverError"]
+        lines.append(f"      server error: {e['serverError']}")
     if e.get("responsePreview"):
         extra["response"] = e["responsePreview"]
         lines.append("      response: " + " ".join(str(e["responsePreview"]).split()))
@@ -81,6 +84,11 @@ def _request(e: dict[str, Any], page_url: str) -> tuple[list[Any], list[str]]:
         else:
             row.append(extra)
     return row, [f"  {network_line(e, page_url)}", *more]
+
+
+#: The bundle's request lists, in the order they are printed: HTTP errors, failures, then answers
+#: below 400 whose body holds a server's error (a PHP warning before an AJAX save's JSON)
+_SHOWN = ("httpErrors", "failed", "serverErrors")
 
 
 def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -112,20 +120,24 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         }
     net = bundle.get("network")
     if net:
+        in_answers = net.get("serverErrorCount") or 0
         lines.append(
-            f"network: {net['failedCount']} failed, {net['httpErrorCount']} HTTP error(s) of {net['total']} requests"
+            f"network: {net['failedCount']} failed, {net['httpErrorCount']} HTTP error(s)"
+            + (f", {in_answers} answer(s) under 400 holding a server error" if in_answers else "")
+            + f" of {net['total']} requests"
             + (f"; {net['evicted']} older evicted" if net.get("evicted") else "")
         )
         out: dict[str, Any] = {
             "failedCount": net["failedCount"],
             "httpErrorCount": net["httpErrorCount"],
+            "serverErrorCount": in_answers or None,
             "total": net["total"],
             "evicted": net.get("evicted") or None,
             "columns": NETWORK_COLUMNS,
         }
-        for key in ("httpErrors", "failed"):
+        for key in _SHOWN:
             rows = []
-            for e in net[key]:
+            for e in net.get(key) or []:
                 row, more = _request(e, url)
                 rows.append(row)
                 lines += more
@@ -133,7 +145,7 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         last = net.get("lastXhrOrFetch")
         if last:
             row, more = _request(last, url)
-            shown = {e["id"] for key in ("httpErrors", "failed") for e in net[key]}
+            shown = {e["id"] for key in _SHOWN for e in net.get(key) or []}
             if last["id"] in shown:  # its response and initiator are above: named, not repeated
                 out["lastXhrOrFetch"] = row[:5]
                 lines.append(f"last xhr/fetch: #{last['id']}, shown above")

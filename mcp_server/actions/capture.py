@@ -21,6 +21,7 @@ from ..answers import Answer, ListAnswer
 from ..body_preview import HTML_SCAN_BYTES, held_response_preview, readable_preview
 from ..capture import console_of, network_of
 from ..registry import ActionArgs, ActionResult, action
+from ..server_errors import held_server_error
 from ..stacks import map_console_entries, map_initiator
 from .capture_render import console_listing, console_record, network_listing, network_record
 from .listing_render import LOCATED_TYPES
@@ -238,6 +239,10 @@ async def network_get(ctx: ToolContext, args: NetworkGetArgs) -> ActionResult:
     # The answer a failing save got (a 422's field errors, an error page's message): read here, not
     # only after network_save_body. Secrets masked; the full body is one save away.
     preview = held_response_preview(recorder, entry) if entry.get("bodyHeld") else None
+    server_error = held_server_error(recorder, args.id) if preview else None
+    if server_error:  # the file and line of a server's error page, often past the preview's 400 characters
+        record["serverError"] = server_error
+        text += f"\nserver error: {server_error}"
     if preview:
         record["response"], page_text = preview
         record["responseIsPageText"] = page_text or None
