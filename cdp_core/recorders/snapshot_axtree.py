@@ -21,7 +21,13 @@ import json
 from ..connection import CDPSession
 from ..errors import CDPError
 from .snapshot_axwalk import Builder, FrameTree, name_of, norm_text, role_of
-from .snapshot_build import INTERACTIVE_ROLES, FrameLines, SelectorNotFound, SnapshotOptions
+from .snapshot_build import (
+    INTERACTIVE_ROLES,
+    FrameLines,
+    SelectorNotFound,
+    SnapshotOptions,
+    drop_rows_without_controls,
+)
 from .snapshot_collector import isolated_world
 from .snapshot_domjoin import DomNode, parse_dom_snapshot
 from .uids import FrameInfo, UidRegistry
@@ -112,5 +118,6 @@ async def read_ax_frames(
         if not (options.selector and frame_id == selector_frame):
             present = {n["backendDOMNodeId"] for n in tree.nodes.values() if n.get("backendDOMNodeId") is not None}
             registry.prune_document(tree.info, present)
-        out[frame_id] = FrameLines(tree.info, builder.lines, title=name_of(tree.nodes[tree.root]), source="ax")
+        lines = drop_rows_without_controls(builder.lines) if options.interactive_only else builder.lines
+        out[frame_id] = FrameLines(tree.info, lines, title=name_of(tree.nodes[tree.root]), source="ax")
     return out

@@ -206,8 +206,8 @@ class Builder:
             always = shown_role in ALWAYS_ROLES or error_box
             named = shown_role in NAMED_ROLES and bool(name.strip())
             is_row = role == "row"
-            emit = interactive or always or named or (is_row and not opts.interactive_only)
-            if opts.interactive_only and not (interactive or always):
+            emit = interactive or always or named or is_row  # a row: its controls' context
+            if opts.interactive_only and not (interactive or always or is_row):
                 emit = False
             if shown_role == "LabelText":
                 child_ctx = _Ctx(ctx.depth, tree, ctx.consumed, ctx.drop_text, True, block)

@@ -25,6 +25,7 @@ __all__ = [
     "FramePlaceholder",
     "FrameLines",
     "stitch",
+    "drop_rows_without_controls",
     "INTERACTIVE_ROLES",
     "ALWAYS_ROLES",
     "NAMED_ROLES",
@@ -49,6 +50,8 @@ class SnapshotOptions:
     max_chars: int | None = None
     include_urls: bool = False
     max_options: int = 12
+    #: only the lines holding this text, with the lines they hold and that hold them (snapshot_find)
+    find: str | None = None
     #: "page": the in-page collector, Chrome's accessibility tree where it cannot run;
     #: "ax": Chrome's accessibility tree only (the reference the collector is tested against).
     engine: str = "page"
@@ -177,3 +180,30 @@ def stitch(
 
     emit(root, 0)
     return out, omitted
+
+
+def drop_rows_without_controls(lines: list[SnapshotLine | FramePlaceholder]) -> list[SnapshotLine | FramePlaceholder]:
+    """For ``interactive_only``: the table rows that hold no control (nor an iframe) go.
+
+    A row stays as its controls' context: 1,500 "Edit" links say which order each edits only
+    beside their rows. What was inside a dropped row moves up a level. The in-page collector
+    does the same (``dropRowsWithoutControls`` in ``walk.js``).
+    """
+    out: list[SnapshotLine | FramePlaceholder] = []
+    for i, line in enumerate(lines):
+        if not isinstance(line, SnapshotLine) or line.role != "row":
+            out.append(line)
+            continue
+        end = i + 1
+        holds = False
+        while end < len(lines) and lines[end].depth > line.depth:
+            inner = lines[end]
+            if isinstance(inner, FramePlaceholder) or inner.interactive:
+                holds = True
+            end += 1
+        if holds:
+            out.append(line)
+        else:
+            for inner in lines[i + 1 : end]:
+                inner.depth -= 1
+    return out

@@ -100,12 +100,14 @@ function collect(start, opts) {
     const interactive = INTERACTIVE.has(shownRole) || formControl;
     const always = ALWAYS.has(shownRole) || errorBox;
     const isRow = role === "row";
-    let emit = interactive || always || (isRow && !opts.interactiveOnly);
+    // a row is its controls' context (which order an "Edit" edits): kept with interactiveOnly when
+    // it holds one (dropRowsWithoutControls)
+    let emit = interactive || always || isRow;
     if (!emit && NAMED.has(shownRole)) {
       name = accName(el, role);
       emit = name.trim() !== "";
     }
-    if (opts.interactiveOnly && !(interactive || always)) emit = false;
+    if (opts.interactiveOnly && !(interactive || always || isRow)) emit = false;
     if (!emit) {
       walkChildren(el, base);
       return;
@@ -186,6 +188,29 @@ function collect(start, opts) {
   return lines;
 }
 
+/**
+ * With interactiveOnly, the rows that hold no control (nor an iframe) go; what was inside one
+ * moves up a level. Mirrored by snapshot_build.drop_rows_without_controls for the AX source.
+ */
+function dropRowsWithoutControls(lines) {
+  const out = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (line.r !== "row") {
+      out.push(line);
+      continue;
+    }
+    let end = i + 1;
+    let holds = false;
+    for (; end < lines.length && lines[end].d > line.d; end++) {
+      if (lines[end].i || lines[end].r === "frame") holds = true;
+    }
+    if (holds) out.push(line);
+    else for (let j = i + 1; j < end; j++) lines[j].d -= 1;
+  }
+  return out;
+}
+
 function essential(line) {
   return line.r === "alert" || line.r === "alertdialog" || line.r === "error" || (line.s && line.s.includes("invalid"));
 }
@@ -216,6 +241,7 @@ function snapshot(opts) {
     start = found;
   }
   let lines = collect(start, opts);
+  if (opts.interactiveOnly) lines = dropRowsWithoutControls(lines);
   let omitted = 0;
   if (opts.maxLines != null) {
     const kept = [];
