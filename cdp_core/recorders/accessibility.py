@@ -43,6 +43,7 @@ from .snapshot_collector import (
     prefetch,
     read_frame,
 )
+from .snapshot_find import find_lines
 from .snapshot_format import Snapshot, budget_rendered
 from .snapshot_frames import (
     FrameNode,
@@ -94,7 +95,7 @@ async def take_snapshot(
 
 def _in_page_cap(opts: SnapshotOptions) -> int | None:
     """The line cap the page applies itself (not with max_depth: lines past it are dropped here first)."""
-    return opts.max_lines if opts.max_depth is None else None
+    return opts.max_lines if opts.max_depth is None and not opts.find else None
 
 
 async def _take(
@@ -163,6 +164,14 @@ async def _take(
         if len(kept) < len(lines):
             notes.append(f"{len(lines) - len(kept)} lines deeper than max_depth={opts.max_depth} hidden")
         lines = kept
+    if opts.find:
+        lines, matched = find_lines(lines, opts.find)
+        shown = " ".join(opts.find.split())[:100]
+        notes.append(
+            f"find {shown!r}: {matched} line(s) hold it, shown with the lines they hold and that hold them"
+            if matched
+            else f"find {shown!r}: no line holds it (names, values, field names and option labels are searched)"
+        )
     lines, rendered, omitted, cut_by = budget_rendered(lines, max_lines=opts.max_lines, max_chars=opts.max_chars)
     if omitted_in_page:
         omitted += omitted_in_page

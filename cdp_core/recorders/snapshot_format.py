@@ -145,8 +145,8 @@ class Snapshot:
         out = self.header() + self.body_lines()
         if self.omitted:
             out.append(
-                f"[{self.omitted} more lines cut by {self.cut_by}; narrow with selector, frame, "
-                "interactive_only or max_depth, or raise the limit]"
+                f"[{self.omitted} more lines cut by {self.cut_by}; narrow with find (a text the lines hold), "
+                "selector, frame, interactive_only or max_depth, or raise the limit]"
             )
         out.extend(f"[{note}]" for note in self.notes)
         return "\n".join(out)

@@ -94,6 +94,9 @@ class SnapshotArgs(ActionArgs):
     max_chars: int = Field(20000, ge=100, le=500000, description="Cap on returned text")
     include_urls: bool = Field(False, description="Add href of links")
     diff: bool = Field(False, description="Changes since the last such snapshot")
+    find: str | None = Field(
+        None, min_length=1, max_length=200, description="Only lines holding this text, with their row and its controls"
+    )
 
 
 async def snapshot_page(ctx: ToolContext, page: PageHandle, options: SnapshotOptions) -> Snapshot:
@@ -138,6 +141,7 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
         max_lines=args.max_lines,
         max_chars=args.max_chars,
         include_urls=args.include_urls,
+        find=args.find,
     )
     # A diff compares snapshots taken with the same options: against an interactive_only
     # snapshot, every text line of a full one would be "added" though nothing changed.
@@ -149,6 +153,7 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
         args.max_lines,
         args.max_chars,
         args.include_urls,
+        args.find,
     )
     bases: dict[tuple[Any, ...], Any] = page.data.setdefault("snapshot_bases", {})
     previous = bases.pop(kind, None)
@@ -164,7 +169,7 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
         if previous is None and len(bases) > 1:
             changes = (
                 "(no earlier snapshot with these options: everything is new; a diff compares snapshots taken"
-                " with the same interactive_only, selector, frame, max_depth, max_lines, max_chars, include_urls)"
+                " with the same interactive_only, selector, frame, find, max_depth, max_lines, max_chars, include_urls)"
             )
             data["notes"] = [changes[1:-1], *data.get("notes", [])]
         else:

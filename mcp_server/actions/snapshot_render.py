@@ -27,7 +27,10 @@ LINE_COLUMNS = ["role", "name", "uid"]
 OPTION_CHARS = 60
 HREF_CHARS = 300
 DIFF_LINES = 200
-CUT_HINT = "narrow with selector, frame, interactive_only or max_depth, or raise max_lines/max_chars"
+CUT_HINT = (
+    "narrow with find (a text the lines hold), selector, frame, interactive_only or max_depth,"
+    " or raise max_lines/max_chars"
+)
 
 
 def _clip(text: str, limit: int) -> str:
