@@ -130,5 +130,7 @@ class Followed(Answer):
     newTabs: list[dict[str, str]] = []
     #: fields the browser's own form validation rejected, so nothing was sent: ``{field, message}``
     invalidFields: list[dict[str, str]] = []
+    #: the page closed its own window during the action (a lookup popup): ``{page, opener?, openerTitle?}``
+    pageClosed: dict[str, str] | None = None
     #: downloads the action started that no listed request shows (a file made in the page): ``{file}``
     downloads: list[dict[str, str]] = []

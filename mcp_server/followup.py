@@ -223,6 +223,12 @@ class Followup:
         opened = await self._new_tabs()
         if opened:
             data["newTabs"] = opened
+        if self.page.closed:  # a lookup popup that filled its opener's field and closed its window
+            closed: dict[str, str] = {"page": self.page.stable_page_id}
+            opener = self.page.opener()
+            if opener is not None:
+                closed.update(opener=opener.stable_page_id, openerTitle=opener.title or opener.url)
+            data["pageClosed"] = closed
         return data
 
     async def _server_errors(self, requests: list[dict[str, Any]]) -> list[list[Any]]:
@@ -300,6 +306,15 @@ def describe_followup(data: dict[str, Any]) -> str:
     for tab in data.get("newTabs", []):
         title = f" ({tab['title']})" if tab.get("title") and tab["title"] != tab["url"] else ""
         parts.append(f"opened a new tab: {tab['url']}{title} (select_page_by_url to work in it)")
+    if "pageClosed" in data:
+        gone = data["pageClosed"]
+        if gone.get("opener"):
+            parts.append(
+                f"the page closed its own window; {gone['opener']} ({gone['openerTitle']}), which opened it, is"
+                f' still open: select_page stable_page_id="{gone["opener"]}" to go on there'
+            )
+        else:
+            parts.append("the page closed its own window: list_pages and select another page")
     return "; ".join(parts) if parts else "nothing observable followed"
 
 

@@ -259,6 +259,7 @@ class SessionHub:
             attached_at=utc_now(),
             title=info.get("title", ""),
             url=info.get("url", ""),
+            opener_target_id=info.get("openerId") or None,
             _owner=self._owner,
         )
         take = getattr(self._owner, "take_inheritance", None)

@@ -141,10 +141,17 @@ class BrowserManager(TabActions):
                     else "Call navigate to open one.",
                 )
         if page.closed:
+            opener = target.registry.opener_of(page)
+            hint = "Call list_pages and select another page."
+            if opener is not None:
+                hint = (
+                    f"It was opened by {opener.stable_page_id} ({opener.title or opener.url}), still open:"
+                    f' select_page stable_page_id="{opener.stable_page_id}" to go back there.'
+                )
             raise ToolFailure(
                 ErrorCode.PAGE_CLOSED,
                 f"The selected page {page.stable_page_id} ({page.url}) was closed.",
-                hint="Call list_pages and select another page.",
+                hint=hint,
                 stable_page_id=page.stable_page_id,
             )
         return page

@@ -51,6 +51,9 @@ class PageHandle:
     title: str = ""
     url: str = ""
     closed: bool = False
+    #: Target id of the page that opened this one (``window.open``, a ``target=_blank`` link): a
+    #: lookup popup that closes itself hands the agent back to it
+    opener_target_id: str | None = None
     #: Frame id chosen by select_frame; ``None`` means the main frame. Selecting a page resets it.
     active_frame: str | None = None
     #: Per-page slots of other layers (``"network"``, ``"console"``, snapshot state, ...).
@@ -72,6 +75,11 @@ class PageHandle:
         self._check_open()
         assert self._owner is not None
         return await self._owner.playwright_frame_for(self)
+
+    def opener(self) -> PageHandle | None:
+        """The open page that opened this one (None: none, or it closed too)."""
+        registry = getattr(self._owner, "registry", None)
+        return registry.opener_of(self) if registry is not None else None
 
     def info(self, *, page_id: int | None = None, selected: bool = False) -> dict[str, Any]:
         """The listing entry of this page (``list_pages``, ``get_current_page``)."""

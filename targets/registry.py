@@ -60,8 +60,18 @@ class PageRegistry:
 
     # -- listing ----------------------------------------------------------------------
 
+    def opener_of(self, page: PageHandle) -> PageHandle | None:
+        """The open page that opened ``page`` (``window.open``, a ``target=_blank`` link), if any."""
+        return self.by_target_id(page.opener_target_id) if page.opener_target_id else None
+
     def listing(self) -> list[dict[str, Any]]:
-        """Drop closed pages, keep exactly one selected (the first if the selected one closed), list."""
+        """Drop closed pages, keep exactly one selected, list.
+
+        When the selected page closed, its opener is selected if it is still open (a lookup popup
+        that closed itself after filling its opener's field: the work goes on there), else the first.
+        """
+        if self._selected is not None and self._selected.closed:
+            self._selected = self.opener_of(self._selected)
         self._pages = [p for p in self._pages if not p.closed]
         if self._selected is None or self._selected.closed:
             self._selected = self._pages[0] if self._pages else None

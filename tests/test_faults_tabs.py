@@ -1,4 +1,5 @@
-"""Faults: the user closes the selected tab of their Chrome, during a call and between calls.
+"""Faults: the user closes the selected tab of their Chrome, during a call and between calls,
+or the page closes its own window (a lookup popup).
 
 The agent drives the server through the real MCP client; the "user" closes tabs over a CDP
 client of their own. What must hold: a structured PAGE_CLOSED that says to list pages, a
@@ -10,7 +11,9 @@ from __future__ import annotations
 import asyncio
 
 from faults_util import UserTabs, serving, wait_until
+from httpserver import Reply
 from lean_util import records
+from test_background_tab import agent_in_hidden_tab, interact
 
 from targets.errors import ErrorCode
 
@@ -89,3 +92,37 @@ async def test_selected_tab_closed_mid_call_and_between_calls(fresh_chromium, ht
         caps = await agent.s("get_capabilities")
         assert caps["browser"]["cdp"]["attached"] is True
     assert fresh_chromium.alive
+
+
+ORDER_ENTRY = """<!doctype html><title>Order entry</title>
+<label>Customer <input id=cust name=cust></label>
+<button onclick="window.open('/popup/lookup.html','lookup','width=400,height=300')">Lookup</button>"""
+LOOKUP = """<!doctype html><title>Customer lookup</title><ul><li><a href="#"
+  onclick="opener.document.getElementById('cust').value='ACME Ltd'; window.close(); return false">ACME Ltd</a></ul>"""
+
+
+async def test_a_lookup_popup_that_closes_itself_hands_the_agent_back_to_its_opener(
+    fresh_chromium, http_server, tmp_path
+):
+    """The legacy lookup window: opened from the form, a pick fills the form's field and closes it."""
+    http_server.route("/popup/order.html", Reply(200, ORDER_ENTRY))
+    http_server.route("/popup/lookup.html", Reply(200, LOOKUP))
+    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/popup/order.html", "Order entry") as agent:
+        form = (await agent.s("get_current_page"))["page"]["stable_page_id"]
+        opened = await interact(agent, "click", selector="button")
+        assert opened["followed"]["newTabs"][0]["title"] == "Customer lookup", opened
+        await agent.s("select_page_by_url", url_contains="/popup/lookup.html")
+
+        picked = await agent.call("browser_interact", action="click", selector="a")
+        assert not picked.is_error, picked.content[0].text
+        gone = picked.structured_content["followed"]["pageClosed"]
+        assert gone["opener"] == form and gone["openerTitle"] == "Order entry", gone
+        assert f'select_page stable_page_id="{form}"' in picked.content[0].text, picked.content[0].text
+
+        # the next call does not act on another tab behind the agent's back: it names the way back
+        closed = await agent.err("snapshot", ErrorCode.PAGE_CLOSED)
+        assert f'select_page stable_page_id="{form}"' in closed["hint"], closed
+        # and a listing selects the opener, where the picked value now is
+        listing = await agent.s("list_pages")
+        assert [p["stable_page_id"] for p in listing["pages"] if p.get("selected")] == [form], listing
+        assert await agent.js("document.getElementById('cust').value") == "ACME Ltd"
