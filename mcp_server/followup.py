@@ -93,11 +93,15 @@ _READ_TYPES = frozenset({"document", "xhr", "fetch"})
 BODY_WAIT_S = 0.5
 
 
-def _body_pending(network: Any, entry_id: int) -> bool:
+def _body_coming(network: Any, entry_id: int) -> bool:
+    """The response body is still on its way to us: streaming (no end yet) or being fetched."""
     try:
-        return network.get(entry_id).get("bodyState") == "pending"
+        entry = network.get(entry_id)
     except Exception:  # noqa: BLE001 - an entry evicted meanwhile is not waited for
         return False
+    state = entry.get("bodyState")
+    streaming = state == "none" and entry.get("durationMs") is None and not entry.get("failed")
+    return state == "pending" or streaming
 
 
 #: Console errors listed (newest), and how much of each message (the same in the text and the JSON).
@@ -241,7 +245,7 @@ class Followup:
         ids = [r["id"] for r in requests if r.get("resourceType") in _READ_TYPES and r.get("status") is not None]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + BODY_WAIT_S
-        while ids and loop.time() < deadline and any(_body_pending(network, i) for i in ids):
+        while ids and loop.time() < deadline and any(_body_coming(network, i) for i in ids):
             await asyncio.sleep(0.05)
         found = []
         for i in ids:

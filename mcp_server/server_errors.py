@@ -116,10 +116,8 @@ def held_server_error(recorder: Any, entry_id: int) -> str | None:
     body = recorder.held_body(entry_id)
     if not body or b"\x00" in body[:512]:
         return None
-    if looks_like_html(body, ""):
-        text = html_text(body[:SCAN_BYTES].decode("utf-8", "replace"), _TEXT_CHARS)
-    else:
-        text = body[:SCAN_BYTES].decode("utf-8", "replace")[:_TEXT_CHARS]
-        if "<b>" in text[:2000]:  # PHP's html_errors before a JSON body, sent as text/html or not
-            text = html_text(text, _TEXT_CHARS)
+    text = body[:SCAN_BYTES].decode("utf-8", "replace")
+    if looks_like_html(body, "") or text.lstrip().startswith("<"):
+        # a page, a fragment (<title>Error</title><p>...), or PHP's html_errors before a JSON body
+        text = html_text(text, _TEXT_CHARS)
     return server_error_in(text)

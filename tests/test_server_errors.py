@@ -102,6 +102,33 @@ async def test_an_aspnet_error_page_after_a_post_names_the_exception_and_source_
         )
 
 
+DELETE_FORM = """<!doctype html><title>Order 4711</title>
+<form method=post action="/orders/delete.php" onsubmit="return confirm('Delete order 4711?')">
+<input type=hidden name=id value=4711><button>Delete</button></form>"""
+PHP_FATAL_PAGE = (
+    "<title>Error</title><p>Fatal error: Call to a member function delete() on null"
+    " in /var/www/html/orders/delete.php on line 12</p>"
+)
+
+
+async def test_the_error_page_a_confirmed_delete_lands_on_is_named_when_the_dialog_is_accepted(
+    fresh_chromium, http_server, tmp_path: Path
+):
+    """A fragment of a page, as PHP prints it with display_errors on, after a confirm() the agent accepts."""
+    http_server.route("/orders/4711.html", Reply(200, DELETE_FORM))
+    http_server.route("/orders/delete.php", Reply(500, PHP_FATAL_PAGE))
+    said = "PHP Fatal error: Call to a member function delete() on null (/var/www/html/orders/delete.php:12)"
+    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/orders/4711.html", "Order 4711") as agent:
+        asked = await agent.call("browser_interact", CALL, action="click", selector="button")
+        assert asked.structured_content["followed"]["dialog"]["type"] == "confirm", asked.content[0].text
+        accepted = await agent.call("browser_session", CALL, action="handle_dialog", dialog_action="accept")
+        assert not accepted.is_error, accepted.content[0].text
+        followed = accepted.structured_content["followed"]
+        (post,) = records(followed, "requests")
+        assert followed["serverErrors"] == [[post["id"], said]], accepted.content[0].text
+        assert f"server error: {said}" in accepted.content[0].text
+
+
 COLDFUSION = """<html><head><title>Error</title></head><body>
 <font style="COLOR: black; FONT: 16pt/18pt verdana">Error Occurred While Processing Request</font>
 <table><tr><td><font style="COLOR: black; FONT: 8pt/11pt verdana">Variable CUSTID is undefined.</font></td></tr>
