@@ -14,6 +14,10 @@ serve: setup
 TEST_TIMEOUT ?= 45m
 test: setup
 	.venv/bin/ruff check .
+	@# The token budgets of what the model reads are in o200k tokens: the tokenizer (npm, 2 s) makes
+	@# them exact; without Node or the registry the tests fall back to a char-based overestimate.
+	@[ -d bench/peers/node_modules/gpt-tokenizer ] || npm install --prefix bench/peers --no-audit --no-fund \
+		--silent gpt-tokenizer >/dev/null 2>&1 || echo "test: gpt-tokenizer not installed; token budgets estimated"
 	timeout --signal=INT --kill-after=60 $(TEST_TIMEOUT) .venv/bin/python -m pytest $(PYTEST_ARGS)
 
 lint: setup

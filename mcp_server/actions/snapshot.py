@@ -86,7 +86,7 @@ class SnapshotAnswer(Answer):
 
 
 class SnapshotArgs(ActionArgs):
-    interactive_only: bool = Field(False, description="Only controls, headings and alerts")
+    interactive_only: bool = Field(False, description="Only controls (with their rows), headings, alerts")
     max_depth: int | None = Field(None, ge=0, le=200, description="Deepest level shown")
     selector: str | None = Field(None, description="CSS selector: only this subtree")
     frame: str | None = Field(None, description="Frame ref (f1), id, name or URL part")
@@ -94,9 +94,7 @@ class SnapshotArgs(ActionArgs):
     max_chars: int = Field(20000, ge=100, le=500000, description="Cap on returned text")
     include_urls: bool = Field(False, description="Add href of links")
     diff: bool = Field(False, description="Changes since the last such snapshot")
-    find: str | None = Field(
-        None, min_length=1, max_length=200, description="Only lines holding this text, with their row and its controls"
-    )
+    find: str | None = Field(None, max_length=200, description="Only lines holding this text")
 
 
 async def snapshot_page(ctx: ToolContext, page: PageHandle, options: SnapshotOptions) -> Snapshot:
