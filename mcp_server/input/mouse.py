@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Literal
 
-from cdp_core import CDPException, CDPSession
+from cdp_core import CDPException, CDPSession, SessionClosed
 
 from .actionability import Point
 
@@ -94,4 +94,9 @@ async def click_at(session: CDPSession, point: Point, *, button: Button = "left"
     await move(session, point, deliver=False)
     for count in range(1, click_count + 1):
         await press(session, point, button=button, click_count=count)
-        await release(session, point, button=button, click_count=count)
+        try:
+            await release(session, point, button=button, click_count=count)
+        except SessionClosed:
+            # The page went away while handling the release: its click handler closed the window
+            # (a lookup popup's pick). The click happened; the follow-up says the page closed.
+            return
