@@ -19,6 +19,7 @@ from targets.errors import ErrorCode, ToolFailure
 
 from . import mouse
 from .actionability import NotActionable, Point, actionable_point, check_state, not_interactable
+from .commit import commit_if_watched
 from .element import Element
 from .keyboard import UnknownKey, press_combo
 
@@ -157,6 +158,7 @@ async def fill(element: Element, value: str, what: str, *, timeout_ms: int) -> i
             await element.session.send("Input.insertText", {"text": value}, timeout=30)
         else:
             await press_combo(element.session, "Delete")
+        await commit_if_watched(element)  # the page's onchange runs now, as when a user moves on
     held = await element.call(_VALUE_JS)
     return len(held or "")
 
