@@ -1,4 +1,5 @@
-"""A fill runs the field's change handler, as a user leaving the field does, when the page has one.
+"""A fill runs the field's change handler, as a user leaving the field does, when the page has one;
+a value a date or number field cannot hold is refused with the format the field takes.
 
 A customer number's ``onchange`` looks up the name, a delegated jQuery-style handler on the
 document recomputes a total: before, a fill typed the value and stayed in the field, so neither
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from httpserver import Reply
 from lean_util import records
-from test_background_tab import agent_in_hidden_tab, interact, uid_of
+from test_background_tab import agent_in_hidden_tab, interact, interact_err, uid_of
 
 ORDER = """<!doctype html><title>Order entry</title>
 <form method=post action="/fill/save">
@@ -64,3 +65,23 @@ async def test_a_fill_runs_the_change_handlers_the_page_hangs_on_the_field(fresh
         assert len(posts) == 1 and "custno=4713" in posts[0]["postDataPreview"], posts
         lookups = records(await agent.s("network_list", url_contains="/fill/customer"))
         assert [r["url"] for r in lookups] == [f"/fill/customer?no={n}" for n in (4711, 4712, 4713)], lookups
+
+
+DATES = """<!doctype html><title>Delivery</title>
+<label>Delivery date <input type=date id=day></label><label>Qty <input type=number id=qty></label>"""
+
+
+async def test_a_value_a_date_or_number_field_cannot_hold_is_refused_with_the_format_it_takes(
+    fresh_chromium, http_server, tmp_path: Path
+):
+    """The user's locale shows 15/03/2024; the field holds 2024-03-15. The refusal says which."""
+    http_server.route("/fill/dates.html", Reply(200, DATES))
+    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/fill/dates.html", "Delivery") as agent:
+        day = uid_of(await agent.s("snapshot", interactive_only=True), "date", "Delivery date")
+        refused = await interact_err(agent, "fill_uid", "INVALID_ARGUMENT", uid=day, value="15/03/2024")
+        assert "YYYY-MM-DD" in refused["hint"], refused
+        await interact(agent, "fill_uid", uid=day, value="2024-03-15")
+        assert await agent.js("day.value") == "2024-03-15"
+        refused = await interact_err(agent, "fill", "INVALID_ARGUMENT", selector="#qty", value="1.250,50")
+        assert "1250.50" in refused["hint"], refused
+        assert await agent.js("qty.value") == ""  # nothing half-typed is left behind

@@ -19,8 +19,8 @@ from targets.errors import ErrorCode, ToolFailure
 
 from . import mouse
 from .actionability import NotActionable, Point, actionable_point, check_state, not_interactable
-from .commit import commit_if_watched
 from .element import Element
+from .filling import fill
 from .keyboard import UnknownKey, press_combo
 
 __all__ = [
@@ -39,37 +39,6 @@ __all__ = [
     "focus_to_type",
 ]
 
-_SET_VALUE_TYPES = ("date", "time", "datetime-local", "month", "week", "color", "range")
-
-_PREPARE_FILL_JS = """function(value, setTypes) {
-  const el = this;
-  if (el.tagName === 'INPUT') {
-    const type = (el.getAttribute('type') || 'text').toLowerCase();
-    if (setTypes.includes(type)) {
-      el.focus();
-      el.value = value;
-      if (el.value !== value) return {error: 'cannot hold ' + JSON.stringify(value) + ' (a <input type=' + type + '>)'};
-      el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
-      el.dispatchEvent(new Event('change', {bubbles: true}));
-      return {done: true};
-    }
-    if (type === 'number' && value.trim() !== '' && isNaN(Number(value)))
-      return {error: 'is a number field and ' + JSON.stringify(value) + ' is not a number'};
-  }
-  el.focus();
-  if (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') {
-    el.select();
-  } else {
-    const range = el.ownerDocument.createRange();
-    range.selectNodeContents(el);
-    const selection = el.ownerDocument.defaultView.getSelection();
-    selection.removeAllRanges();
-    selection.addRange(range);
-  }
-  return {insert: true};
-}"""
-
-_VALUE_JS = "function() { return this.isContentEditable ? this.innerText : String(this.value); }"
 
 _SELECT_JS = """function(values) {
   const el = this;
@@ -145,22 +114,6 @@ async def focus_to_type(element: Element, what: str, *, timeout_ms: int) -> None
     """Wait until the element is visible and enabled, then focus it (keys typed next go there)."""
     await _wait_state(element, what, timeout_ms, enabled=True)
     await focus(element, what)
-
-
-async def fill(element: Element, value: str, what: str, *, timeout_ms: int) -> int:
-    """Replace the field's content with ``value`` (typed as one text insertion); returns the length it now holds."""
-    await actionable_point(element, what, timeout_ms=timeout_ms, editable=True, hit=False)
-    prepared = await element.call(_PREPARE_FILL_JS, value, list(_SET_VALUE_TYPES)) or {}
-    if prepared.get("error"):
-        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{what}: {element.label} {prepared['error']}")
-    if prepared.get("insert"):
-        if value:
-            await element.session.send("Input.insertText", {"text": value}, timeout=30)
-        else:
-            await press_combo(element.session, "Delete")
-        await commit_if_watched(element)  # the page's onchange runs now, as when a user moves on
-    held = await element.call(_VALUE_JS)
-    return len(held or "")
 
 
 async def press_key(element: Element | None, session: Any, key: str, what: str, *, timeout_ms: int) -> None:

@@ -1,0 +1,79 @@
+"""Filling a text field: its content replaced as one text insertion, then left as a user leaves it.
+
+Split from :mod:`.actions` (which re-exports :func:`fill`): the field kinds a value is set on
+directly (date, time, color...) and the formats they take, the in-page preparation, and the
+commit of :mod:`.commit`.
+"""
+
+from __future__ import annotations
+
+from targets.errors import ErrorCode, ToolFailure
+
+from .actionability import actionable_point
+from .commit import commit_if_watched
+from .element import Element
+from .keyboard import press_combo
+
+__all__ = ["fill"]
+
+_SET_VALUE_TYPES = ("date", "time", "datetime-local", "month", "week", "color", "range")
+#: The value format each of those inputs takes, whatever the user's locale shows (15/03/2024 is
+#: displayed, 2024-03-15 is what the field holds)
+_VALUE_FORMATS = {
+    "date": "YYYY-MM-DD, e.g. 2024-03-15",
+    "time": "HH:MM or HH:MM:SS, 24-hour, e.g. 14:30",
+    "datetime-local": "YYYY-MM-DDTHH:MM, e.g. 2024-03-15T14:30",
+    "month": "YYYY-MM, e.g. 2024-03",
+    "week": "YYYY-Www, e.g. 2024-W11",
+    "color": "#rrggbb, e.g. #1a2b3c",
+    "range": "a number between the field's min and max",
+    "number": "digits with a dot for decimals, e.g. 1250.50",
+}
+
+_PREPARE_FILL_JS = """function(value, setTypes) {
+  const el = this;
+  if (el.tagName === 'INPUT') {
+    const type = (el.getAttribute('type') || 'text').toLowerCase();
+    if (setTypes.includes(type)) {
+      el.focus();
+      el.value = value;
+      if (el.value !== value) return {error: 'cannot hold ' + JSON.stringify(value) + ' (a <input type=' + type + '>)'};
+      el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+      el.dispatchEvent(new Event('change', {bubbles: true}));
+      return {done: true};
+    }
+    if (type === 'number' && value.trim() !== '' && isNaN(Number(value)))
+      return {error: 'is a number field and ' + JSON.stringify(value) + ' is not a number'};
+  }
+  el.focus();
+  if (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') {
+    el.select();
+  } else {
+    const range = el.ownerDocument.createRange();
+    range.selectNodeContents(el);
+    const selection = el.ownerDocument.defaultView.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+  return {insert: true};
+}"""
+
+_VALUE_JS = "function() { return this.isContentEditable ? this.innerText : String(this.value); }"
+
+
+async def fill(element: Element, value: str, what: str, *, timeout_ms: int) -> int:
+    """Replace the field's content with ``value`` (typed as one text insertion); returns the length it now holds."""
+    await actionable_point(element, what, timeout_ms=timeout_ms, editable=True, hit=False)
+    prepared = await element.call(_PREPARE_FILL_JS, value, list(_SET_VALUE_TYPES)) or {}
+    if prepared.get("error"):
+        kind = element.type if element.tag == "INPUT" else ""
+        hint = f"a <input type={kind}> takes {_VALUE_FORMATS[kind]}" if kind in _VALUE_FORMATS else None
+        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{what}: {element.label} {prepared['error']}", hint=hint)
+    if prepared.get("insert"):
+        if value:
+            await element.session.send("Input.insertText", {"text": value}, timeout=30)
+        else:
+            await press_combo(element.session, "Delete")
+        await commit_if_watched(element)  # the page's onchange runs now, as when a user moves on
+    held = await element.call(_VALUE_JS)
+    return len(held or "")
