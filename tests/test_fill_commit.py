@@ -85,3 +85,40 @@ async def test_a_value_a_date_or_number_field_cannot_hold_is_refused_with_the_fo
         refused = await interact_err(agent, "fill", "INVALID_ARGUMENT", selector="#qty", value="1.250,50")
         assert "1250.50" in refused["hint"], refused
         assert await agent.js("qty.value") == ""  # nothing half-typed is left behind
+
+
+SUGGEST = """<!doctype html><title>Order entry</title>
+<label>Customer <input id=cust autocomplete=off></label><input type=hidden id=custid name=custid>
+<ul id=suggestions role=listbox aria-label=Suggestions></ul>
+<script>
+let debounce;
+cust.addEventListener('input', () => {
+  clearTimeout(debounce);
+  debounce = setTimeout(() => fetch('/fill/suggest?q=' + encodeURIComponent(cust.value)).then(r => r.json())
+    .then(list => {
+      suggestions.innerHTML = list.map(c => `<li role=option data-id=${c.id}>${c.name}</li>`).join('');
+    }), 150);
+});
+suggestions.addEventListener('click', e => { cust.value = e.target.textContent; custid.value = e.target.dataset.id });
+</script>"""
+
+
+async def test_a_debounced_autocomplete_in_a_background_tab_answers_within_the_fill(
+    fresh_chromium, http_server, tmp_path: Path
+):
+    """A hidden tab runs the page's timers once a second: the 150 ms debounce fires up to a second late."""
+    http_server.route("/fill/suggest.html", Reply(200, SUGGEST))
+    http_server.route(
+        "/fill/suggest",
+        Reply(200, '[{"id": 7, "name": "ACME Ltd"}, {"id": 9, "name": "ACME Corp"}]', "application/json"),
+    )
+    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/fill/suggest.html", "Order entry") as agent:
+        for value in ("ACM", "ACME"):  # twice: the second lands anywhere in the page's one-second rhythm
+            typed = await interact(agent, "fill", selector="#cust", value=value)
+            (asked,) = records(typed["followed"], "requests")
+            assert asked["url"] == f"/fill/suggest?q={value}", typed
+        assert await agent.js("document.activeElement.id") == "cust"  # the suggestions stay open
+        found = await agent.s("snapshot", find="ACME Corp")
+        (pick,) = [line for line in records(found, "lines") if line["role"] == "option"]
+        await interact(agent, "click_uid", uid=pick["uid"])
+        assert await agent.js("[cust.value, custid.value]") == ["ACME Corp", "9"]

@@ -24,6 +24,7 @@ from ..dialogs import dialog_watch, require_no_dialog
 from ..followup import Followup, then_line
 from ..input import Element, UnknownKey, element_from_uid, parse_combo, press_combo
 from ..input import actions as inp
+from ..input.commit import TYPING_EVENTS, listener_types
 from ..registry import ActionArgs, ActionResult, action
 from ..uploads import resolve_upload
 from .interact import UidArgs
@@ -101,7 +102,7 @@ async def _act_on(ctx: ToolContext, uids: list[int], what: str, perform: Perform
                 await element.release()
             else:
                 watch.cleanups.append(element.release)  # the page is blocked: free it after handle_dialog
-    await follow.settle()
+    await follow.settle(typing=any(element.typing_watched for element in elements))
     return elements, await follow.report(), dialog is not None
 
 
@@ -227,6 +228,7 @@ async def type_text(ctx: ToolContext, args: TypeTextArgs) -> ActionResult:
             element = elements[0]
             await inp.focus_to_type(element, what, timeout_ms=args.timeout_ms)
             await element.call(_CARET_END_JS)
+            element.typing_watched = bool(await listener_types(element) & TYPING_EVENTS)
             await keys(element.session)
 
         elements, followed, dialog = await _act_on(ctx, [args.uid], what, perform)
@@ -249,7 +251,7 @@ async def type_text(ctx: ToolContext, args: TypeTextArgs) -> ActionResult:
         into = "the focused " + (f"<{focused['tag']}>" if focused.get("tag") else "element (in an iframe)")
         follow = await Followup(page, watch).start()
         dialog = await race_dialog(keys(page.session), watch, what) is not None
-        await follow.settle()
+        await follow.settle(typing=True)  # typed into whatever has focus: its listeners are not looked up
         followed = await follow.report()
     typed = f"typed {len(args.text)} chars into {into}"
     if args.submit_key:

@@ -77,7 +77,7 @@ async def _act(ctx: ToolContext, args: UidArgs, what: str, perform: Perform) -> 
         else:
             watch.cleanups.append(element.release)  # the page is blocked: free it after handle_dialog
     did = f"{what} started (a dialog opened)" if dialog else element.meta.get("did", what)
-    await follow.settle()
+    await follow.settle(typing=element.typing_watched)
     followed = await follow.report()
     text = f"{did} {element.label}{then_line(followed)}"
     data: dict[str, Any] = {"uid": entry.uid, "role": entry.role, "name": entry.name, "did": did, "followed": followed}

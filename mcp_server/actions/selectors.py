@@ -290,7 +290,7 @@ async def _selector_action(
             watch.cleanups.append(element.release)
         else:
             await element.release()
-    await follow.settle()
+    await follow.settle(typing=element.typing_watched)
     return _Outcome(count, dialog, await follow.report())
 
 

@@ -21,7 +21,7 @@ from cdp_core import CDPException
 
 from .element import Element
 
-__all__ = ["commit_if_watched"]
+__all__ = ["commit_if_watched", "listener_types", "TYPING_EVENTS"]
 
 _HOLDERS_JS = "function() { return [this, this.form || null, this.ownerDocument]; }"
 _LEAVE_AND_RETURN_JS = """function() {
@@ -33,8 +33,12 @@ _LEAVE_AND_RETURN_JS = """function() {
 }"""
 
 
-async def _watched_for_change(element: Element) -> bool:
-    """Whether a ``change`` listener sits on the field, its form or its document (DevTools' own view)."""
+#: Events a page reacts to typing with (a search-as-you-type, an autocomplete, keyup validation)
+TYPING_EVENTS = frozenset({"input", "keyup", "keydown", "keypress"})
+
+
+async def listener_types(element: Element) -> set[str]:
+    """The event types listened for on the field, its form or its document (DevTools' own view)."""
     session = element.session
     group = "mcp-commit"
     try:
@@ -45,7 +49,7 @@ async def _watched_for_change(element: Element) -> bool:
         )
         array_id = holders["result"].get("objectId")
         if not array_id:
-            return False
+            return set()
         props = await session.send("Runtime.getProperties", {"objectId": array_id, "ownProperties": True}, timeout=5)
         ids = [
             p["value"]["objectId"]
@@ -55,9 +59,9 @@ async def _watched_for_change(element: Element) -> bool:
         found = await asyncio.gather(
             *(session.send("DOMDebugger.getEventListeners", {"objectId": i, "depth": 0}, timeout=5) for i in ids)
         )
-        return any(listener.get("type") == "change" for reply in found for listener in reply.get("listeners", []))
+        return {str(listener.get("type")) for reply in found for listener in reply.get("listeners", [])}
     except (CDPException, TimeoutError, KeyError):
-        return False
+        return set()
     finally:
         try:
             await session.send("Runtime.releaseObjectGroup", {"objectGroup": group}, timeout=5)
@@ -66,7 +70,13 @@ async def _watched_for_change(element: Element) -> bool:
 
 
 async def commit_if_watched(element: Element) -> bool:
-    """Leave the field and come back (its ``change`` fires) when the page listens for it; True when done."""
-    if not await _watched_for_change(element):
+    """Leave the field and come back (its ``change`` fires) when the page listens for it; True when done.
+
+    Also notes on ``element`` whether the page reacts to typing there (``typing_watched``): the
+    follow-up of the fill then gives a debounced handler the time a background tab's timers take.
+    """
+    types = await listener_types(element)
+    element.typing_watched = bool(types & TYPING_EVENTS)
+    if "change" not in types:
         return False
     return bool(await element.call(_LEAVE_AND_RETURN_JS))

@@ -51,6 +51,9 @@ class Element:
     entry: Any = None
     #: free slot for the caller (e.g. what the action did)
     meta: dict[str, Any] = field(default_factory=dict)
+    #: the page reacts to typing in it (input/key listeners on it, its form or its document), set
+    #: by a fill: its follow-up then waits for a debounced handler (input/commit.py)
+    typing_watched: bool = False
 
     async def call(self, function: str, *args: Any, timeout: float = 10.0) -> Any:
         """``Runtime.callFunctionOn`` with ``this`` = the element; returns the JSON value."""
