@@ -9,18 +9,20 @@ Bodies are redacted on their parsed structure where there is one: a JSON body is
 value under a secret-looking key is replaced whole, whatever its length or type (a number, an
 object); an urlencoded form is split into its fields; a multipart body into its parts. Text that
 does not parse (a preview cut short, a console line, a WebSocket frame) goes through patterns that
-take a value whole, quotes, ``=`` and all, up to its end or the end of the text.
+take a value whole, quotes, ``=`` and all, up to its end or the end of the text. Which field
+names hold a credential is decided in :mod:`.secret_names` (re-exported here).
 """
 
 from __future__ import annotations
 
 import fnmatch
-import functools
 import json
 import re
 import urllib.parse
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from .secret_names import SECRET_PART, is_secret_field
 
 __all__ = [
     "DEFAULT_REDACT_HEADERS",
@@ -57,43 +59,8 @@ DEFAULT_REDACT_HEADERS: tuple[str, ...] = (
 )
 REDACTED = "[redacted]"
 
-#: Parts of a field name that mark a credential anywhere in it (``csrf_token``, ``PHPSESSID``,
-#: ``x-auth-token``, ``client_secret``); ``auth`` but not ``author``.
-_SECRET_PART = re.compile(
-    r"pass(?:word|wd|phrase|code)?|pwd|secret|token|credential|csrf|xsrf|nonce|session|sessid|api[-_]?key|apikey"
-    r"|private[-_]?key|auth(?!or(?!i[sz]ation))|cookie|bearer|jwt|verifier",
-    re.IGNORECASE,
-)
-#: Whole words of a field name that mark a credential (``key``, ``pin``, ``otp``) but would give
-#: false alarms inside other words (``keyboard``, ``shipping``, ``hotplate``).
-_SECRET_WORDS = frozenset({"key", "keys", "pin", "otp", "totp", "mfa", "cvv", "cvc", "ssn", "sid", "sig", "signature"})
-#: Whole words that contain a credential marker and are none (``passport`` holds ``pass``,
-#: ``secretary`` ``secret``, ``tokenizer`` ``token``): a name made of them alone is no secret.
-#: A word glued to others stays suspect (``userpass``, ``passporttoken``).
-_BENIGN_WORDS = frozenset(
-    {
-        "passport", "passports", "passenger", "passengers", "compass", "bypass", "bypassed", "overpass",
-        "underpass", "passage", "passive", "secretary", "secretaries", "secretariat", "tokenizer",
-        "tokenizers", "tokenize", "tokenized", "tokenization", "authored", "authoring",
-    }
-)  # fmt: skip
-#: An exception class's name (``KeyError``, ``TokenExpiredError``): what follows it is a message
-_EXCEPTION_CLASS = re.compile(r"(?:[A-Z][a-z0-9]+)+(?:Error|Exception)")
-#: ``session`` and ``cookie`` name a credential, unless the name is about a setting of it
-#: (``session_timeout``, ``cookieConsent``) and no word of it says it holds the value itself.
-_SETTING_OF = frozenset({"session", "sessions", "cookie", "cookies"})
-_SETTING_WORDS = frozenset(
-    {
-        "timeout", "timeouts", "expires", "expiry", "expiration", "lifetime", "ttl", "length", "duration",
-        "warning", "consent", "banner", "notice", "policy", "accepted", "enabled", "count", "minutes",
-        "seconds",
-    }
-)  # fmt: skip
-_VALUE_WORDS = frozenset({"id", "ids", "key", "keys", "token", "value", "secret", "hash", "string", "data", "sid"})
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_WORD_SPLIT = re.compile(r"[^a-z0-9]+")
 #: Cheap test before the patterns run: text without any of these has no secret to find.
-_ANY_HINT = re.compile(_SECRET_PART.pattern + r"|key|pin|otp|mfa|cvv|cvc|ssn|sid|sig|eyJ", re.IGNORECASE)
+_ANY_HINT = re.compile(SECRET_PART.pattern + r"|key|pin|otp|mfa|cvv|cvc|ssn|sid|sig|eyJ", re.IGNORECASE)
 
 # A quoted key, a separator and its value: a quoted string (any length, escapes, '=' included,
 # possibly cut off by the end of the text), a number, true/false/null.
@@ -118,34 +85,6 @@ _OPAQUE = re.compile(r"[A-Za-z0-9_+/-]{24,}={0,2}")
 #: URL parameters that carry a one-time credential although their name says nothing (OAuth's ``code``).
 _URL_SECRET_PARAMS = frozenset({"code", "ticket", "otp"})
 _FORM_BODY = re.compile(r"^[^\s=&]+=[^\s&]*(?:&[^\s=&]*(?:=[^\s&]*)?)*$")
-
-
-@functools.lru_cache(maxsize=4096)
-def is_secret_field(name: str) -> bool:
-    """True for names like ``password``, ``pwd``, ``api_key``, ``csrf_token``, ``accessToken``, ``pin``.
-
-    The one predicate for field names everywhere: request bodies, console objects, snapshot
-    values of hidden inputs, ``get_dom``'s hidden inputs and the audit log's arguments.
-    """
-    if _EXCEPTION_CLASS.fullmatch(name):
-        return False  # an exception's name before its message (Python's KeyError: 'qty'), not a field
-    words = _WORD_SPLIT.split(_CAMEL.sub("_", name).lower())
-    if any(word in _SECRET_WORDS for word in words):
-        return True
-    if not _SECRET_PART.search(name):
-        return False
-    if not any(word in _BENIGN_WORDS or word in _SETTING_OF for word in words):
-        return True  # the common case: no word that could clear it
-    # Each word that holds a credential marker must be one of the known harmless words, or a
-    # session/cookie word qualified by a setting (and no word of the name says id, key, value...).
-    setting = any(word in _SETTING_WORDS for word in words) and not any(word in _VALUE_WORDS for word in words)
-    for word in words:
-        if not _SECRET_PART.search(word) or word in _BENIGN_WORDS or (setting and word in _SETTING_OF):
-            continue
-        return True
-    # Markers may also straddle words (``pass_word``): the name without its harmless words decides.
-    rest = "".join(w for w in words if w not in _BENIGN_WORDS and not (setting and w in _SETTING_OF))
-    return bool(_SECRET_PART.search(rest))
 
 
 class HeaderRedactor:
@@ -195,9 +134,7 @@ def redact_json_value(value: Any, _depth: int = 0) -> Any:
     if _depth > 200:
         return REDACTED  # deeper than any real payload: nothing in it is shown
     if isinstance(value, dict):
-        return {
-            k: REDACTED if is_secret_field(str(k)) else redact_json_value(v, _depth + 1) for k, v in value.items()
-        }
+        return {k: REDACTED if is_secret_field(str(k)) else redact_json_value(v, _depth + 1) for k, v in value.items()}
     if isinstance(value, list):
         return [redact_json_value(v, _depth + 1) for v in value]
     if isinstance(value, str):
