@@ -18,6 +18,7 @@ from cdp_core import CDPException, CDPSession
 
 from .actions.capture_render import NETWORK_COLUMNS, network_row
 from .dialogs import DialogWatch, public_dialog
+from .followup_text import MAX_ERRORS, describe_followup, then_line
 from .form_validation import ValidationWatch
 from .lean import short_url
 from .server_errors import held_server_error
@@ -87,9 +88,10 @@ def in_flight(requests: list[dict[str, Any]], answered_at: dict[Any, float], now
     return out
 
 
-#: How long a page's timer may wait in a background tab: Chrome wakes a hidden page's timers once
-#: a second (measured: a 150 ms debounce fired after 348 and 822 ms), plus a margin
-HIDDEN_TIMER_WAKEUP_S = 1.05
+#: How long a debounced handler may take to send its request in a background tab: Chrome wakes a
+#: hidden page's timers once a second (measured: a 150 ms debounce fired after 348 and 822 ms), so
+#: a timer due just after a wake-up runs at the next one, 1.15 s after the keystroke; plus the fetch
+HIDDEN_TIMER_WAKEUP_S = 1.3
 
 #: Requests whose response bodies are read for a server's error text
 _READ_TYPES = frozenset({"document", "xhr", "fetch"})
@@ -108,8 +110,8 @@ def _body_coming(network: Any, entry_id: int) -> bool:
     return state == "pending" or streaming
 
 
-#: Console errors listed (newest), and how much of each message (the same in the text and the JSON).
-MAX_ERRORS = 5
+#: How much of each console error message a follow-up shows (the same in the text and the JSON); how
+#: many: MAX_ERRORS (followup_text).
 ERROR_CHARS = 120
 
 
@@ -169,8 +171,8 @@ class Followup:
         ``typing``: the action typed into a field the page reacts to typing in. Its handler is often
         debounced (a search-as-you-type, an autocomplete: ``setTimeout(fetch, 150)``), and in a
         background tab Chrome runs a page's timers only once a second: the 150 ms timer fires up
-        to a second later, after a 0.15 s wait has said nothing followed. In a hidden tab the
-        quiet wait is then :data:`HIDDEN_TIMER_WAKEUP_S`, one such wake-up.
+        to a second later, after a 0.15 s wait has said nothing followed. In a hidden tab the wait
+        then goes on until a request shows, for up to :data:`HIDDEN_TIMER_WAKEUP_S`.
 
         A request whose answer came but whose body has not ended after :data:`BODY_GRACE_S` no
         longer holds the action: a ``fetch()`` whose response the page never reads (a log or
@@ -179,14 +181,20 @@ class Followup:
         and react to it (an error thrown in ``onload`` is still in the answer).
         """
         loop = asyncio.get_running_loop()
+        # typing in a hidden tab: until a request shows, wait up to one timer wake-up
+        patient_until = None
         if typing and await self._hidden():
-            quiet_s = max(quiet_s, HIDDEN_TIMER_WAKEUP_S)
-            max_s = max(max_s, quiet_s + 1.0)
+            patient_until = loop.time() + HIDDEN_TIMER_WAKEUP_S
+            max_s += HIDDEN_TIMER_WAKEUP_S
         deadline = loop.time() + max_s
         answered_at: dict[Any, float] = {}
         await asyncio.sleep(quiet_s)
         while loop.time() < deadline and not self._dialog_open():
-            if not in_flight(self._new_requests(), answered_at, loop.time()):
+            requests = self._new_requests()
+            if not requests and patient_until is not None and loop.time() < patient_until:
+                await asyncio.sleep(0.05)
+                continue
+            if not in_flight(requests, answered_at, loop.time()):
                 return
             await asyncio.sleep(0.05)
 
@@ -288,71 +296,6 @@ class Followup:
                 break
             await asyncio.sleep(0.1)  # a target=_blank tab has no URL for its first few ms
         return [{"url": t.get("url") or "(loading)", "title": t.get("title") or ""} for t in new]
-
-
-def describe_followup(data: dict[str, Any]) -> str:
-    """The follow-up as one line of text (the same facts as the data, in the same order)."""
-    parts: list[str] = []
-    if data.get("invalidFields"):
-        fields = "; ".join(f"{f['field']}: {f['message']}" for f in data["invalidFields"])
-        parts.append(f"the browser's own form check stopped the submit ({fields})")
-    if "navigation" in data:
-        parts.append(f"navigated to {data['navigation']['to']}")
-    for moved in data.get("frameNavigations", []):
-        parts.append(f"frame {moved['frame']} navigated to {moved['to']}")
-    for r in data.get("requests", []):  # [id, method, status, type, url, {rest}?] (network_row)
-        rest = r[5] if len(r) > 5 else {}
-        if rest.get("download"):
-            outcome = f"{r[2]}, a download ({rest['download']})"
-        elif rest.get("failed"):
-            outcome = f"{r[2]} failed ({rest['failed']})"
-        else:
-            outcome = str(r[2])
-        kind = f" ({r[3]})" if r[3] in ("document", "xhr", "fetch") else ""
-        payload = f" payload: {rest['postDataPreview']}" if rest.get("postDataPreview") else ""
-        parts.append(f"#{r[0]} {r[1]} {r[4]} -> {outcome}{kind}{payload}")
-    listed = len(data.get("requests", []))
-    static = data.get("static") or {}
-    unlisted = data.get("requestCount", 0) - listed - sum(static.values())
-    if unlisted > 0:
-        parts.append(f"{unlisted} more request(s)")
-    if static:
-        kinds = ", ".join(f"{n} {kind}" for kind, n in static.items())
-        parts.append(f"{sum(static.values())} static file(s) ({kinds})")
-    for d in data.get("downloads", []):  # began without a request of their own (blob:, data:)
-        parts.append(f"started a download: {d['file']}")
-    for i, line in data.get("serverErrors", []):
-        parts.append(f"#{i}'s response holds a server error: {line}")
-    for e in data.get("consoleErrors", []):  # [id, type, text]
-        parts.append(f"console {e[1]}: {e[2]} (#{e[0]})")
-    if data.get("consoleErrorCount"):
-        parts.append(f"({data['consoleErrorCount']} console errors in all, newest {MAX_ERRORS} shown)")
-    if "dialog" in data:
-        d = data["dialog"]
-        parts.append(f"{d['type']} dialog opened: {d['message'][:120]!r} (use handle_dialog)")
-    for tab in data.get("newTabs", []):
-        title = f" ({tab['title']})" if tab.get("title") and tab["title"] != tab["url"] else ""
-        parts.append(f"opened a new tab: {tab['url']}{title} (select_page_by_url to work in it)")
-    if "pageClosed" in data:
-        gone = data["pageClosed"]
-        if gone.get("opener"):
-            parts.append(
-                f"the page closed its own window; {gone['opener']} ({gone['openerTitle']}), which opened it, is"
-                f' still open: select_page stable_page_id="{gone["opener"]}" to go on there'
-            )
-        else:
-            parts.append("the page closed its own window: list_pages and select another page")
-    return "; ".join(parts) if parts else "nothing observable followed"
-
-
-def then_line(data: dict[str, Any]) -> str:
-    """The follow-up as the answer's second line.
-
-    On a line of its own, the envelope's ``message`` (the text's first line) says what the
-    action did and the ``followed`` data says what followed, each once: on the first line the
-    JSON answer would carry every request twice (the message and the rows).
-    """
-    return f"\nthen: {describe_followup(data)}"
 
 
 def last_id(recorder: Any) -> int:
