@@ -183,7 +183,7 @@ class Followup:
         loop = asyncio.get_running_loop()
         # typing in a hidden tab: until a request shows, wait up to one timer wake-up
         patient_until = None
-        if typing and await self._hidden():
+        if typing and await self.page.is_hidden(timeout=2):
             patient_until = loop.time() + HIDDEN_TIMER_WAKEUP_S
             max_s += HIDDEN_TIMER_WAKEUP_S
         deadline = loop.time() + max_s
@@ -197,16 +197,6 @@ class Followup:
             if not in_flight(requests, answered_at, loop.time()):
                 return
             await asyncio.sleep(0.05)
-
-    async def _hidden(self) -> bool:
-        """The page is in a background tab (its timers are throttled)."""
-        try:
-            reply = await self.page.session.send(
-                "Runtime.evaluate", {"expression": "document.visibilityState", "returnByValue": True}, timeout=2
-            )
-        except (CDPException, TimeoutError):
-            return False
-        return reply.get("result", {}).get("value") == "hidden"
 
     async def report(self) -> dict[str, Any]:
         requests = self._new_requests()

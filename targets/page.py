@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from cdp_core import CDPSession
+from cdp_core import CDPException, CDPSession
 
 from .errors import ErrorCode, ToolFailure
 
@@ -75,6 +75,17 @@ class PageHandle:
         self._check_open()
         assert self._owner is not None
         return await self._owner.playwright_frame_for(self)
+
+    async def is_hidden(self, *, timeout: float = 5) -> bool:
+        """The tab is in the background (``document.visibilityState`` hidden): no animation frames,
+        timers woken once a second. False when the page does not answer."""
+        try:
+            reply = await self.session.send(
+                "Runtime.evaluate", {"expression": "document.visibilityState", "returnByValue": True}, timeout=timeout
+            )
+        except (CDPException, TimeoutError):
+            return False
+        return reply.get("result", {}).get("value") == "hidden"
 
     def opener(self) -> PageHandle | None:
         """The open page that opened this one (None: none, or it closed too)."""

@@ -13,7 +13,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from cdp_core import CDPException
 from targets import emulation
 from targets.errors import ErrorCode, ToolFailure
 
@@ -84,16 +83,6 @@ def _changes(args: EmulateArgs) -> dict[str, Any]:
     return changes
 
 
-async def _hidden(page: Any) -> bool:
-    try:
-        reply = await page.session.send(
-            "Runtime.evaluate", {"expression": "document.visibilityState", "returnByValue": True}, timeout=5
-        )
-    except CDPException:
-        return False
-    return reply.get("result", {}).get("value") == "hidden"
-
-
 @action(S, "emulate", EmulateArgs, lock="page")
 async def emulate(ctx: ToolContext, args: EmulateArgs) -> ActionResult:
     """Emulate network, CPU, viewport, UA, colour scheme, geolocation, headers on the selected tab."""
@@ -106,7 +95,7 @@ async def emulate(ctx: ToolContext, args: EmulateArgs) -> ActionResult:
         text = f"Emulating on {page_id}: {state.describe()}"
         if info["target"] == "cdp":
             text += " (undone on detach_cdp)"
-        if changes.get("geolocation") and await _hidden(page):
+        if changes.get("geolocation") and await page.is_hidden():
             text += "; the tab is in the background: Chrome answers geolocation requests once it is shown"
     else:
         text = f"No emulation on {page_id}: the tab uses its own settings"

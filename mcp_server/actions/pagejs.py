@@ -337,14 +337,7 @@ async def capture_png(page: Any, params: dict[str, Any], *, timeout: float) -> d
     followed by one that is answered at once), at most 3 s in all, and a capture that still gets
     no frame says why and what to do.
     """
-    try:
-        state = await page.session.send(
-            "Runtime.evaluate", {"expression": "document.visibilityState", "returnByValue": True}, timeout=5
-        )
-        hidden = state.get("result", {}).get("value") == "hidden"
-    except CDPException:
-        hidden = False
-    if not hidden:
+    if not await page.is_hidden():
         return await _capture_unless_navigating(page, params, timeout)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + min(timeout, HIDDEN_CAPTURE_TIMEOUT)
