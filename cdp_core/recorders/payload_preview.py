@@ -39,12 +39,12 @@ _AMBIGUOUS_IN_NAME = frozenset("&=%+") | frozenset(chr(c) for c in range(33))
 def payload_preview(body: str, content_type: str | None, limit: int) -> str:
     """``body`` redacted, its long values shortened, cut to ``limit`` characters (``…`` when cut)."""
     kind = body_kind(body, content_type)
-    text = None
-    if kind == "json":
-        text = _json_preview(body)
+    text = _json_preview(body) if kind == "json" else None
     if text is None:
+        if kind == "json":  # it looked like JSON and did not parse
+            kind = body_kind(body, content_type, json_failed=True)
         text = redact_body(body, content_type)
-        if kind == "form" or (kind == "json" and body_kind(body, content_type, json_failed=True) == "form"):
+        if kind == "form":
             text = _form_preview(text)
     text, cut = truncate_text(text, limit)
     return text + ("…" if cut else "")

@@ -72,7 +72,9 @@ def _response_preview(recorder: Any, e: dict[str, Any]) -> str | None:
     return preview[0] if preview else None
 
 
-def _network_item(recorder: Any, e: dict[str, Any]) -> dict[str, Any]:
+def _network_item(recorder: Any, e: dict[str, Any], server_error: str | None = None) -> dict[str, Any]:
+    """A request of the bundle, its response preview and server error read from the held body
+    (``server_error``: already read by :func:`_answers_with_server_errors`)."""
     full = recorder.get(e["id"])
     item = {
         k: full.get(k)
@@ -98,7 +100,7 @@ def _network_item(recorder: Any, e: dict[str, Any]) -> dict[str, Any]:
     preview = _response_preview(recorder, e)
     if preview is not None:
         item["responsePreview"] = preview
-    server_error = held_server_error(recorder, e["id"])
+    server_error = server_error or held_server_error(recorder, e["id"])
     if server_error:
         item["serverError"] = server_error
     return item
@@ -108,14 +110,15 @@ def _network_item(recorder: Any, e: dict[str, Any]) -> dict[str, Any]:
 SERVER_ERROR_SCAN = 50
 
 
-def _answers_with_server_errors(recorder: Any) -> list[dict[str, Any]]:
-    """The newest document/xhr/fetch requests answered below 400 whose body holds a server error."""
+def _answers_with_server_errors(recorder: Any) -> list[tuple[dict[str, Any], str]]:
+    """(entry, error) of the newest document/xhr/fetch requests answered below 400 whose body holds a
+    server error."""
     recent = recorder.list(resource_types=["document", "xhr", "fetch"], limit=SERVER_ERROR_SCAN)
-    return [
-        e
-        for e in recent
-        if e.get("status") is not None and e["status"] < 400 and held_server_error(recorder, e["id"])
-    ]
+    found = []
+    for e in recent:
+        if e.get("status") is not None and e["status"] < 400 and (error := held_server_error(recorder, e["id"])):
+            found.append((e, error))
+    return found
 
 
 async def _eval(page: PageHandle, expression: str) -> Any:
@@ -302,7 +305,7 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
             bundle["network"] = {
                 "failed": [_network_item(network, e) for e in failed[-n:]],
                 "httpErrors": [_network_item(network, e) for e in http_errors[-n:]],
-                "serverErrors": [_network_item(network, e) for e in server_errors[-n:]],
+                "serverErrors": [_network_item(network, e, error) for e, error in server_errors[-n:]],
                 "serverErrorCount": len(server_errors),
                 "lastXhrOrFetch": _network_item(network, last[0]) if last else None,
                 "failedCount": len(failed),

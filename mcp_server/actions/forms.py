@@ -24,7 +24,7 @@ from ..dialogs import dialog_watch, require_no_dialog
 from ..followup import Followup, then_line
 from ..input import Element, UnknownKey, element_from_uid, parse_combo, press_combo
 from ..input import actions as inp
-from ..input.commit import TYPING_EVENTS, listener_types
+from ..input.commit import note_typing_watched
 from ..registry import ActionArgs, ActionResult, action
 from ..uploads import resolve_upload
 from .interact import UidArgs
@@ -228,7 +228,7 @@ async def type_text(ctx: ToolContext, args: TypeTextArgs) -> ActionResult:
             element = elements[0]
             await inp.focus_to_type(element, what, timeout_ms=args.timeout_ms)
             await element.call(_CARET_END_JS)
-            element.typing_watched = bool(await listener_types(element) & TYPING_EVENTS)
+            await note_typing_watched(element)
             await keys(element.session)
 
         elements, followed, dialog = await _act_on(ctx, [args.uid], what, perform)

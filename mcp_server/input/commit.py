@@ -21,7 +21,7 @@ from cdp_core import CDPException
 
 from .element import Element
 
-__all__ = ["commit_if_watched", "listener_types", "TYPING_EVENTS"]
+__all__ = ["commit_if_watched", "note_typing_watched", "listener_types", "TYPING_EVENTS"]
 
 _HOLDERS_JS = "function() { return [this, this.form || null, this.ownerDocument]; }"
 _LEAVE_AND_RETURN_JS = """function() {
@@ -69,14 +69,19 @@ async def listener_types(element: Element) -> set[str]:
             pass
 
 
+async def note_typing_watched(element: Element) -> set[str]:
+    """Note on ``element`` whether the page reacts to typing there (``typing_watched``): the follow-up
+    then gives a debounced handler the time a background tab's timers take. Returns the listened types."""
+    types = await listener_types(element)
+    element.typing_watched = bool(types & TYPING_EVENTS)
+    return types
+
+
 async def commit_if_watched(element: Element) -> bool:
     """Leave the field and come back (its ``change`` fires) when the page listens for it; True when done.
 
-    Also notes on ``element`` whether the page reacts to typing there (``typing_watched``): the
-    follow-up of the fill then gives a debounced handler the time a background tab's timers take.
+    Also notes whether the page reacts to typing there (:func:`note_typing_watched`).
     """
-    types = await listener_types(element)
-    element.typing_watched = bool(types & TYPING_EVENTS)
-    if "change" not in types:
+    if "change" not in await note_typing_watched(element):
         return False
     return bool(await element.call(_LEAVE_AND_RETURN_JS))
