@@ -26,7 +26,6 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from targets.process import ChromiumProcess
 
-from .interleaved import JOBS, _connect
+from .interleaved import JOBS, _connect, timed_in_turn
 from .pages import BenchPages
 from .servers import Call
 
@@ -96,17 +95,7 @@ async def _run(calls_per_job: int) -> dict[str, dict[str, list[float]]]:
                 for i, form in enumerate(FORMS):
                     client = await _replay(stack, _recording(tool, results, form), work / f"replay-{i}.json")
                     servers[form] = (client, calls)
-                keys = list(servers)
-                times: dict[str, dict[str, list[float]]] = {job: {key: [] for key in keys} for job in JOBS}
-                for job in JOBS:
-                    for client, own in servers.values():  # one unmeasured call each
-                        await client.call_tool(own[job].tool, own[job].args)
-                    for n in range(calls_per_job):
-                        for key in keys if n % 2 else reversed(keys):
-                            client, own = servers[key]
-                            started = time.perf_counter()
-                            await client.call_tool(own[job].tool, own[job].args)
-                            times[job][key].append((time.perf_counter() - started) * 1000)
+                times = await timed_in_turn(servers, calls_per_job)
     finally:
         chrome.stop()
         pages.stop()

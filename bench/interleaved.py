@@ -34,7 +34,7 @@ from .runner import RunConfig, _server_env, _Session, fit_call
 from .servers import ADAPTERS, Call
 from .tabs import open_tab
 
-__all__ = ["main"]
+__all__ = ["main", "timed_in_turn"]
 
 ROOT = Path(__file__).resolve().parent.parent
 JOBS = ("list pages", "console list", "network list")
@@ -79,24 +79,34 @@ async def _connect(
 async def _run(keys: list[str], calls_per_job: int) -> dict[str, dict[str, list[float]]]:
     pages = BenchPages().start()
     chrome = ChromiumProcess.start()
-    times: dict[str, dict[str, list[float]]] = {job: {key: [] for key in keys} for job in JOBS}
     try:
         with contextlib.ExitStack() as logs, tempfile.TemporaryDirectory(prefix="interleaved-") as work:
             async with contextlib.AsyncExitStack() as stack:
-                servers = [await _connect(stack, logs, key, pages, chrome.http_url, Path(work)) for key in keys]
+                servers = {key: await _connect(stack, logs, key, pages, chrome.http_url, Path(work)) for key in keys}
                 await anyio.sleep(1.5)  # late console messages and responses settle
-                for job in JOBS:
-                    for client, calls in servers:  # one unmeasured call each
-                        await client.call_tool(calls[job].tool, calls[job].args)
-                    for i in range(calls_per_job):
-                        order = list(zip(keys, servers, strict=True))
-                        for key, (client, calls) in order if i % 2 else reversed(order):
-                            started = time.perf_counter()
-                            await client.call_tool(calls[job].tool, calls[job].args)
-                            times[job][key].append((time.perf_counter() - started) * 1000)
+                times = await timed_in_turn(servers, calls_per_job)
     finally:
         chrome.stop()
         pages.stop()
+    return times
+
+
+async def timed_in_turn(
+    servers: dict[str, tuple[Client, dict[str, Call]]], calls_per_job: int
+) -> dict[str, dict[str, list[float]]]:
+    """Per job and server, the time of each call (ms): every server called once per round, in an
+    order that alternates, after one unmeasured call each."""
+    times: dict[str, dict[str, list[float]]] = {job: {key: [] for key in servers} for job in JOBS}
+    keys = list(servers)
+    for job in JOBS:
+        for client, calls in servers.values():
+            await client.call_tool(calls[job].tool, calls[job].args)
+        for i in range(calls_per_job):
+            for key in keys if i % 2 else reversed(keys):
+                client, calls = servers[key]
+                started = time.perf_counter()
+                await client.call_tool(calls[job].tool, calls[job].args)
+                times[job][key].append((time.perf_counter() - started) * 1000)
     return times
 
 
