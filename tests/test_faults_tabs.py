@@ -12,7 +12,7 @@ import asyncio
 
 from faults_util import UserTabs, serving, wait_until
 from httpserver import Reply
-from lean_util import records
+from lean_util import assert_lean, records
 from test_background_tab import agent_in_hidden_tab, interact
 
 from targets.errors import ErrorCode
@@ -118,6 +118,7 @@ async def test_a_lookup_popup_that_closes_itself_hands_the_agent_back_to_its_ope
         gone = picked.structured_content["followed"]["pageClosed"]
         assert gone["opener"] == form and gone["openerTitle"] == "Order entry", gone
         assert f'select_page stable_page_id="{form}"' in picked.content[0].text, picked.content[0].text
+        assert_lean(picked)
 
         # the next call does not act on another tab behind the agent's back: it names the way back
         closed = await agent.err("snapshot", ErrorCode.PAGE_CLOSED)

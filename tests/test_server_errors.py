@@ -96,10 +96,10 @@ async def test_an_aspnet_error_page_after_a_post_names_the_exception_and_source_
         # The page's preview of 400 characters ends before the source file; the line names it.
         got = await agent.s("network_get", id=post["id"])
         assert got["entry"]["serverError"] == said and "Orders.aspx.cs" not in got["entry"]["response"], got
-        assert (
-            f"server error: {said}"
-            in (await agent.call("browser_session", CALL, action="network_get", id=post["id"])).content[0].text
-        )
+        read = await agent.call("browser_session", CALL, action="network_get", id=post["id"])
+        assert f"server error: {said}" in read.content[0].text
+        assert_lean(read)
+        assert_lean(clicked)
 
 
 DELETE_FORM = """<!doctype html><title>Order 4711</title>
