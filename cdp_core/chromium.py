@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -179,13 +179,16 @@ class ChromiumProcess:
         extra_args: Sequence[str] = (),
         urls: Sequence[str] = (),
         timeout: float = 20.0,
+        env: Mapping[str, str] | None = None,
     ) -> ChromiumProcess:
         """Start Chromium and return once its debugging port answers.
 
         ``port=0`` lets Chrome pick a free port; a fixed port that is already taken raises
         :class:`LaunchError` at once instead of a browser without a debugging port.
         ``profile_dir=None`` creates a temporary profile that :meth:`stop` removes; a
-        directory you pass is kept. Raises :class:`BrowserNotFound` or :class:`LaunchError`.
+        directory you pass is kept. ``env`` replaces the child's environment (a ``DISPLAY``
+        for a headful browser, a ``HOME`` whose profile has the remote-debugging toggle on).
+        Raises :class:`BrowserNotFound` or :class:`LaunchError`.
         """
         exe = executable or find_chrome()
         if port and not _port_is_free(port):
@@ -214,6 +217,7 @@ class ChromiumProcess:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                env=None if env is None else dict(env),
             )
         except OSError as exc:
             if owns:

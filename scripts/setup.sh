@@ -24,6 +24,17 @@ if ! have_browser; then
   fi
 fi
 
+# Headful tests (the user's Chrome has a window): a virtual screen, and xdotool to play the person.
+if ! command -v Xvfb >/dev/null 2>&1 || ! command -v xdotool >/dev/null 2>&1 || ! command -v xwd >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing xvfb, xdotool, x11-apps, imagemagick for the headful tests"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq xvfb xdotool x11-apps imagemagick >/dev/null
+  else
+    echo "setup: no Xvfb/xdotool and no apt-get; the headful tests will fail" >&2
+  fi
+fi
+
 PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv

@@ -20,6 +20,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from headful import VirtualDisplay  # noqa: E402
 from httpserver import TestServer  # noqa: E402
 
 from cdp_core.chromium import ChromiumProcess  # noqa: E402
@@ -74,3 +75,22 @@ def _no_proxy_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
     os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost,::1")
+
+
+@pytest.fixture(scope="session")
+def virtual_display() -> Iterator[VirtualDisplay]:
+    """One Xvfb screen for the session's headful tests (tests/headful.py)."""
+    with VirtualDisplay.start() as display:
+        yield display
+
+
+@pytest.fixture
+def headful_chromium(virtual_display: VirtualDisplay) -> Iterator[ChromiumProcess]:
+    """A Chromium with a real window on ``virtual_display`` and a fresh profile, as a person's Chrome runs.
+
+    Headless hides what a window shows (a hidden tab gets no frames, input to a tab that loaded
+    hidden can be lost): tests of the user's Chrome run against this one.
+    """
+    chrome = ChromiumProcess.start(headless=False, env=virtual_display.env())
+    yield chrome
+    chrome.stop()
