@@ -215,7 +215,9 @@ class AuditLog:
         if self._fd is None:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             # Owner-only: the log lists every URL and selector the agent used in the user's browser.
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            # O_CLOEXEC is POSIX only (Python's descriptors are non-inheritable everywhere anyway).
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+            fd = os.open(self.path, flags, 0o600)
             st = os.fstat(fd)
             self._fd, self._held = fd, (st.st_dev, st.st_ino)
         return self._fd

@@ -2,7 +2,7 @@
 
 For test authors (point a test run or a script at it) and for trying ``attach_cdp`` without
 a real Chrome of your own. It listens on 127.0.0.1 only, uses a temporary profile, prints the
-endpoint, and on Ctrl-C, SIGTERM or SIGHUP stops the browser and removes the profile. Only
+endpoint, and on Ctrl-C, Ctrl-Break, SIGTERM or SIGHUP stops the browser and removes the profile. Only
 ``cdp_core.chromium`` is imported: no MCP SDK, no Playwright.
 """
 
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 __all__ = ["main"]
 
-_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -53,7 +52,9 @@ def main(argv: list[str]) -> int:
         stop.set()
 
     # Handlers first: a signal that arrives while Chrome starts must still stop it cleanly.
-    previous = {signum: signal.signal(signum, request_stop) for signum in _STOP_SIGNALS}
+    from .stop_signals import stop_signals
+
+    previous = {signum: signal.signal(signum, request_stop) for signum in stop_signals()}
     try:
         try:
             chrome = ChromiumProcess.start(port=ns.port, headless=not ns.headed, urls=ns.url)

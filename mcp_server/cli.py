@@ -207,18 +207,21 @@ async def _serve_stdio(
     from . import quickstart
     from .gc_tuning import tune_gc
     from .stdio_guard import GuardedStdin, open_guarded_stdin
+    from .stop_signals import StopSignals
 
     tune_gc()
 
     async def watch_signals() -> None:
         # The stdin reader sits in a worker thread that cancellation cannot interrupt, so a
         # signal would wait for the next input line: close the browsers, then leave at once.
-        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as signals:
-            async for signum in signals:
-                log.info("signal %s: shutting down", signum)
-                await _close(manager)
-                sys.stderr.flush()
-                os._exit(0)
+        # StopSignals: the stop signals this system has, through the loop or signal.signal
+        # (Windows loops refuse signal handlers; Windows has no SIGHUP but a SIGBREAK).
+        async with StopSignals() as stops:
+            signum = await stops.wait()
+            log.info("signal %s: shutting down", signum)
+            await _close(manager)
+            sys.stderr.flush()
+            os._exit(0)
 
     recorder = _refusal_recorder(server)
     if streams is not None:  # the quick start owns the wire: guard its line source
@@ -300,7 +303,9 @@ def _graceful_server_class() -> Any:
             if threading.current_thread() is not threading.main_thread():
                 yield
                 return
-            stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+            from .stop_signals import stop_signals
+
+            stops = stop_signals()  # SIGHUP on POSIX, SIGBREAK (Ctrl-Break) on Windows
             previous = {sig: signal.signal(sig, self.handle_exit) for sig in stops}
             try:
                 yield
@@ -313,6 +318,21 @@ def _graceful_server_class() -> Any:
 
 def _graceful_server(config: Any) -> Any:
     return _graceful_server_class()(config)
+
+
+def server_command_path(executable: str | None = None, platform: str | None = None) -> str:
+    """The installed ``mcp-browser`` command next to this Python: ``mcp-browser.exe`` on Windows.
+
+    pip and uv put console scripts beside ``python`` (``Scripts\\`` on Windows, ``bin/``
+    elsewhere) and name them with ``.exe`` on Windows: that is the path a client's config needs.
+    """
+    executable = executable or sys.executable
+    platform = platform or sys.platform
+    if platform == "win32":
+        import ntpath
+
+        return ntpath.join(ntpath.dirname(executable), "mcp-browser.exe")
+    return os.path.join(os.path.dirname(executable), "mcp-browser")
 
 
 def _prepare(ns: argparse.Namespace) -> tuple[Any, Any] | int:
@@ -389,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     "mcp-browser: MCP server on stdio, waiting for a client's JSON-RPC on stdin "
                     "(Ctrl-D or Ctrl-C quits).\nMCP clients start this command themselves: point yours at "
-                    f"{os.path.join(os.path.dirname(sys.executable), 'mcp-browser')} (see README).",
+                    f"{server_command_path()} (see README).",
                     file=sys.stderr,
                     flush=True,
                 )

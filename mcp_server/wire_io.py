@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 
 __all__ = ["WireEnd"]
 
@@ -32,7 +33,9 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _may_go_nonblocking(fd: int) -> bool:
-    """A pipe or socket that is not also this process's stderr."""
+    """A pipe or socket that is not also this process's stderr (never on Windows: no non-blocking pipes)."""
+    if sys.platform == "win32":
+        return False
     try:
         import anyio
     except ImportError:  # pragma: no cover - anyio comes with the SDK
@@ -56,6 +59,8 @@ def _widen(fd: int) -> None:
     writes, sleeps until the client has read, and writes the rest, a round of wake-ups on
     each side for one answer. The kernel allocates the pages only as they fill.
     """
+    if sys.platform == "win32":
+        return
     try:
         import fcntl
     except ImportError:  # not a POSIX system
@@ -73,7 +78,7 @@ class WireEnd:
     def __init__(self, fd: int, *, answers: bool = False) -> None:
         self.fd = fd
         self.direct = _may_go_nonblocking(fd)
-        if self.direct:
+        if self.direct and sys.platform != "win32":
             os.set_blocking(fd, False)
             if answers and stat.S_ISFIFO(os.fstat(fd).st_mode):
                 _widen(fd)

@@ -100,7 +100,7 @@ class LaunchTarget(BrowserTarget):
             raise ToolFailure(ErrorCode.BROWSER_NOT_FOUND, str(exc)) from exc
         profile = Path(tempfile.mkdtemp(prefix="mcp-browser-launch-"))
         args = ["--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1", *_QUIET_FLAGS]
-        if os.geteuid() == 0:
+        if _running_as_root():
             args.append("--no-sandbox")
         # One Playwright driver per manager: a relaunch after a crash then costs only the browser start.
         pw = self._pw or await async_playwright().start()
@@ -235,6 +235,12 @@ class LaunchTarget(BrowserTarget):
         """Wait for downloads being saved (tests, read_downloaded_file)."""
         if self._download_tasks:
             await asyncio.wait(set(self._download_tasks), timeout=30)
+
+
+def _running_as_root() -> bool:
+    """Root on POSIX (Chrome refuses its sandbox there); never on Windows, which has no ``geteuid``."""
+    geteuid = getattr(os, "geteuid", None)
+    return geteuid is not None and geteuid() == 0
 
 
 def _leave_dialog_open(_dialog: Any) -> None:
