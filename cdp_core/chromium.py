@@ -8,8 +8,9 @@ For tests, scripts and benchmarks that want a throwaway browser without Playwrig
 
 ``--remote-debugging-port=0`` (the default) lets Chrome pick a free port, which it writes to
 ``DevToolsActivePort`` in the profile directory; reading that file is the only race-free
-way to learn the port. The executable is ``$CHROME_PATH``, else ``/usr/bin/chromium``, else
-the first ``google-chrome``/``chromium`` on ``PATH``. ``--no-sandbox`` is added only when
+way to learn the port. The executable is ``$CHROME_PATH``, else where installers put Chrome,
+Chromium or Edge (``/usr/bin/chromium``, ``%PROGRAMFILES%\\Google\\...``, ``/Applications/...``),
+else the first ``google-chrome``/``chromium`` on ``PATH``. ``--no-sandbox`` is added only when
 running as root, where Chrome refuses to start with its sandbox.
 """
 
@@ -28,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
+from .browser_paths import clean_executable_path, install_hint, locate_browser
 from .discovery import read_devtools_active_port
 from .errors import CDPException, DiscoveryError
 
@@ -56,12 +58,8 @@ HEADLESS_FLAGS = (
     "--use-mock-keychain",
 )
 
-INSTALL_HINT = (
-    "Install one with `apt-get install -y chromium` (Debian/Ubuntu), or point "
-    "CHROME_PATH at a Chrome/Chromium executable."
-)
-
-_CANDIDATES = ("/usr/bin/chromium", "google-chrome", "google-chrome-stable", "chromium-browser", "chromium")
+#: How to get a browser on this system (apt-get on Linux, the installer or Edge on Windows...).
+INSTALL_HINT = install_hint()
 
 
 class LaunchError(CDPException, RuntimeError):
@@ -73,18 +71,20 @@ class BrowserNotFound(LaunchError):
 
 
 def find_chrome() -> str:
-    """The executable to launch, or :class:`BrowserNotFound` naming how to install one."""
-    env = os.environ.get("CHROME_PATH")
+    """The executable to launch, or :class:`BrowserNotFound` naming how to install one.
+
+    ``$CHROME_PATH`` (surrounding quotes allowed), else where installers put Chrome, Chromium
+    or Edge on this system (:mod:`cdp_core.browser_paths`), else the usual names on ``PATH``.
+    """
+    env = clean_executable_path(os.environ.get("CHROME_PATH", ""))
     if env:
         if Path(env).is_file() and os.access(env, os.X_OK):
             return env
         raise BrowserNotFound(f"CHROME_PATH={env!r} is not an executable file. {INSTALL_HINT}")
-    for candidate in _CANDIDATES:
-        path = candidate if os.path.isabs(candidate) else shutil.which(candidate)
-        if path and Path(path).is_file() and os.access(path, os.X_OK):
-            return path
-    looked = ", ".join(_CANDIDATES)
-    raise BrowserNotFound(f"No Chromium or Chrome found (looked at $CHROME_PATH, {looked}). {INSTALL_HINT}")
+    path, looked = locate_browser()
+    if path is not None:
+        return path
+    raise BrowserNotFound(f"No Chromium or Chrome found (looked at $CHROME_PATH, {', '.join(looked)}). {INSTALL_HINT}")
 
 
 def _is_root() -> bool:

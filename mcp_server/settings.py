@@ -121,10 +121,18 @@ class Settings(BaseModel):
                 UrlPattern.parse(raw)
         return value
 
-    @field_validator("cdp_url", "chrome_path")
+    @field_validator("cdp_url")
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
         return value or None
+
+    @field_validator("chrome_path")
+    @classmethod
+    def _executable_path(cls, value: str | None) -> str | None:
+        # A Windows path pasted with its quotes ("C:\Program Files\...\chrome.exe") names the same file.
+        from cdp_core.browser_paths import clean_executable_path
+
+        return clean_executable_path(value or "") or None
 
     @classmethod
     def load(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

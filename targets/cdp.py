@@ -17,7 +17,6 @@ import ipaddress
 import logging
 import os
 import shutil
-import sys
 import tempfile
 import urllib.parse
 from collections.abc import Iterator
@@ -28,6 +27,7 @@ from cdp_core import CDPException
 
 from . import emulation
 from .base import BrowserTarget
+from .chrome_hints import chrome_command_hint
 from .errors import ErrorCode, ToolFailure
 from .hub import Listeners, SessionHub, utc_now
 from .relay import LoopbackRelay
@@ -55,31 +55,6 @@ def _driver_tmpdir(path: str) -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-
-
-def chrome_command_hint(url: str, platform: str | None = None) -> str:
-    """The command line that starts a Chrome our attach can reach at ``url``, as in the README."""
-    parts = urllib.parse.urlsplit(url if "://" in url else f"http://{url}")
-    port = parts.port or 9222
-    flags = f"--remote-debugging-port={port} --remote-debugging-address=127.0.0.1"
-    platform = platform or sys.platform
-    if platform.startswith("win"):
-        command = (
-            f'"C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe" {flags} '
-            '--user-data-dir="%LOCALAPPDATA%\\ChromeMcpProfile"'
-        )
-    elif platform == "darwin":
-        command = (
-            f'"/Applications/Google Chrome.app/Contents/MacOS/Google Chrome" {flags} '
-            '--user-data-dir="$HOME/Library/Application Support/ChromeMcpProfile"'
-        )
-    else:
-        command = f'google-chrome {flags} --user-data-dir="$HOME/.config/ChromeMcpProfile"'
-    return (
-        f"Start Chrome with a debugging port and a dedicated profile, e.g. `{command}` (recent Chrome "
-        f"refuses the port on your default profile; never use your personal profile), then call "
-        f"attach_cdp again."
-    )
 
 
 def is_loopback_address(host: str) -> bool:
