@@ -22,6 +22,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -32,6 +33,7 @@ from typing import IO
 from .browser_paths import clean_executable_path, install_hint, locate_browser
 from .discovery import read_devtools_active_port
 from .errors import CDPException, DiscoveryError
+from .process_tree import kill_tree_windows
 
 __all__ = [
     "BrowserNotFound",
@@ -247,6 +249,8 @@ class ChromiumProcess:
         return self.proc.poll() is None
 
     def _signal_group(self, signum: int) -> None:
+        if sys.platform == "win32" and kill_tree_windows(self.proc.pid):
+            return  # no process groups there: taskkill /T ends the renderers and the GPU process too
         killpg = getattr(os, "killpg", None)
         try:
             if killpg is not None:

@@ -13,8 +13,6 @@ import asyncio
 import logging
 import os
 import re
-import shutil
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -26,6 +24,7 @@ from .chrome_path import BrowserNotFound, find_chrome
 from .emulation import Viewport
 from .errors import ErrorCode, ToolFailure
 from .hub import Listeners, SessionHub, utc_now
+from .launch_profiles import new_profile_dir, remove_profile, sweep_stale_profiles
 from .page import PageHandle
 from .policy import PolicyInterceptor, UrlPolicy
 from .process import HEADLESS_FLAGS
@@ -40,6 +39,9 @@ __all__ = ["LaunchTarget", "LAUNCH_VIEWPORT"]
 LAUNCH_VIEWPORT = Viewport(1280, 800, 1.0)
 
 log = logging.getLogger("targets.launch")
+
+#: Whether this server process already swept stale profiles (the first launch does it).
+_swept: list[bool] = []
 
 #: Quiet flags of the test harness that Playwright does not already set (it handles
 #: --headless itself, and a second --disable-features would override its own list).
@@ -98,7 +100,10 @@ class LaunchTarget(BrowserTarget):
             executable = self.settings.chrome_path or find_chrome()
         except BrowserNotFound as exc:
             raise ToolFailure(ErrorCode.BROWSER_NOT_FOUND, str(exc)) from exc
-        profile = Path(tempfile.mkdtemp(prefix="mcp-browser-launch-"))
+        if not _swept:
+            _swept.append(True)  # once per server: profiles left by servers that were killed
+            await asyncio.to_thread(sweep_stale_profiles)
+        profile = new_profile_dir()
         args = ["--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1", *_QUIET_FLAGS]
         if _running_as_root():
             args.append("--no-sandbox")
@@ -115,7 +120,7 @@ class LaunchTarget(BrowserTarget):
                 viewport={"width": LAUNCH_VIEWPORT.width, "height": LAUNCH_VIEWPORT.height},
             )
         except Exception as exc:
-            shutil.rmtree(profile, ignore_errors=True)
+            await asyncio.to_thread(remove_profile, profile)
             raise ToolFailure(
                 ErrorCode.LAUNCH_FAILED,
                 f"The internal browser ({executable}) did not start: {_first_line(str(exc))}",
@@ -126,7 +131,7 @@ class LaunchTarget(BrowserTarget):
             browser = await cdp_core.connect(f"http://127.0.0.1:{port}")
         except BaseException:
             await _close_quietly(context)
-            shutil.rmtree(profile, ignore_errors=True)
+            await asyncio.to_thread(remove_profile, profile)
             raise
         self.context, self.profile_dir, self.browser = context, profile, browser
         self.cdp_url = f"http://127.0.0.1:{port}"
@@ -171,7 +176,8 @@ class LaunchTarget(BrowserTarget):
         if pw is not None:
             await _stop_quietly(pw)
         if profile is not None:
-            shutil.rmtree(profile, ignore_errors=True)
+            # Retries: on Windows the browser's helpers hold files in it for a moment after exit.
+            await asyncio.to_thread(remove_profile, profile)
         self.lost = None
         self.attached_at = None
         self.cdp_url = None

@@ -156,10 +156,16 @@ class _StdioServer:
 @pytest.mark.slow
 def test_stdio_answers_launches_audits_and_stops_when_stdin_closes(tmp_path: Path, http_server):
     server = _StdioServer(tmp_path)
+    # A profile left by a server that was killed (its pid is gone): the first launch sweeps it.
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / "tmp" / f"mcp-browser-launch-{int(gone.stdout)}-left"
+    (stale / "Default").mkdir(parents=True)
+    (stale / "Default" / "Cookies").write_text("session=secret")
     try:
         result = server.handshake_and_navigate(http_server.url("/a.html"))
         assert not result["isError"], result
         assert result["structuredContent"]["title"] == "Page A"
+        assert not stale.exists()
         assert len(_profiles(tmp_path)) == 1  # the internal browser runs on its own profile
         assert server.proc.stdin is not None
         server.proc.stdin.close()  # the shutdown a client sends: end of input, no signal

@@ -1,0 +1,115 @@
+"""Clean-up that Windows makes harder: the whole Chrome tree ended, profiles removed with retries,
+stale internal-browser profiles swept (only those whose server is gone).
+
+The Windows calls (taskkill, a locked file) are replaced by recording fakes: what is checked
+is the logic around them. The sweep runs on real folders and real processes.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cdp_core.process_tree import end_tree_command, kill_tree_windows, pid_alive
+from targets import launch_profiles
+from targets.launch_profiles import PREFIX, new_profile_dir, remove_profile, sweep_stale_profiles
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_taskkill_ends_the_tree_by_force():
+    calls: list[list[str]] = []
+
+    class Done:
+        returncode = 0
+
+    def run(cmd: list[str], **kwargs: object) -> Done:
+        calls.append(cmd)
+        return Done()
+
+    assert kill_tree_windows(4242, run=run)
+    assert calls == [["taskkill", "/PID", "4242", "/T", "/F"]] == [end_tree_command(4242)]
+
+
+def test_taskkill_missing_says_so():
+    def run(cmd: list[str], **kwargs: object) -> None:
+        raise FileNotFoundError("taskkill")
+
+    assert not kill_tree_windows(1, run=run)  # the caller then ends the browser process itself
+
+
+def test_pid_alive():
+    assert pid_alive(os.getpid())
+    assert not pid_alive(_dead_pid())
+    assert not pid_alive(0)
+    # Off Windows the Windows branch cannot ask the kernel: it answers "alive", so nothing is swept.
+    assert pid_alive(_dead_pid(), platform="win32")
+
+
+def test_profile_name_carries_the_server_pid(tmp_path: Path):
+    profile = new_profile_dir(str(tmp_path))
+    assert profile.name.startswith(f"{PREFIX}{os.getpid()}-") and profile.is_dir()
+
+
+def test_removal_retries_while_files_are_locked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    profile = tmp_path / "profile"
+    (profile / "Default").mkdir(parents=True)
+    (profile / "Default" / "Cookies").write_text("session=1")
+    real_rmtree, failures = launch_profiles.shutil.rmtree, [2]
+
+    def locked_twice(path: object, **kwargs: object) -> None:
+        if failures[0]:
+            failures[0] -= 1  # Windows: a helper process still holds Cookies open
+            return
+        real_rmtree(path, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(launch_profiles.shutil, "rmtree", locked_twice)
+    waits: list[float] = []
+    assert remove_profile(profile, sleep=waits.append)
+    assert not profile.exists() and len(waits) == 2
+
+
+def test_removal_gives_up_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    profile = tmp_path / "profile"
+    profile.mkdir()
+    monkeypatch.setattr(launch_profiles.shutil, "rmtree", lambda path, **kw: None)
+    assert not remove_profile(profile, attempts=3, sleep=lambda s: None)
+
+
+def test_sweep_removes_only_profiles_whose_server_is_gone(tmp_path: Path):
+    dead = _dead_pid()
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        stale = tmp_path / f"{PREFIX}{dead}-abc"
+        running = tmp_path / f"{PREFIX}{sleeper.pid}-abc"  # another server, still running
+        own = tmp_path / f"{PREFIX}{os.getpid()}-abc"
+        old_style = tmp_path / f"{PREFIX}x1y2z3"  # a version without the pid: unknown owner
+        other = tmp_path / "something-else"
+        for folder in (stale, running, own, old_style, other):
+            (folder / "Default").mkdir(parents=True)
+            (folder / "Default" / "Cookies").write_text("token")
+        outside = tmp_path / "outside"
+        outside.mkdir()
+        (outside / "keep").write_text("x")
+        (tmp_path / f"{PREFIX}{dead}-link").symlink_to(outside, target_is_directory=True)
+
+        removed = sweep_stale_profiles(tmp_path)
+
+        assert removed == [stale] and not stale.exists()
+        assert running.exists() and own.exists() and old_style.exists() and other.exists()
+        assert (outside / "keep").exists()  # a link is never followed
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_sweep_of_a_missing_folder_is_quiet(tmp_path: Path):
+    assert sweep_stale_profiles(tmp_path / "nope") == []
