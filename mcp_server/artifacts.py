@@ -17,6 +17,9 @@ from pathlib import Path
 
 from targets.errors import ErrorCode, ToolFailure
 
+from .file_identity import same_path
+from .owner_only import restrict_to_owner
+
 __all__ = ["Artifacts", "AUDIT_FILE_NAME"]
 
 #: The audit log's default name under the root (``MCP_AUDIT_LOG`` may put it elsewhere).
@@ -27,11 +30,10 @@ _IGNORE_HEAD = "# written by mcp-browser: captured data, never commit it"
 
 
 def _owner_only(path: Path) -> None:
-    try:
-        if path.stat().st_mode & 0o077:
-            path.chmod(0o700)
-    except OSError:
-        pass  # not ours to change (another owner): the files in it are still created 0600
+    # chmod 0700 on POSIX; on Windows (where chmod only sets read-only) a DACL for this user alone.
+    restrict_to_owner(path)
+
+
 _counter = itertools.count(1)
 
 
@@ -52,10 +54,13 @@ class Artifacts:
             self.protected.append(resolved)
 
     def is_protected(self, resolved: Path) -> bool:
+        """By identity and case-folded name: ``AUDIT.jsonl`` on a case-insensitive disk, a hard link."""
+        name = resolved.name.casefold()
         for path in self.protected:
-            if resolved.parent == path.parent and (
-                resolved.name == path.name or resolved.name.startswith(path.name + ".")
-            ):
+            guarded = path.name.casefold()
+            if (name == guarded or name.startswith(guarded + ".")) and same_path(resolved.parent, path.parent):
+                return True
+            if same_path(resolved, path):
                 return True
         return False
 

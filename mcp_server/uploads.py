@@ -17,6 +17,7 @@ from pathlib import Path
 from targets.errors import ErrorCode, ToolFailure
 
 from .artifacts import Artifacts
+from .file_identity import is_within
 
 __all__ = ["UPLOADS", "upload_folders", "resolve_upload"]
 
@@ -69,10 +70,22 @@ def _in_configured(artifacts: Artifacts, folders: list[Path], raw: str) -> Path 
         fence = Artifacts(folder)
         fence.protected = [*fence.protected, *artifacts.protected]
         try:
-            return fence.resolve_inside(raw)
+            resolved = fence.resolve_inside(raw)
         except ToolFailure as exc:
             if exc.code != ErrorCode.PATH_OUTSIDE_ARTIFACTS or "audit log" in exc.message:
                 raise
+            continue
+        # A configured folder that holds the artifacts root (the project folder) does not open what
+        # the server wrote there: exported cookies (state/), bodies, traces. Compared by identity,
+        # so .MCP-Browser-Artifacts/state on a case-insensitive disk is the same folder.
+        if is_within(resolved, artifacts.root) and not is_within(resolved, artifacts.root / UPLOADS):
+            raise ToolFailure(
+                ErrorCode.PATH_OUTSIDE_ARTIFACTS,
+                f"upload_file: {raw!r} is a file the server wrote (captured data, exported cookies); refused",
+                hint=f"only files the user put in {artifacts.root / UPLOADS} or a configured upload folder",
+                path=raw,
+            )
+        return resolved
     return None
 
 

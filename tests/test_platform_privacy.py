@@ -1,0 +1,146 @@
+"""Privacy where names and permissions work differently: case-insensitive disks, hard links, Windows ACLs.
+
+Linux disks are case-sensitive, so the case-insensitive disk of macOS and Windows is stood in
+for by what it does to names (``AUDIT.jsonl`` names the audit log there): the guard must refuse
+any spelling of a protected name, and any name of the same file (a hard link, checked by file
+identity, which is real here). The Windows ACL is set through pywin32, which is checked with
+recording stand-ins for its modules; the real ACL only a Windows run shows (docs/platforms.md).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from mcp_server.artifacts import Artifacts
+from mcp_server.file_identity import is_within, same_path
+from mcp_server.owner_only import icacls_command, restrict_to_owner, windows_owner_dacl
+from mcp_server.uploads import resolve_upload
+from targets.errors import ErrorCode, ToolFailure
+
+
+@pytest.fixture
+def artifacts(tmp_path: Path) -> Artifacts:
+    store = Artifacts(tmp_path / "project" / ".mcp-browser-artifacts")
+    store.ensure_root()
+    (store.root / "audit.jsonl").write_text('{"tool": "x"}\n')
+    return store
+
+
+@pytest.mark.parametrize("name", ["AUDIT.jsonl", "Audit.JSONL", "audit.jsonl.1", "AUDIT.JSONL.part"])
+def test_every_spelling_of_the_audit_log_is_refused(artifacts: Artifacts, name: str):
+    with pytest.raises(ToolFailure) as refused:
+        artifacts.resolve_inside(name)
+    assert refused.value.code == ErrorCode.PATH_OUTSIDE_ARTIFACTS and "audit log" in refused.value.message
+
+
+def test_a_hard_link_to_the_audit_log_is_refused(artifacts: Artifacts):
+    link = artifacts.dir("downloads") / "innocent.txt"
+    os.link(artifacts.root / "audit.jsonl", link)
+    with pytest.raises(ToolFailure, match="audit log"):
+        artifacts.resolve_inside("innocent.txt", kind="downloads")
+    assert artifacts.resolve_inside("other.txt", kind="downloads").name == "other.txt"  # others still fine
+
+
+def test_identity_helpers(tmp_path: Path):
+    (tmp_path / "a").mkdir()
+    os.symlink(tmp_path / "a", tmp_path / "b")
+    assert same_path(tmp_path / "a", tmp_path / "b")  # the same folder under two names
+    assert same_path(tmp_path / "Missing", tmp_path / "missing")  # not there: by folded spelling
+    assert is_within(tmp_path / "a" / "x" / "y", tmp_path / "b")
+    assert is_within(tmp_path / "A" / "STATE" / "c.json", tmp_path / "a")
+    assert not is_within(tmp_path / "c", tmp_path / "a")
+
+
+def test_a_project_upload_root_does_not_open_the_servers_files(artifacts: Artifacts, tmp_path: Path):
+    project = tmp_path / "project"
+    state = artifacts.dir("state") / "login.json"
+    state.write_text('{"cookies": [{"value": "secret"}]}')
+    (artifacts.dir("uploads") / "cv.pdf").write_text("%PDF")
+    (project / "fixture.csv").write_text("a,b")
+    roots = [str(project)]
+    assert resolve_upload(artifacts, roots, str(project / "fixture.csv")).name == "fixture.csv"
+    assert resolve_upload(artifacts, roots, "cv.pdf").name == "cv.pdf"
+    # The case-insensitive spelling on macOS/Windows; here the real one, then a mixed-case one.
+    for raw in (str(state), str(project / ".MCP-Browser-Artifacts" / "STATE" / "login.json")):
+        with pytest.raises(ToolFailure) as refused:
+            resolve_upload(artifacts, roots, raw)
+        assert refused.value.code in (ErrorCode.PATH_OUTSIDE_ARTIFACTS, ErrorCode.FILE_NOT_FOUND)
+        assert "secret" not in refused.value.message
+
+
+def test_posix_root_is_owner_only(tmp_path: Path):
+    folder = tmp_path / "shared"
+    folder.mkdir(mode=0o755)
+    folder.chmod(0o755)
+    assert restrict_to_owner(folder, "linux") == "chmod"
+    assert folder.stat().st_mode & 0o777 == 0o700
+    assert restrict_to_owner(folder, "linux") == "unchanged"
+
+
+#: pywin32 constants the code combines (their real values).
+_CONSTANTS = {
+    "OBJECT_INHERIT_ACE": 1,
+    "CONTAINER_INHERIT_ACE": 2,
+    "FILE_ALL_ACCESS": 0x1F01FF,
+    "ACL_REVISION": 2,
+    "TOKEN_QUERY": 8,
+    "TokenUser": 1,
+    "SE_FILE_OBJECT": 1,
+    "DACL_SECURITY_INFORMATION": 4,
+    "PROTECTED_DACL_SECURITY_INFORMATION": 0x80000000,
+}
+
+
+class _Recorder:
+    """A stand-in for a pywin32 module: its constants, and every call recorded."""
+
+    def __init__(self, name: str, calls: list[tuple[str, tuple[Any, ...]]]) -> None:
+        self._name, self._calls = name, calls
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr in _CONSTANTS:
+            return _CONSTANTS[attr]
+
+        def call(*args: Any) -> Any:
+            self._calls.append((attr, args))
+            if attr == "GetTokenInformation":
+                return ("SID-of-ana", 0)
+            if attr == "ACL":
+                return SimpleNamespace(
+                    AddAccessAllowedAceEx=lambda *a: self._calls.append(("AddAccessAllowedAceEx", a))
+                )
+            return f"{attr}()"
+
+        return call
+
+
+def test_windows_dacl_is_protected_inherited_and_names_only_the_current_user():
+    calls: list[tuple[str, tuple[Any, ...]]] = []
+    mods = [_Recorder(n, calls) for n in ("win32api", "win32con", "win32security", "ntsecuritycon")]
+    windows_owner_dacl(r"C:\proj\.mcp-browser-artifacts", *mods)
+    aces = [args for name, args in calls if name == "AddAccessAllowedAceEx"]
+    assert len(aces) == 1  # one entry: nobody else
+    _revision, inherit, mask, sid = aces[0]
+    assert sid == "SID-of-ana" and mask == _CONSTANTS["FILE_ALL_ACCESS"]
+    assert inherit == 3  # files and folders created under it inherit the entry
+    path, kind, info, owner, group, dacl, sacl = next(a for n, a in calls if n == "SetNamedSecurityInfo")
+    assert path == r"C:\proj\.mcp-browser-artifacts" and kind == _CONSTANTS["SE_FILE_OBJECT"]
+    assert info == 4 | 0x80000000  # the DACL, protected: the parent's entries no longer flow in
+    assert owner is None and group is None and sacl is None and dacl is not None
+
+
+def test_icacls_fallback_grants_the_user_alone():
+    cmd = icacls_command(r"C:\p\.mcp-browser-artifacts", {"USERNAME": "ana", "USERDOMAIN": "OFFICE"})
+    assert cmd == [
+        "icacls",
+        r"C:\p\.mcp-browser-artifacts",
+        "/inheritance:r",
+        "/grant:r",
+        r"OFFICE\ana:(OI)(CI)F",
+        "/Q",
+    ]
