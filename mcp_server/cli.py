@@ -408,7 +408,8 @@ def main(argv: list[str] | None = None) -> int:
                 # Someone ran it in a terminal (make serve): say that the silence is waiting, not hanging.
                 print(
                     "mcp-browser: MCP server on stdio, waiting for a client's JSON-RPC on stdin "
-                    "(Ctrl-D or Ctrl-C quits).\nMCP clients start this command themselves: point yours at "
+                    f"({'Ctrl-Z Enter' if sys.platform == 'win32' else 'Ctrl-D'} or Ctrl-C quits).\n"
+                    "MCP clients start this command themselves: point yours at "
                     f"{server_command_path()} (see README).",
                     file=sys.stderr,
                     flush=True,

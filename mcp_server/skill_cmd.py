@@ -95,7 +95,24 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def _printable_anywhere() -> None:
+    """Never fail on a path the console's code page cannot show.
+
+    Why: with output redirected (a script, a client's log), Windows writes in the ANSI code page
+    (cp1252...), and a home folder such as ``C:\\Users\\Łukasz`` raised UnicodeEncodeError after
+    the skill was copied: exit 1 for a success. Unencodable characters are escaped instead.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
+
+
 def main(argv: list[str]) -> int:
+    _printable_anywhere()
     ns = parse_args(argv)
     try:
         if ns.command == "path":

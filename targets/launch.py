@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -23,6 +22,7 @@ from .base import BrowserTarget
 from .chrome_path import BrowserNotFound, find_chrome
 from .emulation import Viewport
 from .errors import ErrorCode, ToolFailure
+from .file_names import safe_file_name
 from .hub import Listeners, SessionHub, utc_now
 from .launch_profiles import new_profile_dir, remove_profile, sweep_stale_profiles
 from .page import PageHandle
@@ -222,7 +222,7 @@ class LaunchTarget(BrowserTarget):
         return path
 
     async def _save_download(self, download: Download) -> None:
-        name = re.sub(r"[^A-Za-z0-9._ -]", "_", download.suggested_filename or "download").strip(" .") or "download"
+        name = safe_file_name(download.suggested_filename)  # no separators, no CON/NUL devices
         directory = self.downloads_dir()
         path = directory / name
         stem, suffix, n = path.stem, path.suffix, 1

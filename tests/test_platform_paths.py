@@ -7,6 +7,7 @@ Windows path would fail. Pure logic: no browser is started here.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -124,3 +125,47 @@ def test_browser_not_found_names_the_places(tmp_path: Path):
     env = {"PATH": str(tmp_path), "HOME": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert "/nowhere/chromium" in out and "google-chrome" in out and "CHROME_PATH" in out
+
+
+@pytest.mark.parametrize(
+    ("suggested", "saved"),
+    [
+        ("CON", "_CON"),
+        ("nul.txt", "_nul.txt"),
+        ("Com1.tar.gz", "_Com1.tar.gz"),
+        ("LPT9 .log", "_LPT9 .log"),
+        ("aux", "_aux"),
+        ("report.pdf", "report.pdf"),
+        ("console.log", "console.log"),  # only the exact device names are reserved
+        ("..\\..\\evil.bat", "_.._evil.bat"),
+        ("name. . ", "name"),  # Windows drops trailing dots and spaces
+        ("", "download"),
+        (None, "download"),
+    ],
+)
+def test_download_names_are_safe_on_windows(suggested: str | None, saved: str):
+    from targets.file_names import safe_file_name
+
+    assert safe_file_name(suggested) == saved
+
+
+def test_long_download_names_keep_their_extension():
+    from targets.file_names import safe_file_name
+
+    name = safe_file_name("a" * 400 + ".csv")
+    assert len(name) <= 180 and name.endswith(".csv")
+
+
+def test_skill_install_with_redirected_output_and_a_non_ansi_path(tmp_path: Path):
+    # Windows writes redirected output in the ANSI code page: cp1252 cannot show "Ł".
+    dest = tmp_path / "Łukasz" / "skills"
+    env = {**os.environ, "PYTHONIOENCODING": "cp1252"}
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_server.entry", "skill", "install", "--client", "claude", "--dest", str(dest)],
+        env=env,
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    assert (dest / "mcp-browser-automation" / "SKILL.md").is_file()
+    assert b"\\u0141ukasz" in done.stdout  # shown escaped instead of a crash

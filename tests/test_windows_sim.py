@@ -28,7 +28,7 @@ from mcp_http import StdoutLines, running_http_server, server_env
 
 ROOT = Path(__file__).resolve().parent.parent
 
-SITECUSTOMIZE = '''
+SITECUSTOMIZE = """
 import asyncio, os, signal
 for _name in ("SIGHUP",):
     if hasattr(signal, _name):
@@ -46,7 +46,7 @@ _marker = os.environ.get("WINSIM_MARKER")
 if _marker:
     with open(_marker, "a") as _f:
         _f.write(f"{os.getpid()}\\n")
-'''
+"""
 
 
 def _sim_env(tmp_path: Path) -> dict[str, str]:
