@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import IO
 
 from .browser_paths import clean_executable_path, install_hint, locate_browser
+from .cleanup import kill_tree_windows, remove_tree
 from .discovery import read_devtools_active_port
 from .errors import CDPException, DiscoveryError
-from .process_tree import kill_tree_windows
 
 __all__ = [
     "BrowserNotFound",
@@ -277,7 +277,7 @@ class ChromiumProcess:
             except subprocess.TimeoutExpired:
                 self.kill()
         if self._owns_profile:
-            shutil.rmtree(self.profile_dir, ignore_errors=True)
+            remove_tree(self.profile_dir)  # retries: Windows keeps files locked briefly after exit
 
     def __enter__(self) -> ChromiumProcess:
         return self

@@ -2,9 +2,8 @@
 
 A profile holds what the pages stored (cookies, localStorage tokens), so none may stay behind:
 
-- removal retries: on Windows, Chrome's helper processes and the virus scanner hold files in the
-  profile for a moment after the browser exits (``PermissionError``, sharing violations), and
-  read-only files refuse deletion; one ``rmtree(ignore_errors=True)`` then left most of it;
+- removal retries (:func:`cdp_core.cleanup.remove_tree`): on Windows, Chrome's helpers and the
+  virus scanner hold files in the profile for a moment after the browser exits;
 - the sweep: a server that was killed (Task Manager, a crash, ``kill -9``) never removes its
   profile. Each profile's name carries the server's pid (``mcp-browser-launch-<pid>-<random>``);
   the first launch of a server removes the profiles whose server is gone, and only those: a
@@ -16,16 +15,12 @@ from __future__ import annotations
 import logging
 import os
 import re
-import shutil
 import stat
-import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from cdp_core.process_tree import pid_alive
+from cdp_core.cleanup import pid_alive, remove_tree
 
 __all__ = ["PREFIX", "new_profile_dir", "remove_profile", "sweep_stale_profiles"]
 
@@ -40,33 +35,9 @@ def new_profile_dir(root: str | None = None) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=root))
 
 
-def _clear_readonly_and_retry(func: Callable[..., Any], path: str, _exc: Any) -> None:
-    # Windows: a read-only file (os.chmod(0o600) only sets that flag there) refuses unlink.
-    try:
-        os.chmod(path, stat.S_IWRITE | stat.S_IREAD)
-        func(path)
-    except OSError:
-        pass  # still locked: the next attempt of remove_profile tries again
-
-
-def remove_profile(
-    path: str | Path, *, attempts: int = 10, delay: float = 0.2, sleep: Callable[[float], None] = time.sleep
-) -> bool:
-    """Remove the folder, retrying while files in it are locked; True when it is gone."""
-    target = Path(path)
-    for attempt in range(attempts):
-        if not target.exists():
-            return True
-        if sys.version_info >= (3, 12):
-            shutil.rmtree(target, onexc=_clear_readonly_and_retry)
-        else:
-            shutil.rmtree(target, onerror=_clear_readonly_and_retry)
-        if not target.exists():
-            return True
-        if attempt + 1 < attempts:
-            sleep(delay * (attempt + 1))
-    log.warning("could not remove the browser profile %s (files still in use)", target)
-    return False
+def remove_profile(path: str | Path, *, attempts: int = 10) -> bool:
+    """Remove a profile, retrying while the browser's helpers still hold files in it (Windows)."""
+    return remove_tree(path, attempts=attempts)
 
 
 def _mine(path: Path) -> bool:

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from cdp_core.process_tree import end_tree_command, kill_tree_windows, pid_alive
-from targets import launch_profiles
-from targets.launch_profiles import PREFIX, new_profile_dir, remove_profile, sweep_stale_profiles
+from cdp_core import cleanup
+from cdp_core.cleanup import end_tree_command, kill_tree_windows, pid_alive, remove_tree
+from targets.launch_profiles import PREFIX, new_profile_dir, sweep_stale_profiles
 
 
 def _dead_pid() -> int:
@@ -63,7 +63,7 @@ def test_removal_retries_while_files_are_locked(tmp_path: Path, monkeypatch: pyt
     profile = tmp_path / "profile"
     (profile / "Default").mkdir(parents=True)
     (profile / "Default" / "Cookies").write_text("session=1")
-    real_rmtree, failures = launch_profiles.shutil.rmtree, [2]
+    real_rmtree, failures = cleanup.shutil.rmtree, [2]
 
     def locked_twice(path: object, **kwargs: object) -> None:
         if failures[0]:
@@ -71,17 +71,17 @@ def test_removal_retries_while_files_are_locked(tmp_path: Path, monkeypatch: pyt
             return
         real_rmtree(path, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(launch_profiles.shutil, "rmtree", locked_twice)
+    monkeypatch.setattr(cleanup.shutil, "rmtree", locked_twice)
     waits: list[float] = []
-    assert remove_profile(profile, sleep=waits.append)
+    assert remove_tree(profile, sleep=waits.append)
     assert not profile.exists() and len(waits) == 2
 
 
 def test_removal_gives_up_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     profile = tmp_path / "profile"
     profile.mkdir()
-    monkeypatch.setattr(launch_profiles.shutil, "rmtree", lambda path, **kw: None)
-    assert not remove_profile(profile, attempts=3, sleep=lambda s: None)
+    monkeypatch.setattr(cleanup.shutil, "rmtree", lambda path, **kw: None)
+    assert not remove_tree(profile, attempts=3, sleep=lambda s: None)
 
 
 def test_sweep_removes_only_profiles_whose_server_is_gone(tmp_path: Path):

@@ -210,3 +210,30 @@ async def test_http_answers_launches_and_audits(tmp_path: Path, http_server):
     assert _profiles(tmp_path) == []  # SIGTERM through uvicorn's signal.signal handlers
     assert _audit_actions(tmp_path) == ["navigate"]
     assert (tmp_path / "marker").read_text().strip()
+
+
+def test_stop_signals_are_those_the_system_has():
+    from types import SimpleNamespace
+
+    from mcp_server.stop_signals import stop_signals
+
+    windows = SimpleNamespace(SIGINT=2, SIGTERM=15, SIGBREAK=21)  # no SIGHUP there
+    assert stop_signals(windows) == (2, 15, 21)
+    assert stop_signals(SimpleNamespace(SIGINT=2, SIGTERM=15, SIGHUP=1)) == (2, 15, 1)
+
+
+async def test_stop_signals_fall_back_to_signal_signal_when_the_loop_refuses(monkeypatch: pytest.MonkeyPatch):
+    import asyncio
+
+    from mcp_server.stop_signals import StopSignals
+
+    def refuse(*args: object) -> None:
+        raise NotImplementedError
+
+    monkeypatch.setattr(asyncio.get_running_loop(), "add_signal_handler", refuse)
+    before = signal.getsignal(signal.SIGUSR1)
+    async with StopSignals((signal.SIGUSR1,)) as stops:
+        assert stops.how == {signal.SIGUSR1: "signal.signal"}
+        os.kill(os.getpid(), signal.SIGUSR1)
+        assert await asyncio.wait_for(stops.wait(), 30) == signal.SIGUSR1
+    assert signal.getsignal(signal.SIGUSR1) == before  # the previous handler is back

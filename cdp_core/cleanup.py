@@ -1,4 +1,4 @@
-"""End a browser and every process it started, on POSIX and on Windows; ask whether a pid lives.
+"""Clean up after a browser on every system: end its process tree, remove its profile, ask if a pid lives.
 
 Why: Chrome is a tree (browser, GPU, network service, one renderer per site). On POSIX we
 start it in its own session and signal the whole process group. Windows has neither:
@@ -8,17 +8,28 @@ ends the tree by parent links while the browser process still exists, which is w
 before anything else is done to the browser. Platform and runner are injectable for tests.
 
 ``pid_alive`` never signals on Windows: ``os.kill(pid, 0)`` there is ``TerminateProcess``.
+
+``remove_tree`` retries: on Windows the browser's helper processes and the virus scanner hold
+files in the profile for a moment after the browser exits (sharing violations), and read-only
+files refuse deletion; one ``rmtree(ignore_errors=True)`` then left cookies behind.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
+import stat
 import subprocess
 import sys
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-__all__ = ["end_tree_command", "kill_tree_windows", "pid_alive"]
+__all__ = ["end_tree_command", "kill_tree_windows", "pid_alive", "remove_tree"]
+
+log = logging.getLogger("cdp_core.cleanup")
 
 
 def end_tree_command(pid: int) -> list[str]:
@@ -77,3 +88,32 @@ def _pid_alive_windows(pid: int) -> bool:
         return code.value == still_active
     finally:
         kernel32.CloseHandle(handle)
+
+
+def _clear_readonly_and_retry(func: Callable[..., Any], path: str, _exc: Any) -> None:
+    # Windows: a read-only file (os.chmod(0o600) only sets that flag there) refuses unlink.
+    try:
+        os.chmod(path, stat.S_IWRITE | stat.S_IREAD)
+        func(path)
+    except OSError:
+        pass  # still locked: the next attempt of remove_tree tries again
+
+
+def remove_tree(
+    path: str | Path, *, attempts: int = 10, delay: float = 0.2, sleep: Callable[[float], None] = time.sleep
+) -> bool:
+    """Remove the folder, retrying while files in it are locked; True when it is gone."""
+    target = Path(path)
+    for attempt in range(attempts):
+        if not target.exists():
+            return True
+        if sys.version_info >= (3, 12):
+            shutil.rmtree(target, onexc=_clear_readonly_and_retry)
+        else:
+            shutil.rmtree(target, onerror=_clear_readonly_and_retry)
+        if not target.exists():
+            return True
+        if attempt + 1 < attempts:
+            sleep(delay * (attempt + 1))
+    log.warning("could not remove %s (files still in use)", target)
+    return False
