@@ -79,7 +79,7 @@ def test_readme_config_snippets_parse() -> None:
 def test_readme_chrome_command_lines_bind_loopback_with_a_dedicated_profile() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     windows = (
-        '"C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe" --remote-debugging-port=9222 '
+        '"%ProgramFiles%\\Google\\Chrome\\Application\\chrome.exe" --remote-debugging-port=9222 '
         '--remote-debugging-address=127.0.0.1 --user-data-dir="%LOCALAPPDATA%\\ChromeMcpProfile"'
     )
     assert windows in text

@@ -28,6 +28,9 @@ from mcp_http import StdoutLines, running_http_server, server_env
 
 ROOT = Path(__file__).resolve().parent.parent
 
+#: The simulation needs Linux (the loop class it patches, TMPDIR for Chromium's profile).
+linux_only = pytest.mark.skipif(sys.platform != "linux", reason="simulates Windows on Linux")
+
 SITECUSTOMIZE = """
 import asyncio, os, signal
 for _name in ("SIGHUP",):
@@ -90,6 +93,7 @@ def _wait_gone(tmp_path: Path) -> None:
         time.sleep(0.1)
 
 
+@linux_only
 def test_the_sitecustomize_takes_the_names_away(tmp_path: Path):
     env = _sim_env(tmp_path)
     probe = (
@@ -154,6 +158,7 @@ class _StdioServer:
 
 
 @pytest.mark.slow
+@linux_only
 def test_stdio_answers_launches_audits_and_stops_when_stdin_closes(tmp_path: Path, http_server):
     server = _StdioServer(tmp_path)
     # A profile left by a server that was killed (its pid is gone): the first launch sweeps it.
@@ -179,6 +184,7 @@ def test_stdio_answers_launches_audits_and_stops_when_stdin_closes(tmp_path: Pat
 
 
 @pytest.mark.slow
+@linux_only
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_stop_signal_reaches_the_server_when_the_loop_refuses_handlers(tmp_path: Path, http_server, signum):
     server = _StdioServer(tmp_path)
@@ -194,6 +200,7 @@ def test_a_stop_signal_reaches_the_server_when_the_loop_refuses_handlers(tmp_pat
 
 
 @pytest.mark.slow
+@linux_only
 async def test_http_answers_launches_and_audits(tmp_path: Path, http_server):
     env = _sim_env(tmp_path)
     extra = {k: env[k] for k in ("PYTHONPATH", "TMPDIR", "WINSIM_MARKER")}
@@ -222,6 +229,7 @@ def test_stop_signals_are_those_the_system_has():
     assert stop_signals(SimpleNamespace(SIGINT=2, SIGTERM=15, SIGHUP=1)) == (2, 15, 1)
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGUSR1 is POSIX")
 async def test_stop_signals_fall_back_to_signal_signal_when_the_loop_refuses(monkeypatch: pytest.MonkeyPatch):
     import asyncio
 
