@@ -27,8 +27,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="mcp-browser chromium",
         description="Start a headless Chromium with a debugging port on 127.0.0.1 and a temporary profile; "
-        "Ctrl-C stops it and removes the profile. The executable is $CHROME_PATH, else /usr/bin/chromium, "
-        "else google-chrome/chromium on PATH.",
+        "Ctrl-C (Ctrl-Break on Windows) stops it and removes the profile. The executable is $CHROME_PATH, "
+        "else where installers put Chrome, Chromium or Edge, else google-chrome/chromium on PATH.",
     )
     p.add_argument(
         "--port", type=int, default=9222, help="debugging port on 127.0.0.1 (default 9222; 0 picks a free one)"
