@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 
-
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="mcp-browser chromium",
