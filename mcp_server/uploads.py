@@ -76,9 +76,14 @@ def _in_configured(artifacts: Artifacts, folders: list[Path], raw: str) -> Path 
                 raise
             continue
         # A configured folder that holds the artifacts root (the project folder) does not open what
-        # the server wrote there: exported cookies (state/), bodies, traces. Compared by identity,
-        # so .MCP-Browser-Artifacts/state on a case-insensitive disk is the same folder.
-        if is_within(resolved, artifacts.root) and not is_within(resolved, artifacts.root / UPLOADS):
+        # the server wrote there (bodies, traces), and no configured folder opens the exported
+        # cookies of state/. Compared by identity, so .MCP-Browser-Artifacts/state on a
+        # case-insensitive disk is the same folder.
+        if is_within(resolved, artifacts.root / "state") or (
+            is_within(resolved, artifacts.root)
+            and not is_within(resolved, artifacts.root / UPLOADS)
+            and not is_within(folder, artifacts.root)  # a folder of the root named on purpose (downloads/)
+        ):
             raise ToolFailure(
                 ErrorCode.PATH_OUTSIDE_ARTIFACTS,
                 f"upload_file: {raw!r} is a file the server wrote (captured data, exported cookies); refused",

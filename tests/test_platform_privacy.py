@@ -73,6 +73,12 @@ def test_a_project_upload_root_does_not_open_the_servers_files(artifacts: Artifa
             resolve_upload(artifacts, roots, raw)
         assert refused.value.code in (ErrorCode.PATH_OUTSIDE_ARTIFACTS, ErrorCode.FILE_NOT_FOUND)
         assert "secret" not in refused.value.message
+    # A folder of the root named on purpose opens that folder, never state/.
+    download = artifacts.dir("downloads") / "invoice.pdf"
+    download.write_text("%PDF")
+    assert resolve_upload(artifacts, [str(artifacts.root / "downloads")], str(download)) == download.resolve()
+    with pytest.raises(ToolFailure):
+        resolve_upload(artifacts, [str(artifacts.root)], str(state))
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes; the Windows ACL is checked below")
