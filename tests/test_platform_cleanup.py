@@ -115,3 +115,29 @@ def test_sweep_removes_only_profiles_whose_server_is_gone(tmp_path: Path):
 
 def test_sweep_of_a_missing_folder_is_quiet(tmp_path: Path):
     assert sweep_stale_profiles(tmp_path / "nope") == []
+
+
+def test_chromium_process_on_windows_ends_the_tree_with_taskkill(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from cdp_core import chromium
+
+    class Proc:
+        pid, returncode = 4321, None
+
+        def poll(self) -> int | None:
+            return self.returncode
+
+        def wait(self, timeout: float | None = None) -> int:
+            self.returncode = 1
+            return 1
+
+        def terminate(self) -> None:
+            raise AssertionError("terminate() ends chrome.exe alone on Windows")
+
+    ended: list[int] = []
+    monkeypatch.setattr(chromium.sys, "platform", "win32")
+    monkeypatch.setattr(chromium, "kill_tree_windows", lambda pid: ended.append(pid) or True)
+    profile = tmp_path / "cdp-chromium-x"
+    (profile / "Default").mkdir(parents=True)
+    browser = chromium.ChromiumProcess(Proc(), profile, 9222, "/devtools/browser/x", owns_profile=True)  # type: ignore[arg-type]
+    browser.stop()
+    assert ended == [4321] and not profile.exists()
