@@ -164,7 +164,7 @@ def _durations(specs: list[registry.ActionSpec]) -> list[str]:
         "",
         "Every call answers within the call bound, `MCP_MAX_CALL_SECONDS` (50 s by default, under the 60 s "
         "request timeout of the TypeScript SDK's clients and of Codex). A wait whose `timeout_ms` goes past it "
-        'answers `status: "waiting"` with `continueWith` (the arguments of the call that keeps waiting), or '
+        "answers `status: \"waiting\"` with `continueWith` (the arguments of the call that keeps waiting), or "
         "an error whose hint says to call again. A call sent with a progress token gets `notifications/progress` "
         "every half second once it has run that long: the value is the seconds elapsed, `total` the seconds it "
         "may take when known, the message says what it is doing (below). `notifications/cancelled` stops a call "
