@@ -7,29 +7,39 @@ For tests, scripts and benchmarks that want a throwaway browser without Playwrig
         print(chrome.cdp_url)                       # http://127.0.0.1:PORT
 
 ``--remote-debugging-port=0`` (the default) lets Chrome pick a free port, which it writes to
-``DevToolsActivePort`` in the profile directory; reading that file is the only race-free
-way to learn the port. The executable is ``$CHROME_PATH``, else ``/usr/bin/chromium``, else
+``DevToolsActivePort`` in the profile directory; a fixed port (``port=9222``) gets no such
+file, so the browser counts as ready at whichever comes first: Chrome's stderr line
+``DevTools listening on ws://...``, the file, or an answer on ``/json/version``. In async
+code use ``await ChromiumProcess.astart()``, which waits without blocking the event loop.
+Every started browser has a watchdog (cdp_core/lifetime.py) that kills it and removes its
+profile if the starting process dies, even by ``SIGKILL``; each start first sweeps profiles
+orphaned that way by earlier runs. The executable is ``$CHROME_PATH``, else ``/usr/bin/chromium``, else
 the first ``google-chrome``/``chromium`` on ``PATH``. ``--no-sandbox`` is added only when
 running as root, where Chrome refuses to start with its sandbox.
 """
 
 from __future__ import annotations
 
+import asyncio
 import collections
+import contextlib
+import http.client
+import json
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
 from .discovery import read_devtools_active_port
 from .errors import CDPException, DiscoveryError
+from .lifetime import Watchdog, new_profile_dir, sweep_orphan_profiles
 
 __all__ = [
     "BrowserNotFound",
@@ -92,7 +102,19 @@ def _is_root() -> bool:
 
 
 def _port_is_free(port: int) -> bool:
+    """Nobody listens on ``127.0.0.1:port``; connections in TIME-WAIT don't count.
+
+    A connect probe catches a listener; the bind probe (with ``SO_REUSEADDR``, which Linux
+    and macOS refuse only for a live listener) catches one that does not accept yet. Without
+    ``SO_REUSEADDR`` the port of a browser stopped a moment ago reads as taken for ~60 s.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(0.5)
+        if probe.connect_ex(("127.0.0.1", port)) == 0:
+            return False
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        if os.name != "nt":  # on Windows SO_REUSEADDR would let us bind over a live listener
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:
@@ -100,23 +122,81 @@ def _port_is_free(port: int) -> bool:
     return True
 
 
-class _StderrTail:
-    """Keeps the last few KB Chrome wrote to stderr, to explain a failed start; drops the rest."""
+#: Chrome's own announcement on stderr, for any port: ``DevTools listening on ws://HOST:PORT/devtools/browser/ID``.
+_LISTENING = re.compile(rb"DevTools listening on ws://[^\s/]+:(\d+)(/devtools/browser/\S+)")
 
-    def __init__(self, stream: IO[bytes], limit: int = 4096) -> None:
+
+def _version_path(raw: bytes) -> str:
+    """The browser websocket's path from a ``/json/version`` answer ('' when it is not one)."""
+    try:
+        url = str(json.loads(raw).get("webSocketDebuggerUrl", ""))
+    except (ValueError, AttributeError):
+        return ""
+    match = re.match(r"ws://[^/]+(/devtools/browser/\S+)$", url)
+    return match.group(1) if match else ""
+
+
+def _probe_version(port: int) -> str:
+    """Ask ``/json/version`` on a fixed port; the websocket path, or '' while nothing answers."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=0.5)
+    try:
+        conn.request("GET", "/json/version")
+        response = conn.getresponse()
+        return _version_path(response.read()) if response.status == 200 else ""
+    except (OSError, http.client.HTTPException):
+        return ""
+    finally:
+        conn.close()
+
+
+async def _aprobe_version(port: int) -> str:
+    """:func:`_probe_version` on the event loop."""
+    try:
+        async with asyncio.timeout(0.5):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            try:
+                writer.write(b"GET /json/version HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+                raw = await reader.read()
+            finally:
+                writer.close()
+    except (OSError, TimeoutError):
+        return ""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    return _version_path(body) if head.startswith(b"HTTP/1.1 200") or head.startswith(b"HTTP/1.0 200") else ""
+
+
+class _StderrTail:
+    """Keeps the last few KB Chrome wrote to stderr, to explain a failed start; drops the rest.
+
+    It also watches for Chrome's ``DevTools listening on`` line: :attr:`listening` is then
+    ``(port, websocket path)`` and ``on_listening`` is called (from the reader thread).
+    """
+
+    def __init__(self, stream: IO[bytes], limit: int = 4096, on_listening: Callable[[], None] | None = None) -> None:
         self._chunks: collections.deque[bytes] = collections.deque()
         self._size = 0
         self._limit = limit
+        self.listening: tuple[int, str] | None = None
+        self.seen = threading.Event()
+        self._on_listening = on_listening
         self._thread = threading.Thread(target=self._drain, args=(stream,), name="chromium-stderr", daemon=True)
         self._thread.start()
 
     def _drain(self, stream: IO[bytes]) -> None:
         with stream:
             for line in iter(stream.readline, b""):
+                if self.listening is None and (match := _LISTENING.search(line)):
+                    self.listening = (int(match.group(1)), match.group(2).decode())
+                    self.seen.set()
+                    if self._on_listening is not None:
+                        self._on_listening()
                 self._chunks.append(line)
                 self._size += len(line)
                 while self._size > self._limit and len(self._chunks) > 1:
                     self._size -= len(self._chunks.popleft())
+        self.seen.set()  # the browser closed stderr (it exited): wake whoever waits
+        if self._on_listening is not None:
+            self._on_listening()
 
     def text(self, wait: float = 0.5) -> str:
         self._thread.join(wait)
@@ -147,6 +227,9 @@ class ChromiumProcess:
         self.ws_path = ws_path
         self.executable = executable
         self._owns_profile = owns_profile
+        self._requested_port = port
+        self._watchdog: Watchdog | None = None
+        self._stderr: _StderrTail | None = None
 
     @property
     def cdp_url(self) -> str:
@@ -188,8 +271,71 @@ class ChromiumProcess:
         ``profile_dir=None`` creates a temporary profile that :meth:`stop` removes; a
         directory you pass is kept. ``env`` replaces the child's environment (a ``DISPLAY``
         for a headful browser, a ``HOME`` whose profile has the remote-debugging toggle on).
+        Blocks the calling thread while Chrome starts: in ``async def`` code use :meth:`astart`.
         Raises :class:`BrowserNotFound` or :class:`LaunchError`.
         """
+        chrome = cls._spawn(executable, port, profile_dir, headless, extra_args, urls, env)
+        deadline = time.monotonic() + timeout
+        stderr = chrome._stderr
+        assert stderr is not None
+        while not chrome._check_ready(_probe_version(port) if port and not stderr.listening else ""):
+            if time.monotonic() > deadline:
+                chrome._fail(f"Chromium did not open a debugging port within {timeout:g} s")
+            stderr.seen.wait(0.05)
+        return chrome
+
+    @classmethod
+    async def astart(
+        cls,
+        *,
+        executable: str | None = None,
+        port: int = 0,
+        profile_dir: str | Path | None = None,
+        headless: bool = True,
+        extra_args: Sequence[str] = (),
+        urls: Sequence[str] = (),
+        timeout: float = 20.0,
+        env: Mapping[str, str] | None = None,
+    ) -> ChromiumProcess:
+        """:meth:`start` for ``async def`` code: the event loop keeps running while Chrome starts.
+
+        Same arguments and errors. Use it as ``chrome = await ChromiumProcess.astart()``
+        and call :meth:`stop` (or use ``with chrome:``) when done.
+        """
+        loop = asyncio.get_running_loop()
+        wake = asyncio.Event()
+        chrome = cls._spawn(
+            executable, port, profile_dir, headless, extra_args, urls, env,
+            on_listening=lambda: loop.call_soon_threadsafe(wake.set),
+        )  # fmt: skip
+        stderr = chrome._stderr
+        assert stderr is not None
+        deadline = loop.time() + timeout
+        try:
+            while not chrome._check_ready(await _aprobe_version(port) if port and not stderr.listening else ""):
+                if loop.time() > deadline:
+                    chrome._fail(f"Chromium did not open a debugging port within {timeout:g} s")
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(0.05):
+                        await wake.wait()
+        except BaseException:
+            chrome.stop()  # cancelled while starting: never leave the browser behind
+            raise
+        return chrome
+
+    @classmethod
+    def _spawn(
+        cls,
+        executable: str | None,
+        port: int,
+        profile_dir: str | Path | None,
+        headless: bool,
+        extra_args: Sequence[str],
+        urls: Sequence[str],
+        env: Mapping[str, str] | None,
+        on_listening: Callable[[], None] | None = None,
+    ) -> ChromiumProcess:
+        """Run the executable with its watchdog; the port is not known yet (see :meth:`_check_ready`)."""
         exe = executable or find_chrome()
         if port and not _port_is_free(port):
             raise LaunchError(
@@ -197,7 +343,9 @@ class ChromiumProcess:
                 "choose another port, or 0 for a free one"
             )
         owns = profile_dir is None
-        profile = Path(profile_dir) if profile_dir is not None else Path(tempfile.mkdtemp(prefix="cdp-chromium-"))
+        if owns:
+            sweep_orphan_profiles()
+        profile = Path(profile_dir) if profile_dir is not None else new_profile_dir()
         (profile / "DevToolsActivePort").unlink(missing_ok=True)
         flags = HEADLESS_FLAGS if headless else tuple(f for f in HEADLESS_FLAGS if f != "--headless")
         args = [exe, *flags]
@@ -224,23 +372,40 @@ class ChromiumProcess:
                 shutil.rmtree(profile, ignore_errors=True)
             raise LaunchError(f"cannot run {exe}: {exc}") from exc
         assert proc.stderr is not None
-        stderr = _StderrTail(proc.stderr)
         chrome = cls(proc, profile, 0, "", owns, exe)
-        deadline = time.monotonic() + timeout
-        while True:
+        chrome._requested_port = port
+        chrome._watchdog = Watchdog(proc.pid, profile if owns else None)
+        chrome._stderr = _StderrTail(proc.stderr, on_listening=on_listening)
+        return chrome
+
+    def _check_ready(self, probed_path: str) -> bool:
+        """True once the port is known: Chrome's stderr line, ``DevToolsActivePort`` or a probe answer.
+
+        Raises :class:`LaunchError` (after stopping the browser) when it exited instead.
+        """
+        stderr = self._stderr
+        assert stderr is not None
+        if stderr.listening is not None:
+            self.port, self.ws_path = stderr.listening
+            return True
+        if probed_path:
+            self.port, self.ws_path = self._requested_port, probed_path
+            return True
+        if not self._requested_port:
             try:
-                chrome.port, chrome.ws_path = read_devtools_active_port(profile)
-                return chrome
+                self.port, self.ws_path = read_devtools_active_port(self.profile_dir)
+                return True
             except DiscoveryError:
-                if proc.poll() is not None:
-                    problem = f"Chromium exited with code {proc.returncode} before listening"
-                elif time.monotonic() > deadline:
-                    problem = f"Chromium did not open a debugging port within {timeout:g} s"
-                else:
-                    time.sleep(0.05)
-                    continue
-                chrome.stop()
-                raise LaunchError(f"{problem}: {stderr.text() or '(no output on stderr)'}") from None
+                pass
+        if self.proc.poll() is not None:
+            self._fail(f"Chromium exited with code {self.proc.returncode} before listening")
+        return False
+
+    def _fail(self, problem: str) -> None:
+        stderr = self._stderr
+        self.stop()
+        said = stderr.text() if stderr is not None else ""
+        raise LaunchError(f"{problem}: {said or '(no output on stderr)'}") from None
 
     @property
     def alive(self) -> bool:
@@ -274,6 +439,9 @@ class ChromiumProcess:
                 self.kill()
         if self._owns_profile:
             shutil.rmtree(self.profile_dir, ignore_errors=True)
+        if self._watchdog is not None:
+            self._watchdog.release()
+            self._watchdog = None
 
     def __enter__(self) -> ChromiumProcess:
         return self
