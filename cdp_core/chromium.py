@@ -195,8 +195,12 @@ class _StderrTail:
                 while self._size > self._limit and len(self._chunks) > 1:
                     self._size -= len(self._chunks.popleft())
         self.seen.set()  # the browser closed stderr (it exited): wake whoever waits
-        if self._on_listening is not None:
-            self._on_listening()
+        on_listening = self._on_listening
+        if on_listening is not None:
+            on_listening()
+
+    def forget_listener(self) -> None:
+        self._on_listening = None
 
     def text(self, wait: float = 0.5) -> str:
         self._thread.join(wait)
@@ -304,10 +308,11 @@ class ChromiumProcess:
         """
         loop = asyncio.get_running_loop()
         wake = asyncio.Event()
-        chrome = cls._spawn(
-            executable, port, profile_dir, headless, extra_args, urls, env,
-            on_listening=lambda: loop.call_soon_threadsafe(wake.set),
-        )  # fmt: skip
+
+        def wake_up() -> None:  # called from the stderr reader thread
+            loop.call_soon_threadsafe(wake.set)
+
+        chrome = cls._spawn(executable, port, profile_dir, headless, extra_args, urls, env, on_listening=wake_up)
         stderr = chrome._stderr
         assert stderr is not None
         deadline = loop.time() + timeout
@@ -321,6 +326,8 @@ class ChromiumProcess:
         except BaseException:
             chrome.stop()  # cancelled while starting: never leave the browser behind
             raise
+        finally:
+            stderr.forget_listener()  # the loop may be closed by the time Chrome exits
         return chrome
 
     @classmethod
