@@ -92,11 +92,13 @@ class ConsoleErrors:
     ``console_errors.allow(r"favicon")`` accepts errors whose text or URL matches;
     ``console_errors.expect(r"orders failed")`` also fails the test if no such error came;
     ``console_errors.errors`` are the errors so far, ``console_errors.unexpected`` those not allowed.
+    The browser's own request for ``/favicon.ico`` is allowed from the start: a missing icon is
+    not the page's error.
     """
 
     def __init__(self, watch: PageWatch) -> None:
         self._watch = watch
-        self._allowed: list[re.Pattern[str]] = []
+        self._allowed: list[re.Pattern[str]] = [re.compile(r"/favicon\.ico(\?|$)")]
         self._expected: list[re.Pattern[str]] = []
 
     def allow(self, pattern: str) -> None:
