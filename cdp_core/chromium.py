@@ -150,19 +150,20 @@ def _probe_version(port: int) -> str:
 
 
 async def _aprobe_version(port: int) -> str:
-    """:func:`_probe_version` on the event loop."""
+    """:func:`_probe_version` on the event loop (Chrome serves HTTP/1.1 only)."""
     try:
         async with asyncio.timeout(0.5):
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
             try:
-                writer.write(b"GET /json/version HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-                raw = await reader.read()
+                writer.write(f"GET /json/version HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = re.search(rb"(?im)^content-length:\s*(\d+)", head)
+                body = await reader.readexactly(int(length.group(1))) if length else b""
             finally:
                 writer.close()
-    except (OSError, TimeoutError):
+    except (OSError, TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
         return ""
-    head, _, body = raw.partition(b"\r\n\r\n")
-    return _version_path(body) if head.startswith(b"HTTP/1.1 200") or head.startswith(b"HTTP/1.0 200") else ""
+    return _version_path(body) if head.startswith(b"HTTP/1.1 200") else ""
 
 
 class _StderrTail:

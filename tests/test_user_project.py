@@ -10,7 +10,8 @@ free one), so the docs and what passes cannot drift apart:
 - a failing test leaves a screenshot, its DOM and its console, named in the report;
 - ``mcp-browser chromium --port N`` stays up, serves every docs/cdp_core.md example and the
   suite through ``--cdp-url``, and stops cleanly;
-- a set-up that cannot share the test's loop fails at once with the fix in its message;
+- a set-up that cannot share the test's loop fails at once with the fix in its message, and an
+  unexpected console error fails its test at teardown (``console_errors``);
 - ``kill -9`` of pytest leaves no Chromium and no profile behind.
 
 The module adds about 2 minutes (venv ~10 s once, then ~10-20 s per pytest run).
@@ -164,13 +165,20 @@ async def test_module_client_on_a_loop_per_test(mcp_client_module):
 
 def test_sync_test_with_an_async_fixture(cdp_page):
     pass
+
+
+@pytest.mark.asyncio
+async def test_an_unexpected_console_error_fails_at_teardown(cdp_page, console_errors, artifacts):
+    assert artifacts.is_dir() and artifacts.name.endswith("test_an_unexpected_console_error_fails_at_teardown")
+    await cdp_page.send("Runtime.evaluate", {"expression": "console.error('checkout exploded')"})
 """
 
 
 def test_a_loop_the_fixture_cannot_share_is_named_with_its_fix(venv: Path, tmp_path: Path) -> None:
     (tmp_path / "test_modes.py").write_text(MODE_ERRORS, encoding="utf-8")
     done = _shell("pytest -o asyncio_mode=strict test_modes.py", venv, tmp_path)
-    assert re.search(r"\b2 errors?\b", done.stdout), done.stdout[-3000:]
+    assert re.search(r"\b1 passed, 3 errors\b", done.stdout), done.stdout[-3000:]
+    assert "unexpected console error: [console error] checkout exploded" in done.stdout, done.stdout[-3000:]
     assert "@pytest.mark.asyncio(loop_scope='module')" in done.stdout, done.stdout[-3000:]
     assert "make test_sync_test_with_an_async_fixture an `async def` test" in done.stdout, done.stdout[-3000:]
 
