@@ -18,8 +18,10 @@ import pytest
 
 import cdp_core
 from cdp_core import CDPException, ChromiumProcess
-from cdp_core.chromium import _aprobe_version, _port_is_free, _probe_version
 from cdp_core.lifetime import sweep_orphan_profiles
+from cdp_core.readiness import aprobe_version as _aprobe_version
+from cdp_core.readiness import port_is_free as _port_is_free
+from cdp_core.readiness import probe_version as _probe_version
 
 
 def _free_port() -> int:
