@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cdp_core import CDPEvent, CDPSession, Subscription
+    from cdp_core.recorders.tracing import Tracer
 
 __all__ = ["ConsoleErrors", "ConsoleMessage", "PageWatch", "collect_evidence", "write_evidence"]
 
@@ -51,17 +52,39 @@ class PageWatch:
     """Console, exceptions and log entries of one tab, kept from ``start`` on."""
 
     messages: list[ConsoleMessage] = field(default_factory=list)
+    #: A performance trace running since the tab opened (``--cdp-tracing retain-on-failure``).
+    tracer: Tracer | None = None
     _subscription: Subscription | None = None
 
-    async def start(self, page: CDPSession) -> None:
+    async def start(self, page: CDPSession, *, trace: bool = False) -> None:
         methods = ("Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded")
         self._subscription = page.on(methods, self._on_event)
         await page.send("Runtime.enable")
         await page.send("Log.enable")
+        if trace:
+            from cdp_core.recorders.tracing import TraceError, Tracer
 
-    def stop(self) -> None:
+            tracer = Tracer(page)
+            try:
+                await tracer.start()
+                self.tracer = tracer
+            except TraceError:
+                pass  # Chrome traces one tab at a time: a test's second tab goes without
+
+    async def save_trace(self, dest: Path) -> Path | None:
+        """Stop the running trace into ``dest`` (a test failed); None when there was none."""
+        tracer, self.tracer = self.tracer, None
+        if tracer is None or not tracer.running:
+            return None
+        await tracer.stop(dest)
+        return dest
+
+    async def stop(self) -> None:
         if self._subscription is not None:
             self._subscription.cancel()
+        tracer, self.tracer = self.tracer, None
+        if tracer is not None:
+            await tracer.abort()  # the test passed: the trace is thrown away
 
     def _on_event(self, event: CDPEvent) -> None:
         if len(self.messages) >= _LIMIT:

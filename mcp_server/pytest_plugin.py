@@ -101,6 +101,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="save the DOM and console of each cdp_page tab when a test fails (default only-on-failure)",
     )
     group.addoption(
+        "--cdp-tracing",
+        choices=("off", "retain-on-failure"),
+        default="off",
+        help="record a performance trace of each cdp_page tab, kept as trace.json when the test fails",
+    )
+    group.addoption(
         "--cdp-artifacts",
         default=None,
         metavar="DIR",
@@ -199,15 +205,16 @@ def cdp_page(cdp_browser: Browser, request: pytest.FixtureRequest, pytestconfig:
     from .pytest_evidence import PageWatch, collect_evidence, write_evidence
 
     watch = PageWatch()
+    trace = pytestconfig.getoption("cdp_tracing", "off") != "off"
 
     @asynccontextmanager
     async def open_page() -> AsyncIterator[CDPSession]:
         async with cdp_browser.new_page("about:blank") as page:
-            await watch.start(page)
+            await watch.start(page, trace=trace)
             try:
                 yield page
             finally:
-                watch.stop()
+                await watch.stop()
 
     with ExitStack() as stack:
         loop = loop_of_test(request, "cdp_page", stack)
@@ -276,7 +283,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     config = item.config
     screenshot = config.getoption("cdp_screenshot", "off") != "off"
     dump = config.getoption("cdp_dump", "off") != "off"
-    if not (screenshot or dump):
+    if not (screenshot or dump or any(watch.tracer for _, _, watch in pages)):
         return
     from .pytest_evidence import collect_evidence, write_evidence
 
@@ -292,6 +299,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if not dump:
             files = {k: v for k, v in files.items() if k == "screenshot.png"}
         saved += write_evidence(_artifacts_dir(item), files, _page_prefix(item, page))
+        if watch.tracer is not None:
+            dest = _artifacts_dir(item) / f"{_page_prefix(item, page)}trace.json"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                if loop.run(lambda watch=watch, dest=dest: watch.save_trace(dest)) is not None:
+                    saved.append(dest)
+            except Exception as exc:  # noqa: BLE001 - the test's own failure comes first
+                report.sections.append(("mcp-browser evidence", f"could not save the trace: {exc!r}"))
     if saved:
         listing = "\n".join(str(path) for path in saved)
         report.sections.append(("mcp-browser evidence", listing))

@@ -7,7 +7,7 @@ free one), so the docs and what passes cannot drift apart:
 
 - the same file passes under anyio, pytest-asyncio strict and auto, and with ``-n 2``; each
   mode's tests make real CDP round trips (``navigate``, ``Runtime.evaluate``) and an MCP call;
-- a failing test leaves a screenshot, its DOM and its console, named in the report;
+- a failing test leaves a screenshot, its DOM, its console and a trace, named in the report;
 - ``mcp-browser chromium --port N`` stays up, serves every docs/cdp_core.md example and the
   suite through ``--cdp-url``, and stops cleanly;
 - a set-up that cannot share the test's loop fails at once with the fix in its message, and an
@@ -117,11 +117,12 @@ def test_a_failing_test_leaves_a_screenshot_and_its_console_named_in_the_report(
     named = {
         Path(line.strip()).name: Path(line.strip()) for line in section.splitlines() if line.strip().startswith("/")
     }
-    assert set(named) == {"screenshot.png", "dom.html", "console.txt"}, section
+    assert set(named) == {"screenshot.png", "dom.html", "console.txt", "trace.json"}, section
     assert all(path.parent.name.endswith("test_a_failure_leaves_evidence") for path in named.values())
     assert named["screenshot.png"].read_bytes().startswith(b"\x89PNG")
     assert "orders failed 500" in named["console.txt"].read_text(encoding="utf-8")
     assert "<title>Broken</title>" in named["dom.html"].read_text(encoding="utf-8")
+    assert '"traceEvents"' in named["trace.json"].read_text(encoding="utf-8")[:200]
 
 
 def test_the_fixed_port_command_stays_up_serves_the_examples_and_the_suite(venv: Path, project: Path) -> None:
