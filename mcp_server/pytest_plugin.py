@@ -216,6 +216,8 @@ def cdp_page(cdp_browser: Browser, request: pytest.FixtureRequest, pytestconfig:
             finally:
                 await watch.stop()
 
+    if _PAGES not in request.node.stash:
+        _clear_evidence(_artifacts_dir(request.node))  # a previous run's, which would read as this one's
     with ExitStack() as stack:
         loop = loop_of_test(request, "cdp_page", stack)
         hosted = Hosted(loop, open_page)
@@ -257,6 +259,16 @@ def _artifacts_root(config: pytest.Config) -> Path:
 def _artifacts_dir(item: pytest.Item) -> Path:
     name = re.sub(r"[^\w.\-]+", "-", item.nodeid).strip("-")[:150]
     return _artifacts_root(item.config) / name
+
+
+_EVIDENCE = re.compile(r"^(tab\d+-)?(screenshot\.png|dom\.html|console\.txt|trace\.json)$")
+
+
+def _clear_evidence(folder: Path) -> None:
+    if folder.is_dir():
+        for path in folder.iterdir():
+            if _EVIDENCE.match(path.name):
+                path.unlink(missing_ok=True)
 
 
 def _page_prefix(item: pytest.Item, page: CDPSession) -> str:
