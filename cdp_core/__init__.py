@@ -21,6 +21,7 @@ from .discovery import (
 )
 from .errors import CDPError, CDPException, CDPTimeout, ConnectionClosed, DiscoveryError, SessionClosed
 from .events import CDPEvent, EventName, EventStream, Subscription, TypedEvent
+from .navigation import NavigationError, navigate
 
 __version__ = "0.1.0"
 
@@ -42,6 +43,7 @@ __all__ = [
     "EventStream",
     "LaunchError",
     "MAX_MESSAGE_SIZE",
+    "NavigationError",
     "SessionClosed",
     "Subscription",
     "TargetDescription",
@@ -50,6 +52,7 @@ __all__ = [
     "connect_target",
     "get_version",
     "list_targets",
+    "navigate",
     "new_tab",
     "read_devtools_active_port",
 ]

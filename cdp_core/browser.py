@@ -71,8 +71,15 @@ class Browser:
                 session.target_info["targetId"] = target_id
         return session
 
-    async def new_page(self, url: str = "about:blank") -> CDPSession:
-        """Open a tab (``Target.createTarget``) and attach to it."""
+    def new_page(self, url: str = "about:blank") -> _NewPage:
+        """Open a tab (``Target.createTarget``) and attach to it.
+
+        ``page = await browser.new_page(url)`` keeps the tab until ``await page.close()``;
+        ``async with browser.new_page(url) as page:`` closes it when the block ends.
+        """
+        return _NewPage(self, url)
+
+    async def _open_page(self, url: str) -> CDPSession:
         result = await self.send("Target.createTarget", {"url": url})
         return await self.attach(result["targetId"])
 
@@ -94,6 +101,26 @@ class Browser:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+class _NewPage:
+    """Awaitable and async context manager: ``await browser.new_page()`` or ``async with``."""
+
+    def __init__(self, browser: Browser, url: str) -> None:
+        self._browser = browser
+        self._url = url
+        self._page: CDPSession | None = None
+
+    def __await__(self) -> Generator[Any, None, CDPSession]:
+        return self._browser._open_page(self._url).__await__()
+
+    async def __aenter__(self) -> CDPSession:
+        self._page = await self._browser._open_page(self._url)
+        return self._page
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._page is not None and not self._browser.closed:
+            await self._page.close()
 
 
 class _Connector:

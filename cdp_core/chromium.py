@@ -7,33 +7,37 @@ For tests, scripts and benchmarks that want a throwaway browser without Playwrig
         print(chrome.cdp_url)                       # http://127.0.0.1:PORT
 
 ``--remote-debugging-port=0`` (the default) lets Chrome pick a free port, which it writes to
-``DevToolsActivePort`` in the profile directory; reading that file is the only race-free
-way to learn the port. The executable is ``$CHROME_PATH``, else where installers put Chrome,
-Chromium or Edge (``/usr/bin/chromium``, ``%PROGRAMFILES%\\Google\\...``, ``/Applications/...``),
+``DevToolsActivePort`` in the profile directory; a fixed port (``port=9222``) gets no such
+file, so the browser counts as ready at whichever comes first: Chrome's stderr line
+``DevTools listening on ws://...``, the file, or an answer on ``/json/version``. In async
+code use ``await ChromiumProcess.astart()``, which waits without blocking the event loop.
+Every started browser has a watchdog (cdp_core/lifetime.py) that kills it and removes its
+profile if the starting process dies, even by ``SIGKILL``; each start first sweeps profiles
+orphaned that way by earlier runs. The executable is ``$CHROME_PATH``, else where installers put
+Chrome, Chromium or Edge (``/usr/bin/chromium``, ``%PROGRAMFILES%\\Google\\...``, ``/Applications/...``),
 else the first ``google-chrome``/``chromium`` on ``PATH``. ``--no-sandbox`` is added only when
 running as root, where Chrome refuses to start with its sandbox.
 """
 
 from __future__ import annotations
 
-import collections
+import asyncio
+import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
-import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO
 
 from .browser_paths import clean_executable_path, install_hint, locate_browser
 from .cleanup import kill_tree_windows, remove_tree
 from .discovery import read_devtools_active_port
 from .errors import CDPException, DiscoveryError
+from .lifetime import Watchdog, new_profile_dir, sweep_orphan_profiles
+from .readiness import StderrTail, aprobe_version, port_is_free, probe_version
 
 __all__ = [
     "BrowserNotFound",
@@ -62,6 +66,9 @@ HEADLESS_FLAGS = (
 
 #: How to get a browser on this system (apt-get on Linux, the installer or Edge on Windows...).
 INSTALL_HINT = install_hint()
+
+
+_port_is_free = port_is_free  # the name tests and older callers use
 
 
 class LaunchError(CDPException, RuntimeError):
@@ -93,38 +100,6 @@ def _is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-def _port_is_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-class _StderrTail:
-    """Keeps the last few KB Chrome wrote to stderr, to explain a failed start; drops the rest."""
-
-    def __init__(self, stream: IO[bytes], limit: int = 4096) -> None:
-        self._chunks: collections.deque[bytes] = collections.deque()
-        self._size = 0
-        self._limit = limit
-        self._thread = threading.Thread(target=self._drain, args=(stream,), name="chromium-stderr", daemon=True)
-        self._thread.start()
-
-    def _drain(self, stream: IO[bytes]) -> None:
-        with stream:
-            for line in iter(stream.readline, b""):
-                self._chunks.append(line)
-                self._size += len(line)
-                while self._size > self._limit and len(self._chunks) > 1:
-                    self._size -= len(self._chunks.popleft())
-
-    def text(self, wait: float = 0.5) -> str:
-        self._thread.join(wait)
-        return b"".join(self._chunks).decode(errors="replace").strip()[-self._limit :]
-
-
 class ChromiumProcess:
     """A Chromium child process listening on 127.0.0.1, with its own temporary profile.
 
@@ -149,6 +124,9 @@ class ChromiumProcess:
         self.ws_path = ws_path
         self.executable = executable
         self._owns_profile = owns_profile
+        self._requested_port = port
+        self._watchdog: Watchdog | None = None
+        self._stderr: StderrTail | None = None
 
     @property
     def cdp_url(self) -> str:
@@ -190,16 +168,84 @@ class ChromiumProcess:
         ``profile_dir=None`` creates a temporary profile that :meth:`stop` removes; a
         directory you pass is kept. ``env`` replaces the child's environment (a ``DISPLAY``
         for a headful browser, a ``HOME`` whose profile has the remote-debugging toggle on).
+        Blocks the calling thread while Chrome starts: in ``async def`` code use :meth:`astart`.
         Raises :class:`BrowserNotFound` or :class:`LaunchError`.
         """
+        chrome = cls._spawn(executable, port, profile_dir, headless, extra_args, urls, env)
+        deadline = time.monotonic() + timeout
+        stderr = chrome._stderr
+        assert stderr is not None
+        while not chrome._check_ready(probe_version(port) if port and not stderr.listening else ""):
+            if time.monotonic() > deadline:
+                chrome._fail(f"Chromium did not open a debugging port within {timeout:g} s")
+            stderr.seen.wait(0.05)
+        return chrome
+
+    @classmethod
+    async def astart(
+        cls,
+        *,
+        executable: str | None = None,
+        port: int = 0,
+        profile_dir: str | Path | None = None,
+        headless: bool = True,
+        extra_args: Sequence[str] = (),
+        urls: Sequence[str] = (),
+        timeout: float = 20.0,
+        env: Mapping[str, str] | None = None,
+    ) -> ChromiumProcess:
+        """:meth:`start` for ``async def`` code: the event loop keeps running while Chrome starts.
+
+        Same arguments and errors. Use it as ``chrome = await ChromiumProcess.astart()``
+        and call :meth:`stop` (or use ``with chrome:``) when done.
+        """
+        loop = asyncio.get_running_loop()
+        wake = asyncio.Event()
+
+        def wake_up() -> None:  # called from the stderr reader thread
+            loop.call_soon_threadsafe(wake.set)
+
+        chrome = cls._spawn(executable, port, profile_dir, headless, extra_args, urls, env, on_listening=wake_up)
+        stderr = chrome._stderr
+        assert stderr is not None
+        deadline = loop.time() + timeout
+        try:
+            while not chrome._check_ready(await aprobe_version(port) if port and not stderr.listening else ""):
+                if loop.time() > deadline:
+                    chrome._fail(f"Chromium did not open a debugging port within {timeout:g} s")
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(0.05):
+                        await wake.wait()
+        except BaseException:
+            chrome.stop()  # cancelled while starting: never leave the browser behind
+            raise
+        finally:
+            stderr.forget_listener()  # the loop may be closed by the time Chrome exits
+        return chrome
+
+    @classmethod
+    def _spawn(
+        cls,
+        executable: str | None,
+        port: int,
+        profile_dir: str | Path | None,
+        headless: bool,
+        extra_args: Sequence[str],
+        urls: Sequence[str],
+        env: Mapping[str, str] | None,
+        on_listening: Callable[[], None] | None = None,
+    ) -> ChromiumProcess:
+        """Run the executable with its watchdog; the port is not known yet (see :meth:`_check_ready`)."""
         exe = executable or find_chrome()
-        if port and not _port_is_free(port):
+        if port and not port_is_free(port):
             raise LaunchError(
                 f"port {port} on 127.0.0.1 is already in use (another Chrome with a debugging port?); "
                 "choose another port, or 0 for a free one"
             )
         owns = profile_dir is None
-        profile = Path(profile_dir) if profile_dir is not None else Path(tempfile.mkdtemp(prefix="cdp-chromium-"))
+        if owns:
+            sweep_orphan_profiles()
+        profile = Path(profile_dir) if profile_dir is not None else new_profile_dir()
         (profile / "DevToolsActivePort").unlink(missing_ok=True)
         flags = HEADLESS_FLAGS if headless else tuple(f for f in HEADLESS_FLAGS if f != "--headless")
         args = [exe, *flags]
@@ -226,23 +272,40 @@ class ChromiumProcess:
                 shutil.rmtree(profile, ignore_errors=True)
             raise LaunchError(f"cannot run {exe}: {exc}") from exc
         assert proc.stderr is not None
-        stderr = _StderrTail(proc.stderr)
         chrome = cls(proc, profile, 0, "", owns, exe)
-        deadline = time.monotonic() + timeout
-        while True:
+        chrome._requested_port = port
+        chrome._watchdog = Watchdog(proc.pid, profile if owns else None)
+        chrome._stderr = StderrTail(proc.stderr, on_listening=on_listening)
+        return chrome
+
+    def _check_ready(self, probed_path: str) -> bool:
+        """True once the port is known: Chrome's stderr line, ``DevToolsActivePort`` or a probe answer.
+
+        Raises :class:`LaunchError` (after stopping the browser) when it exited instead.
+        """
+        stderr = self._stderr
+        assert stderr is not None
+        if stderr.listening is not None:
+            self.port, self.ws_path = stderr.listening
+            return True
+        if probed_path:
+            self.port, self.ws_path = self._requested_port, probed_path
+            return True
+        if not self._requested_port:
             try:
-                chrome.port, chrome.ws_path = read_devtools_active_port(profile)
-                return chrome
+                self.port, self.ws_path = read_devtools_active_port(self.profile_dir)
+                return True
             except DiscoveryError:
-                if proc.poll() is not None:
-                    problem = f"Chromium exited with code {proc.returncode} before listening"
-                elif time.monotonic() > deadline:
-                    problem = f"Chromium did not open a debugging port within {timeout:g} s"
-                else:
-                    time.sleep(0.05)
-                    continue
-                chrome.stop()
-                raise LaunchError(f"{problem}: {stderr.text() or '(no output on stderr)'}") from None
+                pass
+        if self.proc.poll() is not None:
+            self._fail(f"Chromium exited with code {self.proc.returncode} before listening")
+        return False
+
+    def _fail(self, problem: str) -> None:
+        stderr = self._stderr
+        self.stop()
+        said = stderr.text() if stderr is not None else ""
+        raise LaunchError(f"{problem}: {said or '(no output on stderr)'}") from None
 
     @property
     def alive(self) -> bool:
@@ -278,6 +341,9 @@ class ChromiumProcess:
                 self.kill()
         if self._owns_profile:
             remove_tree(self.profile_dir)  # retries: Windows keeps files locked briefly after exit
+        if self._watchdog is not None:
+            self._watchdog.release()
+            self._watchdog = None
 
     def __enter__(self) -> ChromiumProcess:
         return self

@@ -20,7 +20,7 @@ import msgspec
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-from .errors import CDPError, CDPTimeout, ConnectionClosed, SessionClosed
+from .errors import CDPError, CDPException, CDPTimeout, ConnectionClosed, SessionClosed
 from .events import CDPEvent
 from .session import DEFAULT_TIMEOUT, CDPSession
 
@@ -91,7 +91,8 @@ class Connection:
         self._closed: ConnectionClosed | None = None
         #: Events whose ``sessionId`` matched no known session (counted, not fatal).
         self.unroutable_events = 0
-        self._reader = asyncio.get_running_loop().create_task(self._read_loop(), name=f"cdp-reader {url}")
+        self._loop = asyncio.get_running_loop()
+        self._reader = self._loop.create_task(self._read_loop(), name=f"cdp-reader {url}")
         self._closed_event = asyncio.Event()
 
     @classmethod
@@ -146,6 +147,13 @@ class Connection:
         # caller's to fix) must leave no orphan future for the close to fail unheard.
         text = json.dumps(message)
         loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            # Its reader runs on the loop it was opened on: from here the reply would never come.
+            raise CDPException(
+                f"{method}: this connection was opened on another event loop, which is not running now; "
+                "open it on the loop that uses it (with pytest, let the fixture and the test share a loop: "
+                "docs/testing.md)"
+            )
         future: asyncio.Future[dict[str, Any]] = loop.create_future()
         # Register before sending: a fast reply must find its future.
         self._pending[msg_id] = _Pending(future, method, session_id)

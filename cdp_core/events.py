@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from .errors import ConnectionClosed
+from .errors import ConnectionClosed, SessionClosed
 
 log = logging.getLogger("cdp_core")
 
@@ -159,12 +159,14 @@ class Subscription(_Subscriber):
 class EventStream(_Subscriber, Generic[T]):
     """An ``async for`` view of events with a bounded buffer.
 
-    Iteration ends normally after :meth:`close`; if the connection or session goes
-    away, the buffered events are still delivered and then :class:`ConnectionClosed`
-    is raised, so a consumer can tell "I stopped" from "the browser went away".
+    Iteration ends normally after :meth:`close` and when its tab closes or the session is
+    detached (:attr:`end_reason` is then the :class:`SessionClosed`): a loop over a tab's
+    events simply finishes with the tab. If the whole connection goes away, the buffered
+    events are still delivered and then :class:`ConnectionClosed` is raised, so a consumer
+    can tell "the tab ended" from "the browser went away".
     """
 
-    __slots__ = ("_queue", "_maxsize", "_waiter", "_error", "_convert", "_unsubscribe")
+    __slots__ = ("_queue", "_maxsize", "_waiter", "_error", "_convert", "_unsubscribe", "end_reason")
 
     def __init__(
         self,
@@ -180,6 +182,8 @@ class EventStream(_Subscriber, Generic[T]):
         self._error: BaseException | None = None
         self._convert = convert
         self._unsubscribe = unsubscribe
+        #: Why the stream ended without an error: a :class:`SessionClosed` (tab closed, detached), else None.
+        self.end_reason: BaseException | None = None
 
     def offer(self, event: CDPEvent) -> None:
         if self.closed:
@@ -199,7 +203,10 @@ class EventStream(_Subscriber, Generic[T]):
         if self.closed:
             return
         self.closed = True
-        self._error = error
+        if isinstance(error, SessionClosed):
+            self.end_reason = error  # the tab is gone: the stream ends, it does not fail
+        else:
+            self._error = error
         self._wake()
 
     def close(self) -> None:
@@ -237,7 +244,7 @@ class EventStream(_Subscriber, Generic[T]):
             try:
                 return await self.__anext__()
             except StopAsyncIteration:
-                raise ConnectionClosed("event stream closed") from None
+                raise self.end_reason or ConnectionClosed("event stream closed") from None
 
     async def __aenter__(self) -> EventStream[T]:
         return self

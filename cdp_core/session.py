@@ -9,6 +9,7 @@ use (send, on, events, wait_for, detach), while the connection is the plumbing b
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
@@ -188,7 +189,7 @@ class CDPSession:
                 async for ev in stream:
                     if predicate is None or predicate(ev):
                         return ev
-        raise ConnectionClosed("event stream ended")  # pragma: no cover - stream raises first
+        raise stream.end_reason or ConnectionClosed("event stream ended")  # the tab closed while we waited
 
     def _add(self, sub: _Subscriber) -> None:
         if self._closed is not None:
@@ -241,6 +242,31 @@ class CDPSession:
                 cb(self)
             except Exception:
                 log.exception("session close callback failed")
+
+    async def close(self, *, timeout: float = 10.0) -> None:
+        """Close this session's tab (``Target.closeTarget``) and wait until the browser has let go of it.
+
+        Closing is asynchronous in Chrome: this returns once the session ended (its event
+        streams finish normally) or after ``timeout`` seconds. Closing a tab that is already
+        gone is not an error. Only flattened sessions have a tab (:meth:`Browser.attach`,
+        :meth:`Browser.new_page`); on the root session it raises ``ValueError``. Never call
+        it on a tab you did not open (a user's tab).
+        """
+        target_id = self.target_info.get("targetId")
+        if self.session_id is None or not target_id:
+            raise ValueError("this session has no tab of its own to close (root session)")
+        ended = asyncio.Event()
+        self.on_close(lambda _session: ended.set())
+        try:
+            await self.connection.root.send("Target.closeTarget", {"targetId": target_id})
+        except CDPError:
+            pass  # already closed
+        except ConnectionClosed:
+            return
+        if self._closed is None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout):
+                    await ended.wait()
 
     async def detach(self) -> None:
         """Detach a flattened session (the target keeps running); no-op on a root session."""

@@ -1,21 +1,25 @@
-"""pytest fixtures for smoke tests against a real headless Chromium (docs/testing.md).
+"""pytest fixtures for tests against a real Chromium (docs/testing.md).
 
 Installing the package is enough: pytest loads this module through the ``pytest11`` entry
 point ``mcp_browser`` (``-p no:mcp_browser`` turns it off). The fixtures:
 
-=============== ======== ===========================================================
-``chromium``    session  a headless Chromium on 127.0.0.1 with a fresh profile
-                         (:class:`cdp_core.ChromiumProcess`: ``cdp_url``, ``port``,
-                         ``ws_url``, ``pid``); ``CHROME_PATH`` picks the executable
-``cdp_browser`` function a connected :class:`cdp_core.Browser`
-``cdp_page``    function a :class:`cdp_core.CDPSession` on a fresh tab, closed after the test
-``mcp_client``  function an initialized ``mcp.client.Client`` talking to ``mcp-browser``
-                         over stdio, already attached to ``chromium`` (``attach_cdp``)
-=============== ======== ===========================================================
+===================== ======== =====================================================
+``chromium``          session  a headless Chromium on 127.0.0.1 with a fresh profile
+                               (:class:`cdp_core.ChromiumProcess`), or the Chrome of
+                               ``--cdp-url`` / ``$MCP_BROWSER_CDP_URL``
+``cdp_browser``       function a connected :class:`cdp_core.Browser`
+``cdp_page``          function a :class:`cdp_core.CDPSession` on a fresh tab, closed after
+``console_errors``    function fails the test at teardown on console errors of ``cdp_page``
+``artifacts``         function this test's own folder for files (evidence goes there too)
+``mcp_client``        function an MCP client session to ``mcp-browser`` over stdio,
+                               attached to ``chromium``; ``mcp_client_module`` and
+                               ``mcp_client_session`` share one server per module/session
+===================== ======== =====================================================
 
-The async fixtures run under anyio's pytest plugin (mark tests ``@pytest.mark.anyio``);
-``cdp_browser`` and ``cdp_page`` need its asyncio backend. ``mcp_server_args`` and
-``mcp_server_env`` are fixtures a test module may override to start the server otherwise.
+The async fixtures are sync fixtures that open their objects on the test's own event loop,
+whichever plugin runs the test (anyio, or pytest-asyncio in strict or auto mode): see
+:mod:`mcp_server.pytest_loops`. When a test fails, the tabs of ``cdp_page`` leave a
+screenshot, their DOM and their console in the test's artifacts folder, named in the report.
 
 Nothing heavy is imported here: pytest loads this module in every run of a virtualenv the
 package is installed in, so ``cdp_core`` and ``mcp`` are imported by the fixtures that use them.
@@ -24,25 +28,46 @@ package is installed in, so ``cdp_core`` and ``mcp`` are imported by the fixture
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import AsyncIterator, Iterator
+from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from .pytest_loops import Hosted, LoopModeError, TestLoop, loop_of_test
 
 if TYPE_CHECKING:
     from mcp.client import Client
 
     from cdp_core import Browser, CDPSession, ChromiumProcess
 
-__all__ = ["chromium", "cdp_browser", "cdp_page", "mcp_client", "mcp_server_args", "mcp_server_env"]
+    from .pytest_evidence import ConsoleErrors, PageWatch
+
+__all__ = [
+    "AttachedChrome",
+    "LoopModeError",
+    "artifacts",
+    "cdp_browser",
+    "cdp_page",
+    "chromium",
+    "console_errors",
+    "mcp_client",
+    "mcp_client_module",
+    "mcp_client_session",
+    "mcp_server_args",
+    "mcp_server_env",
+]
 
 _PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+CDP_URL_ENV = "MCP_BROWSER_CDP_URL"
+_PAGES = pytest.StashKey[list[tuple[TestLoop, "CDPSession", "PageWatch"]]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("mcp_browser", "headless Chromium fixtures (mcp-browser-debug)")
+    group = parser.getgroup("mcp_browser", "Chromium fixtures (mcp-browser-debug)")
     group.addoption(
         "--chromium-headed",
         action="store_true",
@@ -56,20 +81,82 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FLAG",
         help="extra command-line flag for the `chromium` fixture's browser (repeatable)",
     )
+    group.addoption(
+        "--cdp-url",
+        default=None,
+        metavar="URL",
+        help=f"use the Chrome already listening there (http://127.0.0.1:PORT or ws://...) instead of "
+        f"starting one (default ${CDP_URL_ENV})",
+    )
+    group.addoption(
+        "--cdp-screenshot",
+        choices=("off", "on", "only-on-failure"),
+        default="only-on-failure",
+        help="screenshot of each cdp_page tab at the end of a test (default only-on-failure)",
+    )
+    group.addoption(
+        "--cdp-dump",
+        choices=("off", "only-on-failure"),
+        default="only-on-failure",
+        help="save the DOM and console of each cdp_page tab when a test fails (default only-on-failure)",
+    )
+    group.addoption(
+        "--cdp-tracing",
+        choices=("off", "retain-on-failure"),
+        default="off",
+        help="record a performance trace of each cdp_page tab, kept as trace.json when the test fails",
+    )
+    group.addoption(
+        "--cdp-artifacts",
+        default=None,
+        metavar="DIR",
+        help="folder of the tests' artifacts, one subfolder per test (default .mcp-browser-artifacts/tests)",
+    )
 
 
-def _backend_name(anyio_backend: object) -> str:
-    if isinstance(anyio_backend, str):
-        return anyio_backend
-    if isinstance(anyio_backend, tuple) and anyio_backend:
-        return str(anyio_backend[0])
-    return str(anyio_backend)
+# -- the browser ---------------------------------------------------------------------------
 
 
-def _require_asyncio(anyio_backend: object) -> None:
-    name = _backend_name(anyio_backend)
-    if name != "asyncio":
-        pytest.skip(f"cdp_core runs on asyncio, not {name}: return 'asyncio' from an `anyio_backend` fixture")
+class AttachedChrome:
+    """A Chrome that was already running (``--cdp-url``): the ``chromium`` fixture's attributes, no process.
+
+    ``pid`` and ``profile_dir`` are None (not ours); :meth:`stop` does nothing: the fixtures
+    never close a browser they did not start.
+    """
+
+    pid: int | None = None
+    profile_dir: Path | None = None
+
+    def __init__(self, url: str) -> None:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "ws") or parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+            raise pytest.UsageError(f"--cdp-url {url!r}: give a loopback endpoint, http://127.0.0.1:PORT or ws://...")
+        self.port = parts.port or 80
+        self.cdp_url = f"http://{parts.netloc}"
+        if parts.scheme == "ws":
+            self.ws_url = url
+        else:
+            import json
+            import urllib.request
+
+            try:
+                with urllib.request.urlopen(f"{self.cdp_url}/json/version", timeout=5) as answer:  # noqa: S310
+                    self.ws_url = str(json.load(answer)["webSocketDebuggerUrl"])
+            except (OSError, ValueError, KeyError) as exc:
+                raise pytest.UsageError(f"--cdp-url {url}: no Chrome answers there ({exc})") from None
+        self.http_url = self.cdp_url
+
+    @property
+    def alive(self) -> bool:
+        return True
+
+    def stop(self) -> None:
+        """Nothing to stop: the browser is not ours."""
+
+    def __repr__(self) -> str:
+        return f"<AttachedChrome {self.cdp_url}>"
 
 
 @pytest.fixture(scope="session")
@@ -77,8 +164,13 @@ def chromium(pytestconfig: pytest.Config) -> Iterator[ChromiumProcess]:
     """One headless Chromium for the whole session, on 127.0.0.1 with a temporary profile.
 
     Started with ``--remote-debugging-port=0`` (Chrome picks a free port), stopped and its
-    profile removed when the session ends. ``--no-sandbox`` is added only when running as root.
+    profile removed when the session ends (or by its watchdog if pytest is killed).
+    With ``--cdp-url`` (or ``$MCP_BROWSER_CDP_URL``) it is that running Chrome instead.
     """
+    url = pytestconfig.getoption("cdp_url", None) or os.environ.get(CDP_URL_ENV)
+    if url:
+        yield AttachedChrome(url)  # type: ignore[misc]  # same attributes, no process
+        return
     from cdp_core.chromium import ChromiumProcess
 
     chrome = ChromiumProcess.start(
@@ -92,39 +184,148 @@ def chromium(pytestconfig: pytest.Config) -> Iterator[ChromiumProcess]:
 
 
 @pytest.fixture
-async def cdp_browser(chromium: ChromiumProcess, anyio_backend: object) -> AsyncIterator[Browser]:
-    """A :class:`cdp_core.Browser` connected to ``chromium`` (our socket closes after the test)."""
-    _require_asyncio(anyio_backend)
+def cdp_browser(chromium: ChromiumProcess, request: pytest.FixtureRequest) -> Iterator[Browser]:
+    """A :class:`cdp_core.Browser` connected to ``chromium`` on the test's loop (closed after the test)."""
     import cdp_core
 
-    async with cdp_core.connect(chromium.cdp_url) as browser:
-        yield browser
+    with ExitStack() as stack:
+        hosted = Hosted(loop_of_test(request, "cdp_browser", stack), lambda: cdp_core.connect(chromium.cdp_url))
+        try:
+            yield hosted.open()
+        finally:
+            hosted.close()
 
 
 @pytest.fixture
-async def cdp_page(cdp_browser: Browser) -> AsyncIterator[CDPSession]:
-    """A flattened session on a new ``about:blank`` tab of ``chromium``; the tab is closed after the test."""
-    page = await cdp_browser.new_page("about:blank")
-    try:
-        yield page
-    finally:
-        if not cdp_browser.closed:
-            await _close_tab(cdp_browser, page.target_info["targetId"])
+def cdp_page(cdp_browser: Browser, request: pytest.FixtureRequest, pytestconfig: pytest.Config) -> Iterator[CDPSession]:
+    """A flattened session on a new ``about:blank`` tab of ``chromium``; the tab is closed after the test.
+
+    Its console is recorded from the start (``console_errors``, and the failure evidence).
+    """
+    from .pytest_evidence import PageWatch, collect_evidence, write_evidence
+
+    watch = PageWatch()
+    trace = pytestconfig.getoption("cdp_tracing", "off") != "off"
+
+    @asynccontextmanager
+    async def open_page() -> AsyncIterator[CDPSession]:
+        async with cdp_browser.new_page("about:blank") as page:
+            await watch.start(page, trace=trace)
+            try:
+                yield page
+            finally:
+                await watch.stop()
+
+    if _PAGES not in request.node.stash:
+        _clear_evidence(_artifacts_dir(request.node))  # a previous run's, which would read as this one's
+    with ExitStack() as stack:
+        loop = loop_of_test(request, "cdp_page", stack)
+        hosted = Hosted(loop, open_page)
+        page = hosted.open()
+        request.node.stash.setdefault(_PAGES, []).append((loop, page, watch))
+        try:
+            yield page
+            if pytestconfig.getoption("cdp_screenshot", "off") == "on" and not page.closed:
+                files = loop.run(lambda: collect_evidence(page, None, screenshot=True))
+                write_evidence(_artifacts_dir(request.node), files, _page_prefix(request.node, page))
+        finally:
+            hosted.close()
 
 
-async def _close_tab(browser: Browser, target_id: str, timeout: float = 10.0) -> None:
-    """Close the tab and wait until the browser no longer lists it (closing is asynchronous in Chrome)."""
-    import anyio
+@pytest.fixture
+def console_errors(cdp_page: CDPSession, request: pytest.FixtureRequest) -> Iterator[ConsoleErrors]:
+    """Console errors and uncaught exceptions of ``cdp_page``; unexpected ones fail the test at teardown.
 
-    from cdp_core import CDPException
+    ``console_errors.allow(regex)`` accepts some, ``console_errors.expect(regex)`` requires one.
+    """
+    from .pytest_evidence import ConsoleErrors
 
-    try:
-        await browser.close_target(target_id)
-        with anyio.move_on_after(timeout):
-            while any(info.get("targetId") == target_id for info in await browser.targets(None)):
-                await anyio.sleep(0.05)
-    except CDPException:
-        pass  # the test closed the tab (or the browser) itself
+    (_, _, watch) = next(entry for entry in request.node.stash[_PAGES] if entry[1] is cdp_page)
+    check = ConsoleErrors(watch)
+    yield check
+    problems = check.problems()
+    if problems:
+        pytest.fail("\n".join(problems), pytrace=False)
+
+
+# -- artifacts and evidence ----------------------------------------------------------------
+
+
+def _artifacts_root(config: pytest.Config) -> Path:
+    chosen = config.getoption("cdp_artifacts", None)
+    return Path(chosen) if chosen else config.rootpath / ".mcp-browser-artifacts" / "tests"
+
+
+def _artifacts_dir(item: pytest.Item) -> Path:
+    name = re.sub(r"[^\w.\-]+", "-", item.nodeid).strip("-")[:150]
+    return _artifacts_root(item.config) / name
+
+
+_EVIDENCE = re.compile(r"^(tab\d+-)?(screenshot\.png|dom\.html|console\.txt|trace\.json)$")
+
+
+def _clear_evidence(folder: Path) -> None:
+    if folder.is_dir():
+        for path in folder.iterdir():
+            if _EVIDENCE.match(path.name):
+                path.unlink(missing_ok=True)
+
+
+def _page_prefix(item: pytest.Item, page: CDPSession) -> str:
+    pages = item.stash.get(_PAGES, [])
+    index = next((i for i, entry in enumerate(pages) if entry[1] is page), 0)
+    return "" if index == 0 else f"tab{index + 1}-"
+
+
+@pytest.fixture
+def artifacts(request: pytest.FixtureRequest) -> Path:
+    """This test's own folder under ``--cdp-artifacts`` (created), where failure evidence goes too."""
+    folder = _artifacts_dir(request.node)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    pages = item.stash.get(_PAGES, None)
+    if not pages or report.when != "call" or not report.failed:
+        return
+    config = item.config
+    screenshot = config.getoption("cdp_screenshot", "off") != "off"
+    dump = config.getoption("cdp_dump", "off") != "off"
+    if not (screenshot or dump or any(watch.tracer for _, _, watch in pages)):
+        return
+    from .pytest_evidence import collect_evidence, write_evidence
+
+    saved: list[Path] = []
+    for loop, page, watch in pages:
+        if page.closed:
+            continue
+        try:
+            files = loop.run(lambda page=page, watch=watch: collect_evidence(page, watch, screenshot=screenshot))
+        except Exception as exc:  # evidence must never hide the test's own failure
+            report.sections.append(("mcp-browser evidence", f"could not collect evidence: {exc!r}"))
+            continue
+        if not dump:
+            files = {k: v for k, v in files.items() if k == "screenshot.png"}
+        saved += write_evidence(_artifacts_dir(item), files, _page_prefix(item, page))
+        if watch.tracer is not None:
+            dest = _artifacts_dir(item) / f"{_page_prefix(item, page)}trace.json"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                if loop.run(lambda watch=watch, dest=dest: watch.save_trace(dest)) is not None:
+                    saved.append(dest)
+            except Exception as exc:  # noqa: BLE001 - the test's own failure comes first
+                report.sections.append(("mcp-browser evidence", f"could not save the trace: {exc!r}"))
+    if saved:
+        listing = "\n".join(str(path) for path in saved)
+        report.sections.append(("mcp-browser evidence", listing))
+        report.user_properties.append(("mcp_browser_evidence", listing))
+
+
+# -- the MCP server --------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -147,36 +348,116 @@ def _server_environment(artifacts: Path, extra: dict[str, str]) -> dict[str, str
     return env
 
 
+@asynccontextmanager
+async def _client(cdp_url: str, work: Path, args: list[str], env: dict[str, str]) -> AsyncIterator[Client]:
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "mcp_server.entry", *args],
+        env=_server_environment(work / "artifacts", env),
+        cwd=str(work),
+    )
+    async with Client(params) as client:
+        arguments: dict[str, Any] = {"action": "attach_cdp", "cdp_url": cdp_url}
+        result = await client.call_tool("browser_session", arguments)
+        if result.is_error:
+            text = " ".join(getattr(block, "text", "") for block in result.content)
+            raise RuntimeError(f"mcp_client: attach_cdp to {cdp_url} failed: {text}")
+        yield client
+
+
+class _ClientPool:
+    """One MCP client per event loop, kept for a module or the session (``mcp_client_module``...)."""
+
+    def __init__(self, scope: str, factory: pytest.TempPathFactory) -> None:
+        self.scope = scope
+        self._factory = factory
+        self._stack = ExitStack()
+        self._clients: dict[int, tuple[Hosted[Client], Client, TestLoop]] = {}  # the loop kept: ids stay unique
+
+    def get(self, request: pytest.FixtureRequest, name: str, cdp_url: str) -> Client:
+        loop = loop_of_test(request, name, self._stack, needs=self.scope)
+        known = self._clients.get(id(loop.key))
+        if known is not None:
+            return known[1]
+        args = request.getfixturevalue("mcp_server_args")
+        env = request.getfixturevalue("mcp_server_env")
+        work = self._factory.mktemp("mcp-browser")
+        hosted: Hosted[Client] = Hosted(loop, lambda: _client(cdp_url, work, list(args), dict(env)))
+        client = hosted.open()
+        self._clients[id(loop.key)] = (hosted, client, loop)
+        if loop.kind == "pytest-asyncio":  # close it before pytest-asyncio closes that loop
+            runner = request._get_active_fixturedef(f"_{loop.scope}_scoped_runner")  # type: ignore[attr-defined]
+            runner.addfinalizer(lambda: self._close(id(loop.key)))
+        return client
+
+    def _close(self, key: int) -> None:
+        entry = self._clients.pop(key, None)
+        if entry is not None:
+            entry[0].close()
+
+    def close(self) -> None:
+        for key in list(self._clients):
+            self._close(key)
+        self._stack.close()
+
+
 @pytest.fixture
-async def mcp_client(
+def mcp_client(
     chromium: ChromiumProcess,
     tmp_path_factory: pytest.TempPathFactory,
     mcp_server_args: list[str],
     mcp_server_env: dict[str, str],
-    anyio_backend: object,
-) -> AsyncIterator[Client]:
+    request: pytest.FixtureRequest,
+) -> Iterator[Client]:
     """An initialized MCP client session to ``mcp-browser`` over stdio, attached to ``chromium``.
 
     The server runs as a child process (``python -m mcp_server.entry``) with its artifacts
     in a temporary directory; ``browser_session action=attach_cdp`` has already been called
     with ``chromium.cdp_url``. Leaving the test closes the session, which detaches from
-    ``chromium`` without closing it.
+    ``chromium`` without closing it. One server per test (~2.5 s): ``mcp_client_module``
+    and ``mcp_client_session`` share one.
     """
-    from mcp.client import Client
-    from mcp.client.stdio import StdioServerParameters
-
     work = tmp_path_factory.mktemp("mcp-browser")
-    artifacts = work / "artifacts"
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "mcp_server.entry", *mcp_server_args],
-        env=_server_environment(artifacts, mcp_server_env),
-        cwd=str(work),
-    )
-    async with Client(params) as client:
-        arguments: dict[str, Any] = {"action": "attach_cdp", "cdp_url": chromium.cdp_url}
-        result = await client.call_tool("browser_session", arguments)
-        if result.is_error:
-            text = " ".join(getattr(block, "text", "") for block in result.content)
-            raise RuntimeError(f"mcp_client: attach_cdp to {chromium.cdp_url} failed: {text}")
-        yield client
+    with ExitStack() as stack:
+        loop = loop_of_test(request, "mcp_client", stack)
+        hosted = Hosted(loop, lambda: _client(chromium.cdp_url, work, mcp_server_args, mcp_server_env))
+        try:
+            yield hosted.open()
+        finally:
+            hosted.close()
+
+
+@pytest.fixture(scope="module")
+def _mcp_browser_module_clients(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_ClientPool]:
+    pool = _ClientPool("module", tmp_path_factory)
+    yield pool
+    pool.close()
+
+
+@pytest.fixture(scope="session")
+def _mcp_browser_session_clients(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_ClientPool]:
+    pool = _ClientPool("session", tmp_path_factory)
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def mcp_client_module(
+    chromium: ChromiumProcess, _mcp_browser_module_clients: _ClientPool, request: pytest.FixtureRequest
+) -> Client:
+    """``mcp_client``, one server for all the tests of a module (they share its tabs and capture).
+
+    Under pytest-asyncio the module's tests must share a loop: ``@pytest.mark.asyncio(loop_scope="module")``.
+    """
+    return _mcp_browser_module_clients.get(request, "mcp_client_module", chromium.cdp_url)
+
+
+@pytest.fixture
+def mcp_client_session(
+    chromium: ChromiumProcess, _mcp_browser_session_clients: _ClientPool, request: pytest.FixtureRequest
+) -> Client:
+    """``mcp_client``, one server for the whole session (under pytest-asyncio: ``loop_scope="session"``)."""
+    return _mcp_browser_session_clients.get(request, "mcp_client_session", chromium.cdp_url)

@@ -4,7 +4,7 @@ Why: importing the MCP SDK costs 0.45-0.7 s of CPU (its protocol models are pyda
 for two protocol eras; ``mcp_types`` alone is about 0.3 s), and a client waits for that before
 its first ``tools/list``: most of our start-up. The two answers depend only on our code, the
 installed packages and the toolset, so the SDK's own answers are recorded once (a cache file
-next to the code, like a ``.pyc``) and replayed while the SDK and the server load in a
+in the user's cache folder, never in site-packages) and replayed while the SDK and the server load in a
 background thread. Everything else waits for the SDK: the lines read so far go to it in order
 (``initialize`` included, its duplicate answer dropped), and from then on the SDK serves the
 session alone.
@@ -71,9 +71,25 @@ def fingerprint(toolset: str) -> str:
     return f"{h.hexdigest()[:20]}-{hashlib.sha256(toolset.encode()).hexdigest()[:8]}"
 
 
+#: Recorded handshakes kept in the cache folder (several installs and toolsets share it).
+_KEEP = 8
+
+
 def _cache_dirs() -> list[Path]:
-    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return [_ROOT / "mcp_server" / "__pycache__", Path(home) / "mcp-browser-debug"]
+    """The user's cache folder, never the installed package (read-only installs, several users).
+
+    ``$XDG_CACHE_HOME`` (else ``~/.cache``) on Linux, ``~/Library/Caches`` on macOS,
+    ``%LOCALAPPDATA%`` on Windows; then ``mcp-browser-debug``.
+    """
+    if os.environ.get("XDG_CACHE_HOME"):
+        base = Path(os.environ["XDG_CACHE_HOME"])
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    elif os.name == "nt" and os.environ.get("LOCALAPPDATA"):
+        base = Path(os.environ["LOCALAPPDATA"])
+    else:
+        base = Path.home() / ".cache"
+    return [base / "mcp-browser-debug"]
 
 
 def load(key: str) -> dict[str, Any] | None:
@@ -93,10 +109,10 @@ def _store(key: str, data: dict[str, Any]) -> None:
     for folder in _cache_dirs():
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            code = key.split("-")[0]
-            for old in folder.glob("handshake-*.json"):
-                if not old.name.startswith(f"handshake-{code}-"):
-                    old.unlink(missing_ok=True)  # another code version
+            # Other versions may share the folder: keep the newest few instead of deleting theirs.
+            recorded = sorted(folder.glob("handshake-*.json"), key=lambda f: f.stat().st_mtime, reverse=True)
+            for old in recorded[_KEEP - 1 :]:
+                old.unlink(missing_ok=True)
             tmp = folder / f".handshake-{key}.{os.getpid()}.tmp"
             tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, folder / f"handshake-{key}.json")

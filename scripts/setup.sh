@@ -41,4 +41,14 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -U pip >/dev/null
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]"
+# The token budgets of what the model reads are in o200k tokens (tests/test_mcp_schema.py): with the
+# tokenizer (npm, 2 s) plain `pytest` checks them exactly; without Node or the registry, best effort.
+if [ ! -d bench/peers/node_modules/gpt-tokenizer ]; then
+  if command -v npm >/dev/null 2>&1; then
+    npm install --prefix bench/peers --no-audit --no-fund --silent gpt-tokenizer >/dev/null 2>&1 \
+      || echo "setup: gpt-tokenizer not installed (npm failed); token budgets will be estimated" >&2
+  else
+    echo "setup: no npm; token budgets will be estimated (install Node.js for exact counts)" >&2
+  fi
+fi
 echo "setup: ready ($(.venv/bin/python --version), $(${CHROME_PATH:-/usr/bin/chromium} --version 2>/dev/null || echo 'browser via PATH'))"

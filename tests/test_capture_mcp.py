@@ -208,7 +208,9 @@ async def test_users_chrome_oopif_error_and_request_captured_after_attach(http_s
     from targets.process import ChromiumProcess
 
     # other.test resolves to 127.0.0.1 inside this browser only: a second site on loopback.
-    chrome = ChromiumProcess.start(extra_args=["--host-resolver-rules=MAP other.test 127.0.0.1", "--site-per-process"])
+    chrome = await ChromiumProcess.astart(
+        extra_args=["--host-resolver-rules=MAP other.test 127.0.0.1", "--site-per-process"]
+    )
     inner = f"http://other.test:{http_server.port}/mcp-cap/inner.html"
     http_server.route(
         "/mcp-cap/inner.html",

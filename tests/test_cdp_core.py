@@ -242,10 +242,28 @@ async def test_detach_and_target_close_end_the_session(chromium):
         async with asyncio.timeout(10):
             with pytest.raises(ConnectionClosed):
                 await pending
-            with pytest.raises(ConnectionClosed):
-                async for _ in stream:
-                    pass
+            async for _ in stream:  # the tab closed: the stream ends, it does not raise
+                pass
+        assert isinstance(stream.end_reason, SessionClosed)
         assert browser.connection.session(again.session_id) is None
+
+
+async def test_page_close_and_a_page_for_one_block(chromium):
+    async with cdp_core.connect(chromium.http_url) as browser:
+        page = await browser.new_page()
+        target_id = page.target_info["targetId"]
+        await page.close()
+        assert page.closed
+        assert target_id not in [p["targetId"] for p in await browser.pages()]
+        await page.close()  # a second close is not an error
+        async with browser.new_page() as scoped:
+            scoped_id = scoped.target_info["targetId"]
+            result = await scoped.send("Runtime.evaluate", {"expression": "6 * 7", "returnByValue": True})
+            assert result["result"]["value"] == 42
+            assert scoped_id in [p["targetId"] for p in await browser.pages()]
+        assert scoped.closed and scoped_id not in [p["targetId"] for p in await browser.pages()]
+        with pytest.raises(ValueError):
+            await browser.session.close()
 
 
 async def test_per_target_socket(chromium, http_server):

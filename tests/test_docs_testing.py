@@ -21,6 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "testing.md"
 EXAMPLES = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
 FIXTURES = ("chromium", "cdp_browser", "cdp_page", "mcp_client")
+#: The fixtures beyond the smoke test's four, used by the page's second example (test_orders.py).
+MORE_FIXTURES = ("console_errors", "mcp_client_module")
 
 
 def _clean_env() -> dict[str, str]:
@@ -31,10 +33,13 @@ def _clean_env() -> dict[str, str]:
     return env
 
 
-def test_the_page_has_one_complete_example_using_every_fixture() -> None:
-    assert len(EXAMPLES) == 1
+def test_the_page_has_two_complete_examples_using_every_fixture() -> None:
+    """The smoke test (run here) and test_orders.py (run under every runner by tests/test_user_project.py)."""
+    assert len(EXAMPLES) == 2
     for name in FIXTURES:
-        assert re.search(rf"def test_\w+\([^)]*\b{name}: ", EXAMPLES[0]), f"the example does not use {name}"
+        assert re.search(rf"def test_\w+\([^)]*\b{name}: ", EXAMPLES[0]), f"the smoke example does not use {name}"
+    for name in MORE_FIXTURES:
+        assert re.search(rf"def test_\w+\([^)]*\b{name}: ", EXAMPLES[1]), f"test_orders.py does not use {name}"
 
 
 def test_the_plugin_is_registered_by_the_installed_package() -> None:
@@ -148,7 +153,7 @@ def test_the_fixtures_keep_their_contract(user_run: dict[str, list[str]]) -> Non
     _all_passed(user_run, "test_contract.py", 5)
 
 
-@pytest.mark.parametrize("fixture", FIXTURES)
+@pytest.mark.parametrize("fixture", FIXTURES + MORE_FIXTURES + ("mcp_client_session", "artifacts"))
 def test_every_fixture_is_documented(fixture: str) -> None:
     text = DOC.read_text(encoding="utf-8")
     assert f"| `{fixture}` |" in text

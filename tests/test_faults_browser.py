@@ -46,7 +46,7 @@ async def _old_entries_readable(agent, name: str) -> None:
 async def test_users_chrome_killed_then_restarted_on_the_same_port(http_server, tmp_path):
     port = StablePort()
     url = f"http://127.0.0.1:{await port.start()}"
-    chrome = ChromiumProcess.start()
+    chrome = await ChromiumProcess.astart()
     try:
         port.upstream = chrome.port
         await UserTabs(chrome.http_url).open(http_server.url("/faults/tab.html?name=before"))
@@ -67,7 +67,7 @@ async def test_users_chrome_killed_then_restarted_on_the_same_port(http_server, 
             down = await agent.err("attach_cdp", ErrorCode.CDP_UNREACHABLE, cdp_url=url)
             assert "--remote-debugging-port" in down["hint"]
 
-            chrome = ChromiumProcess.start()
+            chrome = await ChromiumProcess.astart()
             port.upstream = chrome.port
             await UserTabs(chrome.http_url).open(http_server.url("/faults/tab.html?name=after"))
             again = await agent.s("attach_cdp", cdp_url=url)
@@ -83,7 +83,7 @@ async def test_users_chrome_killed_then_restarted_on_the_same_port(http_server, 
 async def test_browser_side_socket_drop_fails_pending_calls_and_keeps_the_stores(http_server, tmp_path):
     port = StablePort()
     url = f"http://127.0.0.1:{await port.start()}"
-    chrome = ChromiumProcess.start()
+    chrome = await ChromiumProcess.astart()
     try:
         port.upstream = chrome.port
         user = UserTabs(chrome.http_url)

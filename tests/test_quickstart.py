@@ -199,3 +199,16 @@ def test_quick_start_can_be_turned_off(monkeypatch: pytest.MonkeyPatch):
 
     assert quickstart.FALSE_WORDS == settings._FALSE  # the same words as the validated setting
     assert Settings.load().quickstart and not Settings.load(env={"MCP_QUICKSTART": "off"}).quickstart
+
+
+def test_the_cache_lives_in_the_user_cache_folder_not_the_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Read-only installs and several users: the handshake is cached under $XDG_CACHE_HOME only."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    package = Path(quickstart.__file__).resolve().parent
+    assert quickstart._cache_dirs() == [tmp_path / "cache" / "mcp-browser-debug"]
+    assert not any(package in folder.parents or folder == package for folder in quickstart._cache_dirs())
+    quickstart._store("abc-1", {"versions": {}})
+    assert quickstart.load("abc-1") == {"key": "abc-1", "versions": {}}
+    for n in range(12):  # other versions' caches share the folder: only the newest few are kept
+        quickstart._store(f"v{n}-1", {"versions": {}})
+    assert len(list((tmp_path / "cache" / "mcp-browser-debug").glob("handshake-*.json"))) <= 8

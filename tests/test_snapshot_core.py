@@ -195,7 +195,9 @@ async def test_out_of_process_iframe_through_its_own_session(http_server):
     from targets.process import ChromiumProcess
 
     # other.test resolves to 127.0.0.1 inside this browser only: a second site on loopback.
-    chrome = ChromiumProcess.start(extra_args=["--host-resolver-rules=MAP other.test 127.0.0.1", "--site-per-process"])
+    chrome = await ChromiumProcess.astart(
+        extra_args=["--host-resolver-rules=MAP other.test 127.0.0.1", "--site-per-process"]
+    )
     inner = f"http://other.test:{http_server.port}/snapshot/inner.html"
     http_server.route("/snapshot/outer.html", Reply(200, f'<title>Outer</title><h1>Fuori</h1><iframe src="{inner}">'))
     try:

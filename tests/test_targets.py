@@ -517,7 +517,7 @@ async def test_users_chrome_restarted_on_the_same_port(manager, http_server):
     port_holder = StablePort()
     port = await port_holder.start()
     url = f"http://127.0.0.1:{port}"
-    chrome = ChromiumProcess.start()
+    chrome = await ChromiumProcess.astart()
     try:
         port_holder.upstream = chrome.port
         await _user_tabs(chrome, [http_server.url("/targets/a.html")])
@@ -535,7 +535,7 @@ async def test_users_chrome_restarted_on_the_same_port(manager, http_server):
         assert old.closed
         assert manager.capabilities()["cdp"]["attached"] is False
 
-        chrome = ChromiumProcess.start()
+        chrome = await ChromiumProcess.astart()
         port_holder.upstream = chrome.port
         await _user_tabs(chrome, [http_server.url("/targets/b.html")])
         again = await manager.attach_cdp(url)
