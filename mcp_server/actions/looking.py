@@ -118,7 +118,7 @@ async def _look(ctx: ToolContext, page: Any, element: Element) -> Look:
 
 @action(S, "css_styles", ElementArgs, read_only=True, lock="page", result=LookAnswer)
 async def css_styles(ctx: ToolContext, args: ElementArgs) -> ActionResult:
-    """Why an element is hidden, covered or unclickable: verdict, computed values, CSS rules with file:line."""
+    """Why an element is hidden, covered or unclickable (verdict, computed values, CSS rules at file:line)."""
     page = await ctx.page()
     element = await _element(ctx, page, args, "css_styles")
     try:
@@ -130,7 +130,7 @@ async def css_styles(ctx: ToolContext, args: ElementArgs) -> ActionResult:
 
 @action(S, "highlight", HighlightArgs, read_only=True, lock="page", result=HighlightAnswer)
 async def highlight(ctx: ToolContext, args: HighlightArgs) -> ActionResult:
-    """Show an element with Chrome's inspect overlay for a few seconds, so the person can confirm it."""
+    """Show an element with Chrome's own overlay for a few seconds, so the person can confirm "this one?"."""
     page = await ctx.page()
     element = await _element(ctx, page, args, "highlight")
     session = element.session
@@ -216,7 +216,7 @@ async def _require_headful(page: Any) -> None:
     takes="until the person clicks (timeout_ms); progress: click the element in Chrome",
 )
 async def pick_element(ctx: ToolContext, args: PickArgs) -> ActionResult:
-    """Let the person click an element in Chrome (inspect mode, tab to front); answers its uid and css_styles."""
+    """Ask the person to click the element they mean in Chrome, rather than guess: its uid, line and verdict."""
     page = await ctx.page()
     await no_dialog(ctx, page, "pick_element")
     await _require_headful(page)
