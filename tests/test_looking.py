@@ -59,7 +59,6 @@ async def test_css_styles_names_the_parent_rule_that_hides_a_button(headful_chro
         assert sc["verdict"] == "hidden"
         assert reason["why"] == "display:none" and reason["on"] == "div.sheet.folded" and reason["up"] == 1
         assert reason["rule"] == ".sheet.folded" and reason["at"] == f"{url}:{line}"
-        print(result.content[0].text)
         assert_carries(result, f"{url}:{line}", ".sheet.folded", "div.sheet.folded")
         assert "on its parent div.sheet.folded" in result.content[0].text
 
@@ -84,7 +83,6 @@ async def test_css_styles_reports_the_transparent_shield_over_save(headful_chrom
         assert sc["verdict"] == "covered" and sc["uid"] == save
         assert sc["reasons"][0]["why"] == "covered by div#shield.shield"
         assert_carries(result, "covered by div#shield.shield")
-        print(result.content[0].text)
         # the click the agent would make is refused for the same reason
         click = await agent.call("browser_interact", action="click_uid", uid=save, timeout_ms=500)
         assert click.is_error and "shield" in click.content[0].text
@@ -213,5 +211,45 @@ async def test_pick_element_is_refused_on_a_headless_browser(chromium, http_serv
             # css_styles and highlight need no person
             await agent.s("css_styles", selector="#delete")
             await agent.s("highlight", selector="#ok", seconds=0.2)
+    finally:
+        await UserTabs(chromium.http_url).close(target)
+
+
+KINDS = [
+    # selector, verdict, why, on (the ancestor, "" = itself), rule selector (None: none named)
+    ("#v", "hidden", "visibility:hidden", "div.ghost", ".ghost"),
+    ("#o", "transparent", "opacity:0", "div.faded", ".faded"),
+    ("#p", "ignores clicks", "pointer-events:none", "div.locked", ".locked"),
+    ("#d", "disabled", "disabled", "fieldset", None),
+    ("#i", "inert", "inert", "div", None),
+    ("#c", "clipped", "outside an overflow:hidden box", "div.box", ".box"),
+    ("#a", "off-screen", "off the page at (-9999,", "", None),
+    ("#z", "empty box", "empty box (", "", ".flat"),
+    ("#s", "clipped", "cut to nothing by clip/clip-path", "", ".sr"),
+    ("#h", "hidden", "display:none", "div", "[hidden]"),
+]
+
+
+async def test_css_styles_names_every_kind_of_hidden_and_blocked(chromium, http_server, tmp_path):
+    url = http_server.url("/looking/kinds.html")
+    target = await UserTabs(chromium.http_url).open(url)
+    try:
+        async with serving(tmp_path / "artifacts") as agent:
+            await agent.s("attach_cdp", cdp_url=chromium.http_url)
+            await agent.s("select_page_by_title", title_contains="Every kind of hidden")
+            before = await agent.js("document.documentElement.outerHTML")
+            for selector, verdict, why, on, rule in KINDS:
+                result, sc = await css(agent, selector=selector)
+                reason = sc["reasons"][0]
+                assert sc["verdict"] == verdict, (selector, result.content[0].text)
+                assert reason["why"].startswith(why), (selector, result.content[0].text)
+                assert reason.get("on", "") == on, (selector, result.content[0].text)
+                if rule is not None:
+                    assert reason.get("rule", "").startswith(rule), (selector, result.content[0].text)
+                if rule is not None and rule.startswith("."):
+                    assert reason["at"].startswith(f"{url}:"), (selector, result.content[0].text)
+            assert await agent.js("document.documentElement.outerHTML") == before
+            bad = await agent.call("browser_session", action="css_styles", uid=1, selector="#v")
+            assert bad.is_error and bad.structured_content["code"] == ErrorCode.INVALID_ARGUMENT
     finally:
         await UserTabs(chromium.http_url).close(target)

@@ -47,7 +47,8 @@ class Declaration:
     value: str
     #: the rule's selector; ``style attribute`` for inline style, ``[hidden]``-like text for UA rules
     selector: str
-    #: ``regular`` (the page's CSS), ``user-agent`` (the browser's defaults), ``inline`` (style attribute)
+    #: ``regular`` (the page's CSS), ``user-agent`` (the browser's defaults), ``inline`` (style attribute),
+    #: ``attribute`` (an HTML attribute's presentational style: ``hidden``, ``width``)
     origin: str
     important: bool = False
     #: the stylesheet's URL ("" for a sheet made by script)
@@ -65,6 +66,8 @@ class Declaration:
             return "the browser's default style"
         if self.origin == "inline":
             return "its style attribute"
+        if self.origin == "attribute":
+            return "an HTML attribute (hidden, width, height...)"
         if not self.url:
             return "a stylesheet made by script"
         return f"{self.url}:{self.line}" if self.line is not None else self.url
@@ -133,11 +136,17 @@ class CSSReader:
         """The declaration that gives the node ``prop`` (None: not declared, the initial or inherited value)."""
         names = PROPERTY_ALIASES.get(prop, (prop,))
         found: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
+        attributes = _declared(matched.get("attributesStyle") or {}, names)
         for match in matched.get("matchedCSSRules") or []:
             rule = match.get("rule") or {}
+            if attributes is not None and rule.get("origin") != "user-agent":
+                found.append((attributes, _ATTRIBUTES))  # presentational hints: above the browser's, below the page's
+                attributes = None
             best = _declared(rule.get("style") or {}, names)
             if best is not None:
                 found.append((best, rule))
+        if attributes is not None:
+            found.append((attributes, _ATTRIBUTES))
         inline = _declared(matched.get("inlineStyle") or {}, names)
         if inline is not None:
             found.append((inline, None))
@@ -152,6 +161,9 @@ class CSSReader:
         important = bool(decl.get("important"))
         if rule is None:
             return Declaration(prop, value, "style attribute", "inline", important)
+        if rule is _ATTRIBUTES:
+            hidden = prop == "display" and value == "none"
+            return Declaration(prop, value, "[hidden]" if hidden else "HTML attribute", "attribute")
         origin = str(rule.get("origin") or "regular")
         selector = str((rule.get("selectorList") or {}).get("text") or "")
         out = Declaration(
@@ -185,6 +197,10 @@ class CSSReader:
             except (SourceMapError, CDPException):
                 self._maps[ref] = None
         return self._maps[ref]
+
+
+#: stands for the node's presentational attribute style among the rules
+_ATTRIBUTES: dict[str, Any] = {"origin": "attribute"}
 
 
 def _declared(style: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any] | None:

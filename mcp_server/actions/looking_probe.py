@@ -37,6 +37,9 @@ KEY_PROPERTIES = (
     "clip-path",
 )
 
+#: the properties whose winning rule is listed (overflow once, for both axes)
+RULE_PROPERTIES = tuple("overflow" if p == "overflow-x" else p for p in KEY_PROPERTIES if p != "overflow-y")
+
 #: the property whose rule explains a reason of each kind
 _PROPERTY_OF = {
     "display": "display",
@@ -103,7 +106,12 @@ PROBE_JS = r"""function() {
   }
   const x = rect.left + rect.width / 2, y = rect.top + rect.height / 2;
   let hit = null;
-  if (!reasons.length && x >= 0 && y >= 0 && x < innerWidth && y < innerHeight) {
+  // the hit test skips what ignores pointer events or is inert: said as such, not as covered
+  const through = cs[0].pointerEvents === 'none';
+  const inert = el.closest('[inert]');
+  const modal = inert ? null : el.ownerDocument.querySelector('dialog:modal');
+  const outside = modal && !modal.contains(el);
+  if (!reasons.length && !through && !inert && !outside && x >= 0 && y >= 0 && x < innerWidth && y < innerHeight) {
     hit = el.ownerDocument.elementFromPoint(x, y);
     while (hit && hit.shadowRoot) {
       const inner = hit.shadowRoot.elementFromPoint(x, y);
@@ -114,7 +122,7 @@ PROBE_JS = r"""function() {
     for (let n = hit; n; n = n.parentNode || n.host) if (n === el) { mine = true; break; }
     if (hit && !mine) add('covered', 0, {by: name(hit), point: [Math.round(x), Math.round(y)]});
   }
-  if (cs[0].pointerEvents === 'none') {
+  if (through) {
     let i = 0;
     while (i + 1 < chain.length && cs[i + 1].pointerEvents === 'none') i++;
     add('pointer-events', i);
@@ -126,15 +134,11 @@ PROBE_JS = r"""function() {
   }
   const aria = el.closest('[aria-disabled="true"]');
   if (aria) add('aria-disabled', chain.indexOf(aria));
-  const inert = el.closest('[inert]');
   if (inert) add('inert', chain.indexOf(inert));
-  else {
-    const modal = el.ownerDocument.querySelector('dialog:modal');
-    if (modal && !modal.contains(el)) add('modal', 0, {by: name(modal)});
-  }
+  else if (outside) add('modal', 0, {by: name(modal)});
   // never a field's value (a password): a button's caption, an aria-label or a placeholder
   const caption = ['button', 'submit', 'reset'].includes(el.type) && el.tagName === 'INPUT' ? el.value : '';
-  const own = ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) ? '' : el.innerText;
+  const own = ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) ? '' : el.innerText || el.textContent;
   const label = own || caption || el.getAttribute('aria-label') || el.getAttribute('placeholder') || '';
   const text = label.trim().replace(/\s+/g, ' ').slice(0, 60);
   const deepest = Math.max(0, ...reasons.map((r) => r.at));
@@ -234,8 +238,11 @@ async def look_at(element: Element, *, load_map: Any = None, uid_of: Any = None)
     async with CSSReader(element.session, load_map=load_map) as css:
         node = await css.node_id(object_id=element.object_id)
         look.computed = await css.computed(node, KEY_PROPERTIES)
+        if look.computed.get("overflow-x") == look.computed.get("overflow-y"):
+            look.computed["overflow"] = look.computed.pop("overflow-x", "")
+            look.computed.pop("overflow-y", None)
         own = await css.matched(node)
-        for prop in KEY_PROPERTIES:
+        for prop in RULE_PROPERTIES:
             decl = await css.winner(own, prop)
             if decl is not None and decl.origin != "user-agent":
                 look.rules.append(decl)
@@ -270,8 +277,24 @@ async def _explain(element: Element, css: CSSReader, reason: Reason, own: dict[s
         reason.rule = await css.winner(matched, prop)
         if reason.rule is None and prop == "clip-path":
             reason.rule = await css.winner(matched, "clip")
+        if reason.rule is not None and not _sets(reason, reason.rule.value):
+            reason.rule = None  # the cascade gave another value (a rule we cannot see won): name none
     except CDPException:
         return  # the ancestor went away meanwhile: the reason stands without its rule
     finally:
         if holder is not None:
             await _release(element, holder)
+
+
+def _sets(reason: Reason, value: str) -> bool:
+    """Whether a declared ``value`` is the one the reason names (a var() or calc() is taken as it)."""
+    value = value.strip().lower()
+    if "var(" in value or "calc(" in value or reason.kind not in ("display", "visibility", "opacity", "pointer-events"):
+        return True
+    if reason.kind == "opacity":
+        try:
+            return float(value.rstrip("%")) == 0
+        except ValueError:
+            return True
+    wanted = reason.value if reason.kind == "visibility" else "none"
+    return value == wanted

@@ -44,6 +44,7 @@ _QUIET = {
     "opacity": "1",
     "position": "static",
     "z-index": "auto",
+    "overflow": "visible",
     "overflow-x": "visible",
     "overflow-y": "visible",
     "pointer-events": "auto",
@@ -73,7 +74,7 @@ def _why(reason: Reason, box: dict[str, int]) -> str:
     return {
         "content": "not rendered (content-visibility or a closed <details>)",
         "size": f"empty box ({box.get('w', 0)}x{box.get('h', 0)})",
-        "clip": "clip/clip-path hides it",
+        "clip": "cut to nothing by clip/clip-path",
         "clipped": f"outside an overflow:{reason.value} box",
         "offscreen": f"off the page at ({box.get('x', 0)},{box.get('y', 0)})",
         "covered": f"covered by {reason.by}",
@@ -98,7 +99,7 @@ def reason_text(reason: Reason, box: dict[str, int]) -> str:
             text += f" [uid={reason.uid}]"
         if reason.point:
             text += f" at its center ({reason.point[0]},{reason.point[1]}): a click lands there"
-    elif reason.kind not in ("offscreen", "size", "modal", "content") or reason.up:
+    elif reason.up or reason.kind in ("display", "visibility", "opacity", "pointer-events"):
         text += f" on {_who(reason)}"
     if reason.rule is not None:
         text += f": {rule_text(reason.rule)}"
