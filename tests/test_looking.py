@@ -157,6 +157,18 @@ async def test_pick_element_answers_the_uid_of_the_field_the_person_clicks(
             while await agent.js("window.__clicks") != 1:
                 await asyncio.sleep(0.05)
 
+        # a click on the caption inside a button picks the button: the line a person means
+        ok = next(r["uid"] for r in records(snap, "lines") if r.get("role") == "button" and r.get("name") == "OK")
+        x, y = await screen_point(agent, headful_chromium, target, "#ok-label")
+
+        async def caption() -> None:
+            await asyncio.sleep(0.2)
+            virtual_display.xdotool("mousemove", str(x), str(y), "click", "1")
+
+        result = await pick_while(agent, caption)
+        assert not result.is_error, result.content[0].text
+        assert assert_lean(result)["uid"] == ok, result.content[0].text
+
 
 async def test_pick_element_escape_leaves_inspect_mode_with_a_hint(
     headful_chromium, virtual_display, http_server, tmp_path

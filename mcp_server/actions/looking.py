@@ -80,7 +80,7 @@ class HighlightArgs(ElementArgs):
 
 
 class PickArgs(ActionArgs):
-    timeout_ms: int = Field(60000, ge=1000, le=600000, description="How long the person has to click")
+    timeout_ms: int = Field(40000, ge=1000, le=600000, description="How long the person has to click")
 
 
 def _policy(ctx: ToolContext) -> Any:
@@ -136,7 +136,13 @@ async def highlight(ctx: ToolContext, args: HighlightArgs) -> ActionResult:
     session = element.session
     try:
         node = (await session.send("DOM.describeNode", {"objectId": element.object_id}, timeout=10))["node"]
-        name = await element.call(_NAME_JS)
+        name, place = await element.call(_NAME_JS) or ["element", ""]
+        if place == "none":
+            raise ToolFailure(
+                ErrorCode.ELEMENT_NOT_INTERACTABLE,
+                f"{name} has no box to show (it is not rendered)",
+                hint="css_styles says why it is hidden",
+            )
         seconds, _ = ctx.bound(args.seconds)
         ctx.status(f"showing {name} in Chrome's overlay", total_s=seconds)
         async with _overlay(session):
@@ -155,18 +161,26 @@ async def highlight(ctx: ToolContext, args: HighlightArgs) -> ActionResult:
     data: dict[str, Any] = {"element": name, "seconds": shown}
     if args.uid is not None:
         data["uid"] = args.uid
-    if await page.is_hidden():
+    if place == "outside":
+        text += "; it is outside the visible part of the page (scroll to it first)"
+        data["hint"] = "outside the visible part of the page: the person did not see it"
+    elif await page.is_hidden():
         text += "; the tab is in the background, so the person did not see it (pick_element brings it to front)"
         data["hint"] = "the tab is in the background: the person did not see it"
     return ActionResult(text=text, data=data)
 
 
+#: [the element's short name, where its box is: "" (in view), "outside" (scrolled away), "none" (no box)]
 _NAME_JS = """function() {
   let s = this.tagName.toLowerCase();
   if (this.id) s += '#' + this.id;
   const cls = typeof this.className === 'string' ? this.className.trim().split(/\\s+/).filter(Boolean) : [];
   if (cls.length) s += '.' + cls.slice(0, 3).join('.');
-  return s.slice(0, 100);
+  const r = this.getBoundingClientRect();
+  const view = this.ownerDocument.defaultView;
+  const place = !r.width && !r.height ? 'none'
+    : r.bottom <= 0 || r.right <= 0 || r.top >= view.innerHeight || r.left >= view.innerWidth ? 'outside' : '';
+  return [s.slice(0, 100), place];
 }"""
 
 
@@ -270,10 +284,11 @@ async def _picked(ctx: ToolContext, page: Any, backend: int) -> ActionResult:
             "the clicked element left the page before it could be read",
             hint="call pick_element again",
         ) from None
-    element = Element(page, session, obj["objectId"], page.target_id, "the picked element")
+    frame_id = await _frame_of(session, obj["objectId"]) or page.target_id
+    element = Element(page, session, obj["objectId"], frame_id, "the picked element")
     try:
         found = await line_of(
-            page, session, element.object_id, None, engine=getattr(ctx.settings, "snapshot_engine", "page")
+            page, session, element.object_id, frame_id, engine=getattr(ctx.settings, "snapshot_engine", "page")
         )
         look = await _look(ctx, page, element)
     finally:
@@ -295,3 +310,24 @@ async def _picked(ctx: ToolContext, page: Any, backend: int) -> ActionResult:
     if "reasons" in styles:
         data["reasons"] = styles["reasons"]
     return ActionResult(text=text, data=data)
+
+
+_FRAME_OWNER_JS = "function() { return this.ownerDocument.defaultView.frameElement; }"
+
+
+async def _frame_of(session: Any, object_id: str) -> str | None:
+    """The frame id of a node inside a same-process iframe (None: the main frame, or not readable)."""
+    try:
+        reply = await session.send(
+            "Runtime.callFunctionOn", {"objectId": object_id, "functionDeclaration": _FRAME_OWNER_JS}, timeout=10
+        )
+        owner = (reply.get("result") or {}).get("objectId")
+        if owner is None:
+            return None
+        try:
+            node = (await session.send("DOM.describeNode", {"objectId": owner}, timeout=10))["node"]
+        finally:
+            await _quietly(session, "Runtime.releaseObject", {"objectId": owner})
+    except CDPException:
+        return None
+    return node.get("frameId")
