@@ -186,6 +186,16 @@ async def test_pick_element_escape_leaves_inspect_mode_with_a_hint(
         assert sc["cancelled"] is True and "pick_element again" in sc["hint"]
         assert await agent.js("document.documentElement.outerHTML") == before
 
+        # nobody clicks: TIMEOUT with a hint, and inspect mode is off again (a click reaches the page)
+        sc = await agent.err("pick_element", ErrorCode.TIMEOUT, timeout_ms=1000)
+        assert "pick_element again" in sc["hint"]
+        await agent.js("window.__clicks = 0; addEventListener('mousedown', () => window.__clicks++, true)")
+        x, y = await screen_point(agent, headful_chromium, target, "#ok")
+        virtual_display.xdotool("mousemove", str(x), str(y), "click", "1")
+        with anyio.fail_after(10):
+            while await agent.js("window.__clicks") != 1:
+                await asyncio.sleep(0.05)
+
 
 async def test_highlight_uses_chromes_overlay_and_leaves_the_dom_as_it_was(headful_chromium, http_server, tmp_path):
     async with looking(headful_chromium, http_server, tmp_path) as (agent, _, target):
@@ -260,6 +270,11 @@ async def test_css_styles_names_every_kind_of_hidden_and_blocked(chromium, http_
                     assert reason.get("rule", "").startswith(rule), (selector, result.content[0].text)
                 if rule is not None and rule.startswith("."):
                     assert reason["at"].startswith(f"{url}:"), (selector, result.content[0].text)
+            # a covering element that has a snapshot line is named with its uid
+            busy = next(r["uid"] for r in records(await agent.s("snapshot"), "lines") if r.get("name") == "Busy")
+            result, sc = await css(agent, selector="#u")
+            assert sc["verdict"] == "covered" and sc["reasons"][0]["uid"] == busy, result.content[0].text
+            assert f"covered by div.veil [uid={busy}]" in result.content[0].text
             assert await agent.js("document.documentElement.outerHTML") == before
             bad = await agent.call("browser_session", action="css_styles", uid=1, selector="#v")
             assert bad.is_error and bad.structured_content["code"] == ErrorCode.INVALID_ARGUMENT

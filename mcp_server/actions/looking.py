@@ -106,8 +106,8 @@ async def _look(ctx: ToolContext, page: Any, element: Element) -> Look:
     engine = getattr(ctx.settings, "snapshot_engine", "page")
 
     async def uid_of(session: Any, object_id: str) -> int | None:
-        found = await line_of(page, session, object_id, element.frame_id, engine=engine)
-        return found[0].uid if found is not None and found[1] == 0 else None  # only the covering element's own
+        found = await line_of(page, session, object_id, element.frame_id, engine=engine, max_up=0)
+        return found[0].uid if found is not None else None  # the covering element's own line only
 
     resolver = resolver_of(page, _policy(ctx))
     try:

@@ -76,19 +76,25 @@ async def _backend(session: CDPSession, object_id: str, up: int) -> int | None:
 
 
 async def line_of(
-    page: PageHandle, session: CDPSession, object_id: str, frame_id: str | None, *, engine: str = "page"
+    page: PageHandle,
+    session: CDPSession,
+    object_id: str,
+    frame_id: str | None,
+    *,
+    engine: str = "page",
+    max_up: int = MAX_UP,
 ) -> tuple[SnapshotLine, int] | None:
     """(the snapshot line of the element or its nearest ancestor that has one, how many levels up), or None.
 
     ``object_id`` is a remote object of the element in ``session``; ``frame_id`` its frame
-    (None: the page's main frame).
+    (None: the page's main frame); ``max_up`` bounds the ancestors tried (0: the element's own line only).
     """
     reply = await session.send(
         "Runtime.callFunctionOn",
         {
             "objectId": object_id,
             "functionDeclaration": _PATHS_JS,
-            "arguments": [{"value": MAX_UP}],
+            "arguments": [{"value": max_up}],
             "returnByValue": True,
         },
         timeout=10,
