@@ -167,7 +167,8 @@ async def test_pick_element_answers_the_uid_of_the_field_the_person_clicks(
 
         result = await pick_while(agent, caption)
         assert not result.is_error, result.content[0].text
-        assert assert_lean(result)["uid"] == ok, result.content[0].text
+        sc = assert_lean(result)
+        assert sc["uid"] == ok and sc["element"] == "button#ok", result.content[0].text
 
 
 async def test_pick_element_escape_leaves_inspect_mode_with_a_hint(

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import Field
 
 from cdp_core import CDPException
+from cdp_core.recorders.snapshot_format import render_line
 from targets.errors import ErrorCode, ToolFailure
 
 from ..answers import Answer
@@ -27,7 +28,7 @@ from ..registry import ActionArgs, ActionResult, action
 from ..stacks import resolver_of
 from .looking_probe import Look, look_at
 from .looking_render import look_data, look_text, reason_text, verdict_of
-from .looking_uid import line_of
+from .looking_uid import ancestor, line_of
 from .pagejs import no_dialog
 from .snapshot_render import line_row
 
@@ -290,14 +291,18 @@ async def _picked(ctx: ToolContext, page: Any, backend: int) -> ActionResult:
         found = await line_of(
             page, session, element.object_id, frame_id, engine=getattr(ctx.settings, "snapshot_engine", "page")
         )
+        if found is not None and found[1]:
+            # the caption inside a button: the verdict is the button's, the control the person means
+            holder = await ancestor(session, element.object_id, found[1])
+            if holder is not None:
+                await element.release()
+                element = Element(page, session, holder, frame_id, "the picked element")
         look = await _look(ctx, page, element)
     finally:
         await element.release()
     data: dict[str, Any] = {}
     if found is not None:
         line, _up = found
-        from cdp_core.recorders.snapshot_format import render_line
-
         head = render_line(line)
         data.update(uid=line.uid, line=line_row(line))
     else:

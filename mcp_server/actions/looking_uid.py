@@ -29,7 +29,7 @@ from .snapshot import child_sessions, registry_of
 if TYPE_CHECKING:
     from targets import PageHandle
 
-__all__ = ["line_of", "MAX_UP"]
+__all__ = ["line_of", "ancestor", "MAX_UP"]
 
 #: how many ancestors are tried for an element without a line of its own
 MAX_UP = 4
@@ -56,13 +56,18 @@ _PATHS_JS = """function(maxUp) {
 _UP_JS = "function(k) { let n = this; while (k-- > 0 && n) n = n.parentElement; return n; }"
 
 
-async def _backend(session: CDPSession, object_id: str, up: int) -> int | None:
+async def ancestor(session: CDPSession, object_id: str, up: int) -> str | None:
+    """A remote object of the element ``up`` levels above (None: there is none); release it."""
     reply = await session.send(
         "Runtime.callFunctionOn",
         {"objectId": object_id, "functionDeclaration": _UP_JS, "arguments": [{"value": up}]},
         timeout=10,
     )
-    holder = (reply.get("result") or {}).get("objectId")
+    return (reply.get("result") or {}).get("objectId")
+
+
+async def _backend(session: CDPSession, object_id: str, up: int) -> int | None:
+    holder = await ancestor(session, object_id, up)
     if holder is None:
         return None
     try:
