@@ -71,8 +71,10 @@ async def test_css_styles_names_the_parent_rule_that_hides_a_button(headful_chro
         assert_carries(result, reason["source"])
 
         # a visible control says so, with the rules that shape it
-        _, sc = await css(agent, selector="#ok")
+        result, sc = await css(agent, selector="#ok")
         assert sc["verdict"] == "visible and clickable" and "reasons" not in sc
+        ok = next(r["uid"] for r in records(await agent.s("snapshot"), "lines") if r.get("name") == "OK")
+        assert sc["uid"] == ok and f"[uid={ok}]" in result.content[0].text
 
 
 async def test_css_styles_reports_the_transparent_shield_over_save(headful_chromium, http_server, tmp_path):

@@ -122,11 +122,17 @@ async def css_styles(ctx: ToolContext, args: ElementArgs) -> ActionResult:
     """Why an element is hidden, covered or unclickable (verdict, computed values, CSS rules at file:line)."""
     page = await ctx.page()
     element = await _element(ctx, page, args, "css_styles")
+    uid = args.uid
     try:
         look = await _look(ctx, page, element)
+        if uid is None and not look.reasons:
+            # found by selector and shown: its uid, so the agent can act on it (a hidden one has none)
+            engine = getattr(ctx.settings, "snapshot_engine", "page")
+            found = await line_of(page, element.session, element.object_id, element.frame_id, engine=engine, max_up=0)
+            uid = found[0].uid if found is not None else None
     finally:
         await element.release()
-    return ActionResult(text=look_text(look, args.uid), data=look_data(look, args.uid))
+    return ActionResult(text=look_text(look, uid), data=look_data(look, uid))
 
 
 @action(S, "highlight", HighlightArgs, read_only=True, lock="page", result=HighlightAnswer)
