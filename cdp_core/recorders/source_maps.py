@@ -162,6 +162,14 @@ class SourceMapResolver:
         self._cache.clear()
         self.bytes_held = 0
 
+    async def load_map(self, ref: str, base: str) -> SourceMap:
+        """A map named by a stylesheet's ``sourceMappingURL`` (``ref``, relative to ``base``), fetched
+        as script maps are (data: URL, or through the page under the URL policy); SourceMapError if not."""
+        if ref.startswith("data:"):
+            return parse_source_map(decode_data_url(ref), base)
+        url = resolve_url(base, ref)
+        return parse_source_map(await self._fetch(url, same_origin=_same_origin(base, url)), url)
+
     # -- mapping -----------------------------------------------------------------------------
 
     def _original(self, script: _Script, frame: dict[str, Any]) -> dict[str, Any] | None:
