@@ -14,7 +14,6 @@ import fnmatch
 import logging
 import re
 import urllib.parse
-import urllib.request
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 from cdp_core import Browser, CDPEvent, CDPException
 
+from .file_urls import FileUrlRefused, file_url_path, same_or_inside
 from .settings import TargetSettings
 
 __all__ = ["UrlPolicy", "PolicyInterceptor", "Verdict"]
@@ -174,29 +174,29 @@ class UrlPolicy:
     def _check_file(self, url: str) -> Verdict:
         if not self.allow_file_urls:
             return Verdict(False, "file: URLs are disabled (set ALLOW_FILE_URLS=true)")
-        parts = urllib.parse.urlsplit(url)
-        if parts.netloc and parts.netloc.lower() != "localhost":
-            return Verdict(False, f"{_short(url)} names another host; only local file URLs are opened")
         try:
-            path = Path(urllib.request.url2pathname(parts.path)).resolve()
+            # the path Chrome opens (backslashes, dot segments, encodings, host), never urlsplit's reading
+            path = Path(file_url_path(url)).resolve()
+        except FileUrlRefused as exc:
+            return Verdict(False, f"{_short(url)} is refused: {exc}")
         except (OSError, ValueError, RuntimeError) as exc:
             return Verdict(False, f"{_short(url)} is not a usable file path ({exc})")
         for private in self.private_paths:
             private_path = Path(private).expanduser().resolve()
-            if path == private_path or private_path in path.parents or _is_rotation_of(path, private_path):
+            if same_or_inside(path, private_path) or _is_rotation_of(path, private_path):
                 return Verdict(False, f"{path} belongs to the server (artifacts, audit log) and is never opened")
         if not self.allowed_file_roots:
             return Verdict(True)
         for root in self.allowed_file_roots:
-            root_path = Path(root).expanduser().resolve()
-            if path == root_path or root_path in path.parents:
+            if same_or_inside(path, Path(root).expanduser().resolve()):
                 return Verdict(True)
         return Verdict(False, f"{path} is outside ALLOWED_FILE_ROOTS ({', '.join(self.allowed_file_roots)})")
 
 
 def _is_rotation_of(path: Path, private: Path) -> bool:
     """``audit.jsonl.1`` and friends are as private as ``audit.jsonl``."""
-    return path.parent == private.parent and path.name.startswith(private.name + ".")
+    same_folder = same_or_inside(path.parent, private.parent) and same_or_inside(private.parent, path.parent)
+    return same_folder and path.name.casefold().startswith(private.name.casefold() + ".")
 
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}

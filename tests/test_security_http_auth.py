@@ -52,8 +52,14 @@ async def test_every_method_without_the_secret_gets_401_and_reaches_no_tool(serv
         session = {**HEADERS, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18"}
         ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
         assert (await http.post(url, json=ready, headers={**session, **AUTH})).status_code in (200, 202)
-        for wrong in ({}, {"Authorization": "Bearer wrong-secret-0123456789"}, {"Authorization": TEST_SECRET},
-                      {"Authorization": f"Basic {TEST_SECRET}"}, {"Authorization": f"Bearer {TEST_SECRET}x"}):  # fmt: skip
+        wrongs = [
+            {},
+            {"Authorization": "Bearer wrong-secret-0123456789"},
+            {"Authorization": TEST_SECRET},
+            {"Authorization": f"Basic {TEST_SECRET}"},
+            {"Authorization": f"Bearer {TEST_SECRET}x"},
+        ]
+        for wrong in wrongs:
             for method in ("POST", "GET", "DELETE"):
                 body = json.dumps(EVALUATE) if method == "POST" else None
                 answer = await http.request(method, url, content=body, headers={**session, **wrong})
@@ -133,6 +139,11 @@ async def test_a_secret_file_for_a_static_client_config(tmp_path: Path):
             assert not (await client.call_tool("browser_session", {"action": "get_capabilities"})).is_error
     finally:
         _stop(proc)
+
+
+def test_a_secret_file_others_can_read_or_a_short_secret_stops_the_start(tmp_path: Path):
+    secret_file = tmp_path / "mcp-browser.token"
+    secret_file.write_text("a-secret-long-enough-0123456789\n")
     secret_file.chmod(0o644)  # readable by other users: refused at start, not served
     refused = subprocess.run(
         [*ENTRY, "--http", "--port", str(free_port())],
