@@ -148,6 +148,18 @@ class UrlPolicy:
             return self.check_local(inner) if scheme_of(inner) != "view-source" else self.check_url(url)
         return self.check_url(url)
 
+    def check_origin(self, host: str, port: int) -> Verdict:
+        """Whether ``ALLOWED_URLS`` admits a connection to ``host:port`` whose path is unseen (a proxy tunnel:
+        https, or a WebSocket): some entry must admit that host and port, for any web scheme."""
+        if not self.patterns:
+            return Verdict(True)
+        host = host.lower().rstrip(".")
+        for scheme in ("https", "wss", "http", "ws"):
+            target = ParsedUrl(scheme, host, port, "/")
+            if any(pattern.matches_origin(target) for pattern in self.patterns):
+                return Verdict(True)
+        return Verdict(False, f"{host}:{port} is not in ALLOWED_URLS ({', '.join(self.allowed_urls)})")
+
     def check_request(self, url: str, resource_type: str | None) -> Verdict:
         if self.block_media and resource_type in MEDIA_TYPES:
             return Verdict(False, f"{resource_type.lower()} blocked by BLOCK_MEDIA")
@@ -272,6 +284,10 @@ class UrlPattern:
         return cls(text, scheme, host.rstrip("."), port or None, m.group("path") or "", bare and not m.group("path"))
 
     def matches(self, url: ParsedUrl) -> bool:
+        return self.matches_origin(url) and self._path_matches(url.path)
+
+    def matches_origin(self, url: ParsedUrl) -> bool:
+        """Scheme, host and port only (a tunnel shows no path)."""
         if self.scheme is not None and not fnmatch.fnmatchcase(url.scheme, self.scheme):
             return False
         if not self._host_matches(url.host):
@@ -281,7 +297,7 @@ class UrlPattern:
                 return False
         elif self.scheme is not None and url.port != _DEFAULT_PORTS.get(url.scheme, 0):
             return False  # http://127.0.0.1 means port 80, not any port
-        return self._path_matches(url.path)
+        return True
 
     def _host_matches(self, host: str) -> bool:
         if self.subdomains:
