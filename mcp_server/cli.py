@@ -262,11 +262,12 @@ def _refusal_recorder(server: Any) -> Any:
     return record
 
 
-async def _serve_http(server: Any, manager: Any, host: str, port: int) -> None:
+async def _serve_http(server: Any, manager: Any, host: str, port: int, secret: Any) -> None:
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
     from .gc_tuning import tune_gc
+    from .http_auth import BearerAuth
 
     tune_gc()
 
@@ -276,14 +277,40 @@ async def _serve_http(server: Any, manager: Any, host: str, port: int) -> None:
         allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
         allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
     )
-    app = server.streamable_http_app(host=host, transport_security=security)
+    # Local programs and other local users: every request needs the bearer secret (http_auth.py).
+    app = BearerAuth(server.streamable_http_app(host=host, transport_security=security), secret.value)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     web = _graceful_server(config)
     try:
         print(f"mcp-browser: streamable HTTP on http://{host}:{port}/mcp", file=sys.stderr, flush=True)
+        print(f"mcp-browser: {_secret_line(secret)}", file=sys.stderr, flush=True)
         await web.serve()
     finally:
         await _close(manager)
+
+
+def _secret_line(secret: Any) -> str:
+    """Where the client finds the bearer secret (never the secret itself: stderr may be logged)."""
+    if secret.path is None:
+        return "clients must send Authorization: Bearer $MCP_HTTP_TOKEN"
+    kept = "new for this start" if secret.origin == "generated" and secret.path.name == "http-token" else secret.origin
+    return f"clients must send Authorization: Bearer <the secret in {secret.path.resolve()}> ({kept})"
+
+
+def _http_secret(server: Any) -> Any:
+    """The HTTP transport's secret (http_auth.resolve_secret), or the exit code after saying why not."""
+    from .http_auth import SecretError, resolve_secret
+
+    app = server.browser_mcp
+    settings = app.settings
+    try:
+        secret = resolve_secret(settings.http_token, settings.http_token_file, app.artifacts.root)
+    except (SecretError, OSError) as exc:
+        print(f"mcp-browser: the HTTP secret cannot be used: {exc}", file=sys.stderr)
+        return 2
+    if secret.path is not None:
+        app.artifacts.protect(secret.path)  # no agent path (screenshot, download...) may read or overwrite it
+    return secret
 
 
 def _graceful_server_class() -> Any:
@@ -402,7 +429,11 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if ns.http:
-            anyio.run(_serve_http, server, manager, ns.host, ns.port)
+            secret = _http_secret(server)
+            if isinstance(secret, int):
+                anyio.run(_close, manager)
+                return secret
+            anyio.run(_serve_http, server, manager, ns.host, ns.port, secret)
         else:
             if sys.stdin.isatty():
                 # Someone ran it in a terminal (make serve): say that the silence is waiting, not hanging.

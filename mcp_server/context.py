@@ -34,6 +34,11 @@ _NO_TIMEOUT_S = 24 * 3600.0
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
+#: Actions that may run while the selected tab shows a browser-internal or local page: they
+#: say which page it is or take the tab to a web page, and run nothing inside it.
+ACTIONS_ON_ANY_TAB = frozenset({"navigate", "get_current_page"})
+
+
 @dataclass
 class ToolContext:
     manager: BrowserManager
@@ -92,7 +97,18 @@ class ToolContext:
         A ``page`` action holds the page's mutex from here to the end of the call. When the
         page is not simply there (nothing active, browser gone, no tab selected), finding it
         may launch, attach or relaunch: that part runs under the exclusive state lock.
+
+        A tab that shows a browser-internal or local page (``chrome://``, ``file:`` unless
+        allowed...) is refused here, for every action but those that only name it or take it
+        elsewhere (:data:`ACTIONS_ON_ANY_TAB`), whichever browser it is in.
         """
+        page = await self._page(launch_if_needed)
+        check = getattr(self.manager, "check_tab", None)
+        if check is not None and self.action not in ACTIONS_ON_ANY_TAB and not page.closed:
+            check(page)
+        return page
+
+    async def _page(self, launch_if_needed: bool) -> PageHandle:
         hold = self.hold
         if hold is None or hold.exclusive or not hasattr(self.manager, "ready_page"):
             return await self.manager.current_page(launch_if_needed=launch_if_needed)

@@ -7,6 +7,14 @@ so the whole server (every client's ``tools/list`` included) would stop answerin
 ``regex`` package (same syntax as ``re``): its ``timeout`` stops a runaway match and
 ``concurrent=True`` releases the GIL while it runs, in a worker thread.
 
+Compiling is bounded too. ``regex`` (like ``re``) writes a counted repeat out in full, through
+every level of nesting: ``((a{100}){100}){300}`` (45 characters) compiles to three million nodes
+and took the server from 93 to 1,038 MiB, which it kept, since compiled patterns are cached.
+So a caller pattern is parsed first (Python's own ``re`` parser: it builds the tree without
+expanding anything, and rejects invalid syntax), its expanded size is counted
+(:func:`expanded_size`), and a pattern over :data:`MAX_EXPANDED_SIZE` is refused before
+``regex.compile`` runs; the compiled pattern is never put in ``regex``'s cache.
+
 Every regex an agent sends (``wait_for url_matches``, and any action that adds one) must use
 :func:`compile_pattern` and :func:`search`.
 """
@@ -14,32 +22,80 @@ Every regex an agent sends (``wait_for url_matches``, and any action that adds o
 from __future__ import annotations
 
 import asyncio
+import re._constants as sre_constants
+import re._parser as sre_parse
 from dataclasses import dataclass
+from typing import Any
 
 import regex
 
 from targets.errors import ErrorCode, ToolFailure
 
-__all__ = ["CallerPattern", "compile_pattern", "search", "MATCH_TIMEOUT_S", "MAX_PATTERN_CHARS"]
+__all__ = [
+    "CallerPattern",
+    "compile_pattern",
+    "expanded_size",
+    "search",
+    "MATCH_TIMEOUT_S",
+    "MAX_EXPANDED_SIZE",
+    "MAX_PATTERN_CHARS",
+]
 
 #: The time one match may take. ``regex`` checks it now and then, so a runaway match may
 #: overrun it (measured: up to ~1 s for a 0.25 s bound on a 20,000-character text).
 MATCH_TIMEOUT_S = 0.25
 MAX_PATTERN_CHARS = 2000
+#: The most nodes a caller pattern may expand to (counted repeats multiplied out through their
+#: nesting). Measured: about 280 bytes of compiled pattern per node, so this is a few MiB at most;
+#: a URL pattern needs a few hundred.
+MAX_EXPANDED_SIZE = 20_000
+
+_REPEATS = (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT)
 
 
 @dataclass(frozen=True)
 class CallerPattern:
-    """A compiled caller pattern; ``literal`` when the text was not a valid regex (matched as a substring)."""
+    """A compiled caller pattern (``field`` names the argument in errors)."""
 
     source: str
     compiled: regex.Pattern[str]
-    literal: bool
     field: str
 
 
+def expanded_size(tree: Any) -> int:
+    """How many nodes a parsed pattern (``re._parser`` output) expands to once counted repeats are written out.
+
+    A repeat counts its body times its upper count when that is finite (``a{1,100}``: 100), its
+    lower count otherwise (``a{100,}``: 100; ``a*``: 1): the compiler writes the fixed part out,
+    and an upper bound is counted too so that no form of repeat escapes the bound.
+    """
+    total = 0
+    for op, av in tree:
+        if op in _REPEATS:
+            low, high, body = av
+            times = low if high == sre_constants.MAXREPEAT else high
+            total += max(times, 1) * expanded_size(body)
+        elif op == sre_constants.SUBPATTERN:
+            total += 1 + expanded_size(av[3])
+        elif op == sre_constants.BRANCH:
+            total += 1 + sum(expanded_size(branch) for branch in av[1])
+        elif op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
+            total += 1 + expanded_size(av[1])
+        elif op == sre_constants.ATOMIC_GROUP:
+            total += 1 + expanded_size(av)
+        elif op == sre_constants.GROUPREF_EXISTS:
+            total += 1 + expanded_size(av[1]) + (expanded_size(av[2]) if av[2] else 0)
+        else:
+            total += 1
+    return total
+
+
 def compile_pattern(source: str, *, field: str) -> CallerPattern:
-    """Compile ``source`` (``field`` names the argument in errors); an invalid regex is taken literally."""
+    """Compile ``source`` after checking its syntax and its expanded size; INVALID_ARGUMENT otherwise.
+
+    An invalid pattern is refused rather than matched as text: taken literally, a typo such as
+    ``done.html?q=(1`` would just never match and the wait would end in a silent timeout.
+    """
     if len(source) > MAX_PATTERN_CHARS:
         raise ToolFailure(
             ErrorCode.INVALID_ARGUMENT,
@@ -47,9 +103,33 @@ def compile_pattern(source: str, *, field: str) -> CallerPattern:
             hint="use a shorter pattern or a plain substring",
         )
     try:
-        return CallerPattern(source, regex.compile(source), False, field)
-    except (regex.error, ValueError, OverflowError):
-        return CallerPattern(source, regex.compile(regex.escape(source)), True, field)
+        tree = sre_parse.parse(source)
+        size = expanded_size(tree)
+    except (sre_constants.error, OverflowError, RecursionError, ValueError) as exc:
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{field}: {source[:100]!r} is not a valid regular expression ({str(exc) or type(exc).__name__})",
+            hint="escape special characters (\\. \\? \\( \\[) to match them as text; Python re syntax",
+            pattern=source[:200],
+        ) from None
+    if size > MAX_EXPANDED_SIZE:
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{field}: {source[:100]!r} expands to {size:,} nodes once its counted repeats are written out "
+            f"(at most {MAX_EXPANDED_SIZE:,}), so it was not compiled",
+            hint="use smaller {n} counts (or * and +) and no nested counted repeats",
+            pattern=source[:200],
+        )
+    try:
+        compiled = regex.compile(source, cache_pattern=False)  # never kept in regex's cache
+    except (regex.error, ValueError, OverflowError, RecursionError) as exc:
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{field}: {source[:100]!r} is not a valid regular expression ({exc})",
+            hint="escape special characters to match them as text; Python re syntax",
+            pattern=source[:200],
+        ) from None
+    return CallerPattern(source, compiled, field)
 
 
 async def search(pattern: CallerPattern, text: str, *, timeout_s: float | None = None) -> bool:

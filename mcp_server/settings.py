@@ -51,6 +51,8 @@ ENV_NAMES: dict[str, str] = {
     "max_call_seconds": "MCP_MAX_CALL_SECONDS",
     "quickstart": "MCP_QUICKSTART",
     "snapshot_engine": "MCP_SNAPSHOT_ENGINE",
+    "http_token": "MCP_HTTP_TOKEN",
+    "http_token_file": "MCP_HTTP_TOKEN_FILE",
 }
 
 _LIST_FIELDS = {"allowed_urls", "allowed_file_roots", "upload_roots", "network_redact_headers"}
@@ -103,6 +105,11 @@ class Settings(BaseModel):
     #: who computes snapshot lines: the in-page collector, or Chrome's accessibility tree (slower on
     #: big pages; the reference the collector is tested against, and the way out if it misreads a page)
     snapshot_engine: Literal["page", "ax"] = "page"
+    #: the HTTP transport's bearer secret, fixed (for a static client config); unset: see http_token_file
+    http_token: str | None = Field(None, repr=False)
+    #: where the HTTP transport's secret is read (or written once, 0600); unset: a new secret per
+    #: start in <artifact_dir>/http-token (mcp_server/http_auth.py)
+    http_token_file: Path | None = None
 
     @field_validator("network_redact_headers")
     @classmethod
@@ -166,7 +173,7 @@ class Settings(BaseModel):
             block_media=self.block_media,
             chrome_path=self.chrome_path,
             downloads_dir=str(self.artifact_dir / "downloads"),
-            private_paths=[str(p) for p in (self.artifact_dir, self.audit_log) if p is not None],
+            private_paths=[str(p) for p in (self.artifact_dir, self.audit_log, self.http_token_file) if p is not None],
         )
 
 

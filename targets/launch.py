@@ -4,7 +4,8 @@
 ``--remote-debugging-port=0`` makes Chromium pick a free port and write it to
 ``DevToolsActivePort`` there; ``cdp_core`` then connects to that port for capture while
 Playwright keeps its own pipe for actions. Policies are enforced here (and only here)
-by a browser-wide ``Fetch`` interceptor; downloads are saved under ``downloads_dir``.
+by a browser-wide ``Fetch`` interceptor and, with ``ALLOWED_URLS``, a loopback proxy for what
+``Fetch`` never pauses (``policy_proxy.py``); downloads are saved under ``downloads_dir``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from .hub import Listeners, SessionHub, utc_now
 from .launch_profiles import new_profile_dir, remove_profile, sweep_stale_profiles
 from .page import PageHandle
 from .policy import PolicyInterceptor, UrlPolicy
+from .policy_proxy import PolicyProxy, proxy_flags
 from .process import HEADLESS_FLAGS
 from .settings import TargetSettings
 
@@ -60,6 +62,7 @@ class LaunchTarget(BrowserTarget):
         self._new_stable_id = new_stable_id
         self.policy = UrlPolicy.from_settings(settings)
         self.interceptor: PolicyInterceptor | None = None
+        self.proxy: PolicyProxy | None = None
         self._pw: Playwright | None = None
         self.context: BrowserContext | None = None
         self.profile_dir: Path | None = None
@@ -105,6 +108,11 @@ class LaunchTarget(BrowserTarget):
             await asyncio.to_thread(sweep_stale_profiles)
         profile = new_profile_dir()
         args = ["--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1", *_QUIET_FLAGS]
+        if self.policy.patterns:
+            # WebSockets, prefetch, prerender, preconnect, loadNetworkResource: what Fetch never
+            # pauses goes through our loopback proxy, which holds ALLOWED_URLS (policy_proxy.py).
+            self.proxy = self.proxy or PolicyProxy(self.policy)
+            args += proxy_flags(await self.proxy.start())
         if _running_as_root():
             args.append("--no-sandbox")
         # One Playwright driver per manager: a relaunch after a crash then costs only the browser start.
@@ -178,6 +186,9 @@ class LaunchTarget(BrowserTarget):
         if profile is not None:
             # Retries: on Windows the browser's helpers hold files in it for a moment after exit.
             await asyncio.to_thread(remove_profile, profile)
+        if self.proxy is not None:
+            proxy, self.proxy = self.proxy, None
+            await proxy.close()
         self.lost = None
         self.attached_at = None
         self.cdp_url = None

@@ -294,6 +294,7 @@ class BrowserManager(TabActions):
         page = target.registry.resolve(
             page_id=page_id, stable_page_id=stable_page_id, url_contains=url_contains, title_contains=title_contains
         )
+        self.check_tab(page, doing="select it or act")  # before anything changes: the selection stays
         if bring_to_front:
             try:
                 await page.session.send("Page.bringToFront")

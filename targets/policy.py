@@ -14,7 +14,6 @@ import fnmatch
 import logging
 import re
 import urllib.parse
-import urllib.request
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 from cdp_core import Browser, CDPEvent, CDPException
 
+from .file_urls import FileUrlRefused, file_url_path, same_or_inside
 from .settings import TargetSettings
 
 __all__ = ["UrlPolicy", "PolicyInterceptor", "Verdict"]
@@ -148,6 +148,18 @@ class UrlPolicy:
             return self.check_local(inner) if scheme_of(inner) != "view-source" else self.check_url(url)
         return self.check_url(url)
 
+    def check_origin(self, host: str, port: int) -> Verdict:
+        """Whether ``ALLOWED_URLS`` admits a connection to ``host:port`` whose path is unseen (a proxy tunnel:
+        https, or a WebSocket): some entry must admit that host and port, for any web scheme."""
+        if not self.patterns:
+            return Verdict(True)
+        host = host.lower().rstrip(".")
+        for scheme in ("https", "wss", "http", "ws"):
+            target = ParsedUrl(scheme, host, port, "/")
+            if any(pattern.matches_origin(target) for pattern in self.patterns):
+                return Verdict(True)
+        return Verdict(False, f"{host}:{port} is not in ALLOWED_URLS ({', '.join(self.allowed_urls)})")
+
     def check_request(self, url: str, resource_type: str | None) -> Verdict:
         if self.block_media and resource_type in MEDIA_TYPES:
             return Verdict(False, f"{resource_type.lower()} blocked by BLOCK_MEDIA")
@@ -174,29 +186,29 @@ class UrlPolicy:
     def _check_file(self, url: str) -> Verdict:
         if not self.allow_file_urls:
             return Verdict(False, "file: URLs are disabled (set ALLOW_FILE_URLS=true)")
-        parts = urllib.parse.urlsplit(url)
-        if parts.netloc and parts.netloc.lower() != "localhost":
-            return Verdict(False, f"{_short(url)} names another host; only local file URLs are opened")
         try:
-            path = Path(urllib.request.url2pathname(parts.path)).resolve()
+            # the path Chrome opens (backslashes, dot segments, encodings, host), never urlsplit's reading
+            path = Path(file_url_path(url)).resolve()
+        except FileUrlRefused as exc:
+            return Verdict(False, f"{_short(url)} is refused: {exc}")
         except (OSError, ValueError, RuntimeError) as exc:
             return Verdict(False, f"{_short(url)} is not a usable file path ({exc})")
         for private in self.private_paths:
             private_path = Path(private).expanduser().resolve()
-            if path == private_path or private_path in path.parents or _is_rotation_of(path, private_path):
+            if same_or_inside(path, private_path) or _is_rotation_of(path, private_path):
                 return Verdict(False, f"{path} belongs to the server (artifacts, audit log) and is never opened")
         if not self.allowed_file_roots:
             return Verdict(True)
         for root in self.allowed_file_roots:
-            root_path = Path(root).expanduser().resolve()
-            if path == root_path or root_path in path.parents:
+            if same_or_inside(path, Path(root).expanduser().resolve()):
                 return Verdict(True)
         return Verdict(False, f"{path} is outside ALLOWED_FILE_ROOTS ({', '.join(self.allowed_file_roots)})")
 
 
 def _is_rotation_of(path: Path, private: Path) -> bool:
     """``audit.jsonl.1`` and friends are as private as ``audit.jsonl``."""
-    return path.parent == private.parent and path.name.startswith(private.name + ".")
+    same_folder = same_or_inside(path.parent, private.parent) and same_or_inside(private.parent, path.parent)
+    return same_folder and path.name.casefold().startswith(private.name.casefold() + ".")
 
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
@@ -272,6 +284,10 @@ class UrlPattern:
         return cls(text, scheme, host.rstrip("."), port or None, m.group("path") or "", bare and not m.group("path"))
 
     def matches(self, url: ParsedUrl) -> bool:
+        return self.matches_origin(url) and self._path_matches(url.path)
+
+    def matches_origin(self, url: ParsedUrl) -> bool:
+        """Scheme, host and port only (a tunnel shows no path)."""
         if self.scheme is not None and not fnmatch.fnmatchcase(url.scheme, self.scheme):
             return False
         if not self._host_matches(url.host):
@@ -281,7 +297,7 @@ class UrlPattern:
                 return False
         elif self.scheme is not None and url.port != _DEFAULT_PORTS.get(url.scheme, 0):
             return False  # http://127.0.0.1 means port 80, not any port
-        return self._path_matches(url.path)
+        return True
 
     def _host_matches(self, host: str) -> bool:
         if self.subdomains:

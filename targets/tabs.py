@@ -212,6 +212,24 @@ class TabActions:
                 url=url,
             )
 
+    def check_tab(self, page: PageHandle, *, doing: str = "act") -> None:
+        """Refuse to act in a tab that shows a browser-internal or local page (both browsers).
+
+        A ``chrome://`` tab the user has open carries privileged APIs (``chrome.settingsPrivate``
+        switched Safe Browsing off in the review), a ``file:`` tab local files: listing such a tab
+        is fine, selecting it, running script or reading and typing in it is not. http(s) pages,
+        localhost included (where the apps live), ``about:blank`` and ``data:`` are never refused.
+        """
+        verdict = self.launch.policy.check_local(page.url) if page.url else None
+        if verdict is None or verdict.allowed:
+            return
+        raise ToolFailure(
+            ErrorCode.BLOCKED_BY_POLICY,
+            f"Tab {page.stable_page_id} shows {page.url[:200]}: the server does not {doing} in it ({verdict.reason}).",
+            hint="Select another tab (list_pages, select_page) or navigate this one to a web page.",
+            url=page.url[:200],
+        )
+
     async def new_page(
         self, url: str | None = None, *, background: bool = False, explicit: bool = False, **navigation: Any
     ) -> PageHandle:

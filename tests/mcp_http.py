@@ -15,12 +15,15 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = [sys.executable, "-m", "mcp_server.cli"]
+#: The bearer secret the test servers are started with (MCP_HTTP_TOKEN): every HTTP request needs it.
+TEST_SECRET = "test-secret-0123456789abcdef"
+AUTH = {"Authorization": f"Bearer {TEST_SECRET}"}
 
 
 class StdoutLines:
@@ -67,15 +70,37 @@ def server_env(artifacts: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+@contextlib.asynccontextmanager
+async def authed_transport(url: str, secret: str = TEST_SECRET) -> AsyncIterator[Any]:
+    """The SDK's streamable HTTP transport, sending ``Authorization: Bearer <secret>`` on every request."""
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {secret}"}) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            yield streams
+
+
+def http_client(url: str, secret: str = TEST_SECRET, **kwargs: Any) -> Any:
+    """An MCP ``Client`` for ``url`` that authenticates with ``secret`` (as a configured client does)."""
+    from mcp.client import Client
+
+    return Client(authed_transport(url, secret), **kwargs)
+
+
 @contextlib.contextmanager
 def running_http_server(
     artifacts: Path, *args: str, timeout: float = 30.0, env: dict[str, str] | None = None
 ) -> Iterator[int]:
-    """Run the server with ``--http`` (plus ``args``, and ``env`` on top) until the block ends; yields its port."""
+    """Run the server with ``--http`` (plus ``args``, and ``env`` on top) until the block ends; yields its port.
+
+    The server's bearer secret is :data:`TEST_SECRET` unless ``env`` sets another (or removes it
+    with ``MCP_HTTP_TOKEN=""``: the server then generates one).
+    """
     port = free_port()
     proc = subprocess.Popen(
         [*ENTRY, "--http", "--port", str(port), *args],
-        env=server_env(artifacts, **(env or {})),
+        env=server_env(artifacts, **{"MCP_HTTP_TOKEN": TEST_SECRET, **(env or {})}),
         cwd=str(ROOT),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

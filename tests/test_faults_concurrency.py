@@ -16,8 +16,7 @@ import anyio
 import pytest
 from faults_util import Agent, InsideProbe, UserTabs, serving, wait_until
 from lean_util import records
-from mcp.client import Client
-from mcp_http import running_http_server
+from mcp_http import http_client, running_http_server
 
 #: a wait_for predicate that is a probed page script (enter, hold the page, leave, true)
 PROBED_PREDICATE = (
@@ -108,7 +107,7 @@ def http_mcp(tmp_path: Path) -> Iterator[str]:
 async def test_two_http_clients_at_once(http_mcp: str, http_server):
     probe = InsideProbe(http_server)
     with anyio.fail_after(120):
-        async with Client(http_mcp) as first, Client(http_mcp) as second:
+        async with http_client(http_mcp) as first, http_client(http_mcp) as second:
             a, b = Agent(first), Agent(second)
             await a.s("navigate", url=http_server.url("/faults/tab.html?name=shared"))
 

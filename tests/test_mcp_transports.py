@@ -18,7 +18,7 @@ import httpx
 import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
-from mcp_http import ENTRY, running_http_server, server_env
+from mcp_http import AUTH, ENTRY, http_client, running_http_server, server_env
 
 from targets.errors import ErrorCode
 
@@ -54,7 +54,7 @@ def http_server_process(tmp_path: Path) -> Iterator[int]:
 
 async def test_http_initialize_and_call(http_server_process: int):
     url = f"http://127.0.0.1:{http_server_process}/mcp"
-    async with Client(url, mode="legacy") as client:
+    async with http_client(url, mode="legacy") as client:
         assert client.server_info is not None and client.server_info.name == "mcp-browser-debug"
         tools = {t.name for t in (await client.list_tools()).tools}
         assert {"browser_session", "browser_interact", "browser_navigate"} <= tools
@@ -73,7 +73,7 @@ async def test_http_refuses_foreign_host_and_origin(http_server_process: int):
         "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
     }
-    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json", **AUTH}
     async with httpx.AsyncClient(trust_env=False) as http:
         evil_host = await http.post(url, json=body, headers={**headers, "Host": "evil.example:80"})
         evil_origin = await http.post(url, json=body, headers={**headers, "Origin": "http://evil.example"})
@@ -212,7 +212,7 @@ async def test_http_two_clients_at_once(http_server_process: int):
     answers: list[bool] = []
 
     async def one_client() -> None:
-        async with Client(url, mode="legacy") as client:
+        async with http_client(url, mode="legacy") as client:
             for _ in range(10):
                 result = await client.call_tool("browser_session", {"action": "get_browser_status"})
                 answers.append(not result.is_error and result.structured_content["status"] == "ok")

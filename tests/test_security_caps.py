@@ -19,8 +19,7 @@ import jsonschema
 import mcp_types as types
 import pytest
 from httpserver import Reply
-from mcp.client import Client
-from mcp_http import running_http_server
+from mcp_http import http_client, running_http_server
 
 from mcp_server.answer_cap import CAP_KEY, cap_answer
 from mcp_server.schema_output import output_schema
@@ -88,7 +87,7 @@ async def test_big_page_data_never_breaks_the_http_stream(http_url, http_server)
         ("network_list", {"limit": 1000}),
         ("debug_bundle", {}),
     ]
-    async with Client(http_url, mode="legacy") as client:
+    async with http_client(http_url, mode="legacy") as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         capped = []
         for action, args in calls:

@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
-from mcp_http import StdoutLines, running_http_server, server_env
+from mcp_http import AUTH, StdoutLines, running_http_server, server_env
 
 from mcp_server import quickstart
 from mcp_server.cli import build_app
@@ -143,7 +143,7 @@ async def test_hostile_messages_are_answered_over_stdio_and_the_server_goes_on(
 async def test_hostile_messages_are_answered_over_http_too(tmp_path: Path):
     with running_http_server(tmp_path / "artifacts") as port:
         url = f"http://127.0.0.1:{port}/mcp"
-        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json", **AUTH}
         async with httpx.AsyncClient(trust_env=False, timeout=60) as http:
             init = await http.post(url, json=INIT, headers=headers)
             assert init.status_code == 200

@@ -24,7 +24,7 @@ import httpx
 import pytest
 from httpserver import Reply
 from mcp.client import Client
-from mcp_http import running_http_server
+from mcp_http import AUTH, running_http_server
 from netwatch import NetWatch
 
 from mcp_server.cli import build_app
@@ -162,7 +162,7 @@ INIT = {
     "method": "initialize",
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
 }
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json", **AUTH}
 
 
 async def test_http_listens_on_loopback_only_and_refuses_rebinding(http_mcp):

@@ -18,8 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from mcp.client import Client
-from mcp_http import StdoutLines, free_port, server_env
+from mcp_http import TEST_SECRET, StdoutLines, free_port, http_client, server_env
 
 ROOT = Path(__file__).resolve().parent.parent
 STORE_TOKEN = "data:text/html,<title>t</title><script>try{localStorage.setItem('jwt','eyJ.x.y')}catch(e){}</script>"
@@ -91,7 +90,7 @@ def _start(tmp_path: Path, *args: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "mcp_server.cli", *args],
         cwd=str(ROOT),
-        env=server_env(tmp_path / "artifacts"),
+        env=server_env(tmp_path / "artifacts", MCP_HTTP_TOKEN=TEST_SECRET),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -103,7 +102,7 @@ async def test_sigterm_over_http_removes_the_profile(tmp_path: Path):
     proc = _start(tmp_path, "--http", "--port", str(port))
     try:
         _wait_port(port, proc)
-        async with Client(f"http://127.0.0.1:{port}/mcp", mode="legacy") as client:
+        async with http_client(f"http://127.0.0.1:{port}/mcp", mode="legacy") as client:
             result = await client.call_tool("browser_session", {"action": "navigate", "url": STORE_TOKEN})
             assert not result.is_error
         profile = _profile_of(proc.pid)

@@ -41,7 +41,7 @@ class WaitAnswer(Answer):
 class WaitForArgs(ActionArgs):
     text: str | None = Field(None, description="Until this text shows")
     text_gone: str | None = Field(None, description="Until this text is gone")
-    url_matches: str | None = Field(None, max_length=MAX_PATTERN_CHARS, description="URL regex or substring")
+    url_matches: str | None = Field(None, max_length=MAX_PATTERN_CHARS, description="URL regex (Python re syntax)")
     load_state: Literal["domcontentloaded", "load"] | None = Field(None, description="Load state")
     network_idle: bool = Field(False, description="Until no request for idle_ms")
     idle_ms: int = Field(500, ge=0, le=60000, description="Quiet ms for network_idle")
