@@ -23,8 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
-from mcp.client import Client
-from mcp_http import StdoutLines, running_http_server, server_env
+from mcp_http import StdoutLines, http_client, running_http_server, server_env
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -205,7 +204,7 @@ async def test_http_answers_launches_and_audits(tmp_path: Path, http_server):
     env = _sim_env(tmp_path)
     extra = {k: env[k] for k in ("PYTHONPATH", "TMPDIR", "WINSIM_MARKER")}
     with running_http_server(tmp_path / "artifacts", env=extra) as port:
-        async with Client(f"http://127.0.0.1:{port}/mcp", mode="legacy") as client:
+        async with http_client(f"http://127.0.0.1:{port}/mcp", mode="legacy") as client:
             assert client.server_info is not None and client.server_info.name == "mcp-browser-debug"
             result = await client.call_tool(
                 "browser_session", {"action": "navigate", "url": http_server.url("/a.html")}
