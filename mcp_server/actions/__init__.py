@@ -29,6 +29,7 @@ MODULES: list[str] = [
     "emulate",
     "storage",
     "memory",
+    "debug",
 ]
 
 

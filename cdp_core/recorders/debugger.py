@@ -1,0 +1,415 @@
+"""Debug points of one page: logpoints, snapshot points and exception captures that never freeze it.
+
+Safety first, because this runs in the user's Chrome: the Debugger domain is enabled on the
+page's sessions only while a point (or an exception mode) exists, and disabled when the last
+one goes. While it is on, a ``debugger;`` statement or a breakpoint nobody here set would
+pause the page: such a pause is resumed at once and counted (:attr:`DebugPoints.foreign`).
+Every pause of ours is resumed as soon as its capture is read; a watchdog resumes it anyway
+when the capture stalls (``capture_timeout``). Names and places are mapped after the resume,
+with the page running again. Closing a session (detach, server exit) drops its breakpoints in
+Chrome; :meth:`DebugPoints.close` removes them first when it can.
+
+Hits become console entries (``logpoint``, ``snapshot``) of the page's console recorder; the
+capture of an uncaught exception goes onto its ``pageerror`` entry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CDPException
+from .debug_capture import capture_pause, logpoint_condition
+from .debug_names import name_capture
+from .network import iso_time
+
+if TYPE_CHECKING:
+    from ..connection import CDPSession
+    from .console import ConsoleRecorder
+
+__all__ = ["DebugPoints", "Point"]
+
+log = logging.getLogger("cdp_core.debugger")
+
+#: How long a pause may wait for its capture before the watchdog resumes it.
+CAPTURE_TIMEOUT_S = 2.0
+#: How long the capture of an uncaught exception waits for its pageerror entry.
+PAGEERROR_WAIT_S = 3.0
+
+Mapper = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+@dataclass
+class Point:
+    """One logpoint or snapshot point: where (generated, 0-based), what, and how often it hit."""
+
+    id: int
+    kind: str  # "logpoint" | "snapshot"
+    url: str
+    line: int
+    column: int
+    max_hits: int
+    original: dict[str, Any] | None = None  # {"source", "lineNumber"} as asked
+    expression: str | None = None
+    condition: str | None = None
+    generated_expression: str | None = None
+    generated_condition: str | None = None
+    labels: list[str] = field(default_factory=list)
+    hits: int = 0
+    capped: bool = False
+    bound: bool = False  # V8 placed it in a loaded script
+    breakpoints: dict[str | None, str] = field(default_factory=dict)  # session id -> breakpoint id
+
+
+class DebugPoints:
+    """The page's points, applied to each of its sessions (the page and its out-of-process iframes)."""
+
+    def __init__(self, console: ConsoleRecorder, mapper: Mapper | None = None) -> None:
+        self.console = console
+        #: maps a raw capture (frames, scopes) to original names and places; identity when None
+        self.mapper = mapper
+        self.binding = "__mcpDebug_" + secrets.token_hex(6)
+        self.points: dict[int, Point] = {}
+        self.exceptions = "none"
+        self.foreign: list[dict[str, Any]] = []  # pauses nobody here asked for, resumed
+        self.capture_timeout = CAPTURE_TIMEOUT_S
+        self.pause_ms: list[float] = []  # how long each of our pauses held the page (benchmarks read it)
+        self._ids = 0
+        self._sessions: dict[str | None, CDPSession] = {}
+        self._enabled: set[str | None] = set()
+        self._subs: dict[str | None, Any] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._script_urls: dict[tuple[str | None, str], str] = {}
+
+    # -- sessions ------------------------------------------------------------------------------
+
+    @property
+    def active(self) -> bool:
+        return bool(self.points) or self.exceptions != "none"
+
+    async def add_session(self, session: CDPSession) -> None:
+        """A session of the page (its own, an iframe's): points apply there too while any exist."""
+        self._sessions[session.session_id] = session
+        if self.active:
+            await self._enable(session)
+            for point in self.points.values():
+                await self._place(session, point)
+
+    async def _enable(self, session: CDPSession) -> None:
+        sid = session.session_id
+        if sid in self._enabled or session.closed:
+            return
+        self._subs[sid] = session.on(
+            ("Debugger.paused", "Runtime.bindingCalled", "Debugger.scriptParsed"),
+            lambda ev: self._on_event(session, ev.method, ev.params),
+        )
+        await session.send("Runtime.addBinding", {"name": self.binding})
+        await session.send("Debugger.enable", {"maxScriptsCacheSize": 0})
+        await session.send("Debugger.setPauseOnExceptions", {"state": self.exceptions})
+        self._enabled.add(sid)
+
+    async def _disable(self, session: CDPSession) -> None:
+        sid = session.session_id
+        if sid not in self._enabled:
+            return
+        self._enabled.discard(sid)
+        sub = self._subs.pop(sid, None)
+        if not session.closed:
+            for method, params in (
+                ("Debugger.disable", {}),  # drops its breakpoints and resumes a pause
+                ("Runtime.removeBinding", {"name": self.binding}),
+                # removeBinding leaves the function on the page's global object: the page gets it back as it was
+                ("Runtime.evaluate", {"expression": f"delete globalThis[{json.dumps(self.binding)}]"}),
+            ):
+                try:
+                    await session.send(method, params, timeout=5)
+                except CDPException as exc:
+                    log.debug("%s failed: %s", method, exc)
+        if sub is not None:
+            sub.cancel()
+
+    def _live_sessions(self) -> list[CDPSession]:
+        for sid in [sid for sid, s in self._sessions.items() if s.closed]:
+            self._sessions.pop(sid, None)
+            self._enabled.discard(sid)
+            sub = self._subs.pop(sid, None)
+            if sub is not None:
+                sub.cancel()
+        return list(self._sessions.values())
+
+    # -- points --------------------------------------------------------------------------------
+
+    def next_id(self) -> int:
+        self._ids += 1
+        return self._ids
+
+    async def add(self, point: Point) -> Point:
+        """Turn the domain on where needed and place ``point`` in every session of the page."""
+        self.points[point.id] = point
+        try:
+            for session in self._live_sessions():
+                await self._enable(session)
+                await self._place(session, point)
+        except CDPException:
+            await self.remove(point.id)
+            raise
+        return point
+
+    def condition_of(self, point: Point) -> str:
+        if point.kind == "logpoint":
+            return logpoint_condition(
+                self.binding,
+                point.id,
+                point.max_hits,
+                point.generated_expression or "undefined",
+                point.generated_condition,
+            )
+        return point.generated_condition or ""
+
+    async def _place(self, session: CDPSession, point: Point) -> None:
+        if point.capped or session.session_id in point.breakpoints:
+            return
+        reply = await session.send(
+            "Debugger.setBreakpointByUrl",
+            {
+                "url": point.url,
+                "lineNumber": point.line,
+                "columnNumber": point.column,
+                "condition": self.condition_of(point),
+            },
+        )
+        point.breakpoints[session.session_id] = str(reply.get("breakpointId"))
+        point.bound = point.bound or bool(reply.get("locations"))
+
+    async def _unplace(self, point: Point) -> None:
+        for sid, bp in list(point.breakpoints.items()):
+            session = self._sessions.get(sid)
+            if session is not None and not session.closed and sid in self._enabled:
+                try:
+                    await session.send("Debugger.removeBreakpoint", {"breakpointId": bp}, timeout=5)
+                except CDPException as exc:
+                    log.debug("removeBreakpoint failed: %s", exc)
+        point.breakpoints.clear()
+
+    async def remove(self, point_id: int | None = None) -> int:
+        """Remove one point (or all, with the exception mode); the domain goes off with the last."""
+        ids = list(self.points) if point_id is None else [point_id]
+        for pid in ids:
+            point = self.points.pop(pid, None)
+            if point is not None:
+                await self._unplace(point)
+        if point_id is None:
+            self.exceptions = "none"
+        await self._settle()
+        return len(ids)
+
+    async def set_exceptions(self, mode: str) -> None:
+        """``none`` | ``uncaught`` | ``all``: pause (capture, resume) when an exception is thrown."""
+        self.exceptions = mode
+        for session in self._live_sessions():
+            if mode != "none":
+                await self._enable(session)
+            if session.session_id in self._enabled:
+                await session.send("Debugger.setPauseOnExceptions", {"state": mode})
+        await self._settle()
+
+    async def _settle(self) -> None:
+        if self.active:
+            return
+        for session in list(self._sessions.values()):
+            await self._disable(session)
+
+    async def close(self) -> None:
+        """Everything off (detach, page closed, server exit); best effort on sessions already gone."""
+        self.points.clear()
+        self.exceptions = "none"
+        for session in list(self._sessions.values()):
+            await self._disable(session)
+        for task in list(self._tasks):
+            task.cancel()
+
+    # -- events (in the reader: cheap, work goes to tasks) -------------------------------------
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)  # type: ignore[arg-type]
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _on_event(self, session: CDPSession, method: str, params: dict[str, Any]) -> None:
+        if method == "Debugger.scriptParsed":  # a paused frame names its script by id only
+            if params.get("url"):
+                if len(self._script_urls) > 20_000:
+                    self._script_urls.clear()
+                self._script_urls[(session.session_id, str(params.get("scriptId")))] = str(params["url"])
+        elif method == "Runtime.bindingCalled":
+            if params.get("name") == self.binding:
+                self._on_logpoint(session, str(params.get("payload") or ""))
+        else:
+            self._spawn(self._on_paused(session, params, time.monotonic()))
+
+    def _on_logpoint(self, session: CDPSession, payload: str) -> None:
+        try:
+            hit = json.loads(payload)
+            point = self.points.get(int(hit["p"]))
+        except (ValueError, KeyError, TypeError):
+            return  # not ours (the page can call the function too)
+        if point is None or point.kind != "logpoint":
+            return
+        if hit.get("capped"):
+            if not point.capped:
+                point.capped = True
+                self._spawn(self._unplace(point))
+                self._entry_capped(point)
+            return
+        point.hits += 1
+        values = hit.get("v")
+        self.console._add(self._logpoint_entry(point, session, int(hit.get("n") or point.hits), values))
+
+    def _base_entry(self, kind: str, point: Point | None, session: CDPSession) -> dict[str, Any]:
+        loc: dict[str, Any] = (
+            {"url": point.url, "lineNumber": point.line + 1, "columnNumber": point.column + 1} if point else {}
+        )
+        if point is not None and point.original:
+            loc["original"] = {"url": point.original["source"], "lineNumber": point.original["lineNumber"]}
+        return {
+            "timestamp": iso_time(),
+            "type": kind,
+            "location": loc,
+            "argsPreview": [],
+            "stack": [],
+            "pageUrl": self.console.page_url,
+            "frameUrl": str(session.target_info.get("url", "")) if session.session_id else self.console.page_url,
+            "source": "debugger",
+            "replayed": False,
+        }
+
+    def _logpoint_entry(self, point: Point, session: CDPSession, n: int, values: Any) -> dict[str, Any]:
+        from .debug_capture import redacted_value
+
+        entry = self._base_entry("logpoint", point, session)
+        if isinstance(values, dict):  # the expression threw: said as the value
+            previews = [f"(error: {values.get('e')})"]
+        else:
+            labels = point.labels if len(point.labels) == len(values or ()) else [point.expression or ""]
+            previews = [redacted_value(label, str(v)) for label, v in zip(labels, values or (), strict=False)]
+            if len(labels) > 1:
+                previews = [f"{label}={v}" for label, v in zip(labels, previews, strict=True)]
+        entry["argsPreview"] = previews
+        entry["text"] = f"{point.expression} = {', '.join(previews)}" if len(previews) == 1 else ", ".join(previews)
+        entry["point"] = point.id
+        entry["hit"] = n
+        return entry
+
+    def _entry_capped(self, point: Point) -> None:
+        session = next(iter(self._sessions.values()), None)
+        if session is None:
+            return
+        entry = self._base_entry(point.kind, point, session)
+        entry["text"] = (
+            f"point {point.id} reached max_hits={point.max_hits}: it stopped recording (debug_list shows it)"
+        )
+        entry["point"] = point.id
+        entry["capped"] = True
+        self.console._add(entry)
+
+    def _url_of(self, session: CDPSession) -> Callable[[str], str]:
+        return lambda script_id: self._script_urls.get((session.session_id, script_id), "")
+
+    async def _resume(self, session: CDPSession) -> None:
+        try:
+            await session.send("Debugger.resume", timeout=5)
+        except CDPException as exc:
+            log.debug("resume failed: %s", exc)
+
+    async def _on_paused(self, session: CDPSession, params: dict[str, Any], started: float) -> None:
+        reason = params.get("reason")
+        ours = [
+            p
+            for p in self.points.values()
+            if p.kind == "snapshot" and set(p.breakpoints.values()) & set(params.get("hitBreakpoints") or ())
+        ]
+        exception = reason in ("exception", "promiseRejection") and self.exceptions != "none"
+        if not ours and not exception:
+            top = (params.get("callFrames") or [{}])[0]
+            loc = top.get("location") or {}
+            await self._resume(session)
+            self.foreign.append(
+                {
+                    "reason": reason,
+                    "url": top.get("url"),
+                    "lineNumber": int(loc.get("lineNumber", 0)) + 1,
+                    "at": iso_time(),
+                }
+            )
+            del self.foreign[:-20]
+            return
+        point = ours[0] if ours else None
+        if point is not None and point.hits >= point.max_hits:
+            await self._resume(session)
+            return
+        if point is not None:
+            point.hits += 1
+        before = max(self.console._entries, default=0)
+        try:
+            reading = capture_pause(session, params, self._url_of(session), timeout=self.capture_timeout)
+            capture = await asyncio.wait_for(reading, self.capture_timeout)
+        except (TimeoutError, CDPException) as exc:
+            capture = {"frames": [], "reason": reason, "error": f"capture not read: {exc or 'timed out'} (resumed)"}
+        finally:
+            await self._resume(session)
+            self.pause_ms.append((time.monotonic() - started) * 1000)
+            del self.pause_ms[:-1000]
+        if point is not None and point.hits >= point.max_hits and not point.capped:
+            point.capped = True
+            await self._unplace(point)
+        if self.mapper is not None:
+            try:
+                capture = await self.mapper(capture)
+            except Exception as exc:  # noqa: BLE001 - a capture unmapped is still a capture
+                log.debug("mapping a capture failed: %s", exc)
+        capture = name_capture(capture, None) if self.mapper is None else capture
+        if point is None and capture.get("uncaught"):
+            if await self._onto_pageerror(capture, before):
+                return
+        self.console._add(self._snapshot_entry(point, session, capture))
+
+    def _snapshot_entry(self, point: Point | None, session: CDPSession, capture: dict[str, Any]) -> dict[str, Any]:
+        from .debug_names import capture_summary
+
+        entry = self._base_entry("snapshot", point, session)
+        stack = capture.get("frames") or []
+        if point is None and stack:
+            top = stack[0]
+            entry["location"] = {k: top.get(k) for k in ("url", "lineNumber", "columnNumber", "original") if top.get(k)}
+        entry["stack"] = [{k: v for k, v in f.items() if k not in ("scopes", "returnValue")} for f in stack]
+        entry["capture"] = capture
+        what = f"point {point.id} hit {point.hits}" if point else f"exception: {capture.get('exception', '')[:200]}"
+        entry["text"] = f"{what}: {capture_summary(capture)}"
+        if point is not None:
+            entry["point"] = point.id
+            entry["hit"] = point.hits
+        return entry
+
+    async def _onto_pageerror(self, capture: dict[str, Any], before: int) -> bool:
+        """Put an uncaught exception's capture on its pageerror entry (it arrives after the resume)."""
+        first = str(capture.get("exception") or "").split("\n", 1)[0]
+        deadline = time.monotonic() + PAGEERROR_WAIT_S
+        while time.monotonic() < deadline:
+            for entry in reversed(self.console._entries.values()):
+                if entry["id"] <= before:
+                    break
+                if (
+                    entry.get("type") == "pageerror"
+                    and "capture" not in entry
+                    and first[:80] in str(entry.get("text", ""))
+                ):
+                    entry["capture"] = capture
+                    return True
+            await asyncio.sleep(0.05)
+        return False

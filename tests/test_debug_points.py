@@ -1,0 +1,136 @@
+"""Debugging with values through a real MCP client, in the user's Chrome, on a background tab.
+
+The page runs an esbuild bundle (tests/pages/debug: ``build.sh`` rebuilds it; every local is
+renamed to one letter, and the map's ``names`` carry the originals). The agent lists the
+sources, reads a line, sets a logpoint at an original line (each value of the loop logged,
+under the original names), a snapshot point (locals and the original call chain), captures an
+uncaught exception's locals (the password redacted), caps a logpoint in a 20,000-iteration
+loop (the loop finishes), and clears it all; a MessageChannel heartbeat in the page (timers
+are throttled in hidden tabs, messages are not) keeps beating through all of it. Detaching
+with a point set leaves the page running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import anyio
+from lean_util import records
+from test_background_tab import agent_in_hidden_tab
+
+import cdp_core
+
+ORDER = "{cliente: 'Bianchi', limite: 1000, righe: [{prezzo: 2, quantita: 3}, {prezzo: 5, quantita: 1}]}"
+
+
+async def entries(agent: Any, kind: str, want: int, timeout: float = 15.0) -> list[dict[str, Any]]:
+    """The console entries of ``kind``, once at least ``want`` arrived."""
+    with anyio.fail_after(timeout):
+        while True:
+            found = records(await agent.s("console_list", types=[kind], limit=500))
+            if len(found) >= want:
+                return found
+            await asyncio.sleep(0.05)
+
+
+async def get(agent: Any, entry_id: int) -> tuple[str, dict[str, Any]]:
+    result = await agent.call("browser_session", action="console_get", id=entry_id)
+    assert not result.is_error, result.content[0].text
+    return result.content[0].text, result.structured_content["entry"]
+
+
+async def test_values_in_a_background_tab_without_freezing_it(fresh_chromium, http_server, tmp_path):
+    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/debug/index.html", "Ordini debug") as agent:
+        # The heartbeat's own longest gap, before any point exists.
+        await agent.js("ordini.avviaBattito()")
+        await asyncio.sleep(1.0)
+        baseline = await agent.js("ordini.fermaBattito()")
+        assert baseline["ticks"] > 50, baseline
+        await agent.js("ordini.avviaBattito()")
+
+        listing = await agent.s("source_list")
+        bundle = next(s for s in listing["scripts"] if s["url"].endswith("app.min.js"))
+        assert any(s.endswith("src/ordini.js") for s in bundle["sources"]), bundle
+        lines = await agent.s("source_get", source="ordini.js", line=14, around=1)
+        assert lines["firstLine"] == 13 and "totale += totaleRiga" in lines["lines"][1], lines
+
+        # A logpoint at an original line, written with the original names.
+        set_log = await agent.s("debug_logpoint", source="ordini.js", line=14, expression="totale, riga.prezzo")
+        assert set_log["point"]["at"].endswith("ordini.js:14"), set_log
+        assert set_log["renamed"]["totale"] != "totale", set_log
+        assert await agent.js(f"ordini.inviaOrdine({ORDER}).esito") == 11
+        logged = await entries(agent, "logpoint", 2)
+        assert [e["text"] for e in logged] == ["totale=0, riga.prezzo=2", "totale=6, riga.prezzo=5"], logged
+        assert logged[0]["at"].startswith("src/ordini.js:14") or "ordini.js:14" in logged[0]["at"], logged[0]
+
+        # A snapshot point: locals under their original names and the original call chain.
+        await agent.s("debug_snapshot", source="ordini.js", line=20)
+        assert await agent.js(f"ordini.inviaOrdine({ORDER}).esito") == 11
+        snap = (await entries(agent, "snapshot", 1))[0]
+        text, record = await get(agent, snap["id"])
+        top = record["capture"]["frames"][0]
+        assert top["function"] == "validaOrdine", record
+        local = {k: v for s in top["scopes"] for k, v in s["vars"].items()}
+        assert local["totale"] == "11" and local["password"] == "[redacted]", local
+        assert "cliente" in local and "nome: 'Bianchi'" in local["cliente"], local
+        assert record["stack"][0].startswith("validaOrdine (") and record["stack"][1].startswith("inviaOrdine ("), record
+        locals_text = text.split("locals:", 1)[1]  # (the stack's code lines quote the source, literals included)
+        assert "hunter2" not in locals_text and "totale=11" in locals_text and "validaOrdine" in text, text
+
+        # A logpoint in a 20,000-iteration synchronous loop: capped in the page, the loop finishes.
+        capped = await agent.s("debug_logpoint", source="ordini.js", line=26, expression="somma", max_hits=50)
+        assert await agent.js("ordini.sommaLunga(20000)", timeout=30) == 199990000
+        hits = [e for e in await entries(agent, "logpoint", 53) if e.get("text", "").startswith("somma")]
+        assert len(hits) == 50 and hits[-1]["text"] == "somma = 1176", hits[-1]
+        points = await agent.s("debug_list")
+        row = next(p for p in points["points"] if p["id"] == capped["point"]["id"])
+        assert row["capped"] and row["hits"] == 50, row
+
+        # An uncaught exception carries its locals, the password redacted.
+        await agent.s("debug_exceptions", mode="uncaught")
+        await agent.js("ordini.inviaLimite()")
+        with anyio.fail_after(20):
+            while True:
+                errors = records(await agent.s("console_list", types=["pageerror"]))
+                if errors:
+                    text, record = await get(agent, errors[-1]["id"])
+                    if record.get("capture"):
+                        break
+                await asyncio.sleep(0.1)
+        thrower = record["capture"]["frames"][0]
+        local = {k: v for s in thrower["scopes"] for k, v in s["vars"].items()}
+        assert thrower["function"] == "validaOrdine" and local["totale"] == "21", record
+        assert local["password"] == "[redacted]" and "hunter2" not in text.split("locals:", 1)[1], text
+
+        # A debugger; statement nobody here set is resumed and said.
+        assert await agent.js("debugger; 7") == 7
+        listed = await agent.s("debug_list")
+        assert listed["foreignPauses"], listed
+
+        cleared = await agent.s("debug_clear")
+        assert cleared["removed"] == 3 and not cleared.get("debuggerOn"), cleared
+        assert not (await agent.s("debug_list")).get("points")
+        assert await agent.js("Object.keys(globalThis).filter(k => k.startsWith('__mcp')).length") == 0
+
+        beat = await agent.js("ordini.fermaBattito()")
+        # Still beating, and no gap beyond the baseline plus the capture watchdog's bound (2 s):
+        # a pause left standing would have stopped it for the rest of the test.
+        assert beat["ticks"] > baseline["ticks"], (baseline, beat)
+        assert beat["gap"] < baseline["gap"] + 2000, (baseline, beat)
+
+
+async def test_detach_with_a_point_set_leaves_the_page_running(fresh_chromium, http_server, tmp_path):
+    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/debug/index.html", "Ordini debug") as agent:
+        await agent.s("debug_snapshot", source="ordini.js", line=20)
+        await agent.s("debug_exceptions", mode="all")
+        await agent.s("detach_cdp")
+    # The user's own look at the tab: the point's line and a debugger; statement run through.
+    async with cdp_core.connect(fresh_chromium.http_url) as user:
+        tab = next(t for t in await user.pages() if t["url"].endswith("/debug/index.html"))
+        session = await user.attach(tab["targetId"])
+        with anyio.fail_after(10):
+            reply = await session.send(
+                "Runtime.evaluate", {"expression": f"debugger; ordini.inviaOrdine({ORDER}).esito", "returnByValue": True}
+            )
+        assert reply["result"]["value"] == 11
