@@ -52,8 +52,8 @@ async def test_values_in_a_background_tab_without_freezing_it(fresh_chromium, ht
         listing = await agent.s("source_list")
         bundle = next(s for s in listing["scripts"] if s["url"].endswith("app.min.js"))
         assert any(s.endswith("src/ordini.js") for s in bundle["sources"]), bundle
-        lines = await agent.s("source_get", source="ordini.js", line=14, around=1)
-        assert lines["firstLine"] == 13 and "totale += totaleRiga" in lines["lines"][1], lines
+        lines = await agent.s("source_get", source="ordini.js", line=14)
+        assert lines["firstLine"] == 6 and "totale += totaleRiga" in lines["lines"][14 - 6], lines
 
         # A logpoint at an original line, written with the original names.
         set_log = await agent.s("debug_logpoint", source="ordini.js", line=14, expression="totale, riga.prezzo")

@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from ..context import ToolContext
 
 S = "browser_session"
-#: Lines source_get returns at most, and characters per line.
-SOURCE_LINES_MAX = 80
+#: Lines source_get shows before and after the line asked (a function's worth, not the file).
+AROUND = 8
 
 
 class NoArgs(ActionArgs):
@@ -36,28 +36,27 @@ class NoArgs(ActionArgs):
 
 
 class SourceGetArgs(ActionArgs):
-    source: str = Field(min_length=1, description="Script URL or original path (substring)")
-    line: int | None = Field(None, ge=1, description="1-based line to center on")
-    around: int = Field(8, ge=0, le=40, description="Lines before and after")
+    source: str = Field(min_length=1, description="Script URL or original path part")
+    line: int | None = Field(None, ge=1, description="Line (1-based)")
 
 
 class PointArgs(ActionArgs):
-    source: str = Field(min_length=1, description="Original path or script URL (substring)")
-    line: int = Field(ge=1, description="1-based line in that source")
-    condition: str | None = Field(None, max_length=2000, description="JS condition (original names)")
+    source: str = Field(min_length=1, description="Original path or script URL part")
+    line: int = Field(ge=1, description="Line (1-based)")
+    condition: str | None = Field(None, max_length=2000, description="JS condition")
 
 
 class LogpointArgs(PointArgs):
-    expression: str = Field(min_length=1, max_length=2000, description="JS to log (original names; a, b logs both)")
-    max_hits: int = Field(100, ge=1, le=10_000, description="Stops logging after this many hits")
+    expression: str = Field(min_length=1, max_length=2000, description="JS to log (a, b: both)")
+    max_hits: int = Field(100, ge=1, le=10_000, description="Hit cap")
 
 
 class SnapshotArgs(PointArgs):
-    max_hits: int = Field(10, ge=1, le=1000, description="Stops capturing after this many hits")
+    max_hits: int = Field(10, ge=1, le=1000, description="Hit cap")
 
 
 class ExceptionsArgs(ActionArgs):
-    mode: Literal["uncaught", "all", "off"] = Field(description="Capture locals at throws")
+    mode: Literal["uncaught", "all", "off"] = Field(description="Exceptions to capture")
 
 
 class ClearArgs(ActionArgs):
@@ -75,7 +74,7 @@ async def _points(ctx: ToolContext) -> tuple[object, object]:
 
 @action(S, "source_list", NoArgs, read_only=True, lock="page")
 async def source_list(ctx: ToolContext, args: NoArgs) -> ActionResult:
-    """The page's scripts and the original sources their source maps name."""
+    """Page scripts and the original sources their maps name."""
     from ..debug_points import page_scripts
 
     page = await ctx.captured_page()
@@ -90,7 +89,7 @@ async def source_list(ctx: ToolContext, args: NoArgs) -> ActionResult:
 
 @action(S, "source_get", SourceGetArgs, read_only=True, lock="page")
 async def source_get(ctx: ToolContext, args: SourceGetArgs) -> ActionResult:
-    """Lines of a script or original source (from the map's sourcesContent), numbered."""
+    """Numbered lines of a script or original source."""
     from ..debug_points import page_scripts
 
     page = await ctx.captured_page()
@@ -113,7 +112,7 @@ async def source_get(ctx: ToolContext, args: SourceGetArgs) -> ActionResult:
             f"no script or embedded original source matches {args.source!r}",
             hint="source_list shows what the page has (an original without sourcesContent cannot be shown)",
         )
-    text, data = render.source_lines(found[0], found[1], args.line, args.around, page.url)
+    text, data = render.source_lines(found[0], found[1], args.line, AROUND, page.url)
     return ActionResult(text=text, data=data)
 
 
@@ -148,19 +147,19 @@ async def _add_point(ctx: ToolContext, args: LogpointArgs | SnapshotArgs, kind: 
 
 @action(S, "debug_logpoint", LogpointArgs, lock="page")
 async def debug_logpoint(ctx: ToolContext, args: LogpointArgs) -> ActionResult:
-    """Log an expression's values each time a line runs, without pausing (console type logpoint)."""
+    """Log values each time a line runs, never pausing (console type logpoint)."""
     return await _add_point(ctx, args, "logpoint")
 
 
 @action(S, "debug_snapshot", SnapshotArgs, lock="page")
 async def debug_snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
-    """Capture call stack and locals each time a line runs, resuming at once (console type snapshot)."""
+    """Capture stack and locals when a line runs, resuming at once (type snapshot)."""
     return await _add_point(ctx, args, "snapshot")
 
 
 @action(S, "debug_exceptions", ExceptionsArgs, lock="page")
 async def debug_exceptions(ctx: ToolContext, args: ExceptionsArgs) -> ActionResult:
-    """Capture stack and locals when an exception is thrown (onto its pageerror entry)."""
+    """Capture locals where exceptions are thrown (on their pageerror)."""
     _page, points = await _points(ctx)
     mode = "none" if args.mode == "off" else args.mode
     try:
@@ -173,7 +172,7 @@ async def debug_exceptions(ctx: ToolContext, args: ExceptionsArgs) -> ActionResu
 
 @action(S, "debug_list", NoArgs, read_only=True, lock="read")
 async def debug_list(ctx: ToolContext, args: NoArgs) -> ActionResult:
-    """The debug points of the selected page: where, hits, capped; pauses resumed that were not ours."""
+    """Debug points of the page and their hits."""
     from ..debug_points import existing
 
     page = await ctx.captured_page()
@@ -183,7 +182,7 @@ async def debug_list(ctx: ToolContext, args: NoArgs) -> ActionResult:
 
 @action(S, "debug_clear", ClearArgs, lock="page", destructive=True)
 async def debug_clear(ctx: ToolContext, args: ClearArgs) -> ActionResult:
-    """Remove one debug point, or all of them and the exception mode (the Debugger goes off)."""
+    """Remove a debug point (no id: all, Debugger off)."""
     from ..debug_points import existing
 
     page = await ctx.captured_page()
