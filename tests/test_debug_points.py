@@ -74,7 +74,9 @@ async def test_values_in_a_background_tab_without_freezing_it(fresh_chromium, ht
         local = {k: v for s in top["scopes"] for k, v in s["vars"].items()}
         assert local["totale"] == "11" and local["password"] == "[redacted]", local
         assert "cliente" in local and "nome: 'Bianchi'" in local["cliente"], local
-        assert record["stack"][0].startswith("validaOrdine (") and record["stack"][1].startswith("inviaOrdine ("), record
+        assert record["stack"][0].startswith("validaOrdine (") and record["stack"][1].startswith("inviaOrdine ("), (
+            record
+        )
         locals_text = text.split("locals:", 1)[1]  # (the stack's code lines quote the source, literals included)
         assert "hunter2" not in locals_text and "totale=11" in locals_text and "validaOrdine" in text, text
 
@@ -131,6 +133,7 @@ async def test_detach_with_a_point_set_leaves_the_page_running(fresh_chromium, h
         session = await user.attach(tab["targetId"])
         with anyio.fail_after(10):
             reply = await session.send(
-                "Runtime.evaluate", {"expression": f"debugger; ordini.inviaOrdine({ORDER}).esito", "returnByValue": True}
+                "Runtime.evaluate",
+                {"expression": f"debugger; ordini.inviaOrdine({ORDER}).esito", "returnByValue": True},
             )
         assert reply["result"]["value"] == 11
