@@ -26,7 +26,7 @@ SMAP = parse_source_map((PAGES / "app.min.js.map").read_text(), "http://127.0.0.
 
 
 def _function_range(generated_name: str) -> tuple[tuple[int, int], tuple[int, int]]:
-    """The generated range of ``function NAME(...){...}`` (the bundle is one line; bodies hold no strings with braces)."""
+    """The generated range of ``function NAME(...){...}`` (one line; no braces in its strings)."""
     start = TEXT.index(f"function {generated_name}(")
     depth, i = 0, TEXT.index("{", start)
     while True:
