@@ -19,6 +19,7 @@ resumes at once and maps names afterwards, with the page running again.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from typing import Any
@@ -124,6 +125,7 @@ async def capture_pause(
     previews, not redacted yet (redaction needs the original name: a ``password`` renamed ``i``).
     """
     frames: list[dict[str, Any]] = []
+    wanted: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for n, frame in enumerate((params.get("callFrames") or [])[:STACK_FRAMES]):
         loc = frame.get("location") or {}
         out: dict[str, Any] = {
@@ -133,26 +135,24 @@ async def capture_pause(
             "columnNumber": int(loc.get("columnNumber", 0)) + 1,
         }
         if n < FRAMES_WITH_VARS:
-            scopes = []
-            for scope in frame.get("scopeChain") or ():
-                if scope.get("type") not in SCOPE_TYPES:
-                    continue
-                names, omitted = await _scope_vars(session, scope, timeout)
-                if not names and not omitted:
-                    continue
-                scopes.append(
-                    {
-                        "type": scope.get("type"),
-                        "start": _location(scope.get("startLocation")),
-                        "end": _location(scope.get("endLocation")),
-                        "vars": names,
-                        "omitted": omitted,
-                    }
-                )
-            out["scopes"] = scopes
+            out["scopes"] = []
+            wanted += [(out, s) for s in frame.get("scopeChain") or () if s.get("type") in SCOPE_TYPES]
             if n == 0 and frame.get("returnValue"):
                 out["returnValue"] = format_remote_object(frame["returnValue"])
         frames.append(out)
+    # All scopes asked at once: the page waits for the slowest answer, not for the sum of round trips.
+    read = await asyncio.gather(*(_scope_vars(session, scope, timeout) for _, scope in wanted))
+    for (out, scope), (names, omitted) in zip(wanted, read, strict=True):
+        if names or omitted:
+            out["scopes"].append(
+                {
+                    "type": scope.get("type"),
+                    "start": _location(scope.get("startLocation")),
+                    "end": _location(scope.get("endLocation")),
+                    "vars": names,
+                    "omitted": omitted,
+                }
+            )
     capture: dict[str, Any] = {"frames": frames, "reason": params.get("reason")}
     data = params.get("data") or {}
     if params.get("reason") in ("exception", "promiseRejection") and data:
