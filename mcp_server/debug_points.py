@@ -18,6 +18,7 @@ from cdp_core import CDPSession
 from cdp_core.errors import CDPException
 from cdp_core.recorders.debug_names import name_capture
 from cdp_core.recorders.debugger import DebugPoints
+from cdp_core.recorders.source_maps import SourceMapResolver
 from cdp_core.sourcemap import SourceMap
 from cdp_core.sourcemap_scopes import NameIndex, generated_position, source_index
 from targets.errors import ErrorCode, ToolFailure
@@ -44,15 +45,34 @@ def debug_of(page: PageHandle) -> DebugPoints:
         console = page.data.get("console")
         if console is None:
             raise ToolFailure(ErrorCode.NOT_ATTACHED, "no capture on this page", hint="select a page first")
-        points = DebugPoints(console, mapper=lambda capture: _map_capture(page, capture))
+        points = DebugPoints(console, mapper=lambda session, capture: _map_capture(page, session, capture))
         page.data["debug"] = points
     return points
 
 
-async def sync_sessions(page: PageHandle, points: DebugPoints) -> None:
-    """The page's own session and its iframes' sessions (out-of-process iframes have their own)."""
+def page_sessions(page: PageHandle) -> list[CDPSession]:
+    """The page's own session and its iframes' (out-of-process iframes have their own), open ones."""
     sessions = [page.session, *(r.session for r in getattr(page, "sessions", ()) if r.kind == "iframe")]
-    for session in sessions:
+    return [s for s in sessions if not s.closed]
+
+
+def resolver_for(page: PageHandle, session: CDPSession, policy: Any = None) -> SourceMapResolver:
+    """The source-map resolver of one of the page's sessions (an iframe's scripts are read through its own)."""
+    if session is page.session:
+        return resolver_of(page, policy)
+    held = page.data.setdefault("debug_resolvers", {})
+    resolver = held.get(session.session_id)
+    if resolver is None or resolver.session is not session:
+        resolver = SourceMapResolver(session, page.data.get("network"))
+        held[session.session_id] = resolver
+    if policy is not None:
+        resolver.refuse_url = resolver_of(page, policy).refuse_url
+    return resolver
+
+
+async def sync_sessions(page: PageHandle, points: DebugPoints) -> None:
+    """Every open session of the page gets the points."""
+    for session in page_sessions(page):
         if not session.closed and session.session_id not in points._sessions:
             await points.add_session(session)
 
@@ -83,10 +103,10 @@ def install(manager: BrowserManager) -> None:
 # -- scripts and places ------------------------------------------------------------------------
 
 
-async def page_scripts(page: PageHandle) -> list[str]:
-    """URLs of the page's scripts (every frame), from the resource tree: no Debugger needed."""
+async def page_scripts(session: CDPSession) -> list[str]:
+    """URLs of a session's scripts (its frames), from the resource tree: no Debugger needed."""
     try:
-        tree = await page.session.send("Page.getResourceTree", timeout=5)
+        tree = await session.send("Page.getResourceTree", timeout=5)
     except CDPException:
         return []
     urls: list[str] = []
@@ -117,10 +137,12 @@ class Where:
 
 async def locate(page: PageHandle, source: str, line: int, policy: Any = None) -> Where:
     """Where ``line`` (1-based) of ``source`` (original path or script URL, a substring) runs."""
-    resolver = resolver_of(page, policy)
-    scripts = await page_scripts(page)
+    scripts: list[tuple[str, SourceMapResolver]] = []
+    for session in page_sessions(page):
+        resolver = resolver_for(page, session, policy)
+        scripts += [(url, resolver) for url in await page_scripts(session)]
     candidates: list[tuple[str, str, SourceMap, int, str]] = []
-    for url in scripts:
+    for url, resolver in scripts:
         text, smap, _error = await resolver.script_and_map(url, budget_s=BUDGET_S)
         if smap is None or smap._sections:
             continue
@@ -143,10 +165,10 @@ async def locate(page: PageHandle, source: str, line: int, policy: Any = None) -
                 hint="source_get shows the lines around it; pick a line with a statement",
             )
         return Where(url, pos[0], pos[1], text, smap, src, {"source": name, "lineNumber": line})
-    direct = [u for u in scripts if source in u]
+    direct = [(u, r) for u, r in scripts if source in u]
     if direct:
-        text, smap, _ = await resolver.script_and_map(direct[0], budget_s=BUDGET_S)
-        return Where(direct[0], line - 1, 0, text, None)
+        text, _smap, _ = await direct[0][1].script_and_map(direct[0][0], budget_s=BUDGET_S)
+        return Where(direct[0][0], line - 1, 0, text, None)
     raise ToolFailure(
         ErrorCode.INVALID_ARGUMENT,
         f"no script or original source matches {source!r}",
@@ -169,12 +191,12 @@ def original_to_generated(where: Where, expression: str) -> dict[str, str]:
     return renamed
 
 
-async def _map_capture(page: PageHandle, capture: dict[str, Any]) -> dict[str, Any]:
+async def _map_capture(page: PageHandle, session: CDPSession, capture: dict[str, Any]) -> dict[str, Any]:
     """Original functions and places on every frame, original names on the top frames' variables."""
     frames = capture.get("frames") or []
-    if not frames or page.closed or page.session.closed:
+    if not frames or page.closed or session.closed:
         return name_capture(capture, None)
-    resolver = resolver_of(page)
+    resolver = resolver_for(page, session)
     try:
         result = await resolver.resolve(frames, budget_s=BUDGET_S)
         for frame, mapped in zip(frames, result.frames, strict=True):

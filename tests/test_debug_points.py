@@ -145,3 +145,35 @@ async def test_detach_with_a_point_set_leaves_the_page_running(fresh_chromium, h
                 {"expression": f"debugger; ordini.inviaOrdine({ORDER}).esito", "returnByValue": True},
             )
         assert reply["result"]["value"] == 11
+
+
+async def test_internal_browser_and_an_out_of_process_iframe(http_server, tmp_path):
+    """The internal browser (launch target): the bundle runs in a cross-site iframe, its own session."""
+    from faults_util import serving
+    from httpserver import Reply
+
+    frame_src = "http://localhost:' + location.port + '/debug/index.html"
+    http_server.route(
+        "/debug/framed.html",
+        Reply(
+            200,
+            "<!doctype html><title>Framed ordini</title><script>const f = document.createElement('iframe');"
+            f"f.src = '{frame_src}'; document.documentElement.appendChild(f);</script>",
+        ),
+    )
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("navigate", url=http_server.url("/debug/framed.html"))
+        with anyio.fail_after(15):
+            while "localhost" not in str(await agent.s("list_frames")):
+                await asyncio.sleep(0.1)
+        page = await agent.manager.current_page()
+        assert any(r.kind == "iframe" for r in page.sessions)  # out of process: a session of its own
+        listing = await lean(agent, "source_list")
+        assert any(s["url"].startswith("http://localhost:") for s in listing["scripts"]), listing
+        await lean(agent, "debug_logpoint", source="ordini.js", line=26, expression="indice", max_hits=3)
+        await agent.s("select_frame", url_contains="localhost")
+        assert await agent.js("ordini.sommaLunga(5)") == 10
+        logged = await entries(agent, "logpoint", 4)
+        assert [e["text"] for e in logged] == ["indice = 0", "indice = 1", "indice = 2", logged[3]["text"]], logged
+        assert "max_hits=3" in logged[3]["text"], logged
+        await lean(agent, "debug_clear")

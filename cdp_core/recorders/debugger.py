@@ -42,7 +42,8 @@ CAPTURE_TIMEOUT_S = 2.0
 #: How long the capture of an uncaught exception waits for its pageerror entry.
 PAGEERROR_WAIT_S = 3.0
 
-Mapper = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+#: (session paused, raw capture) -> the capture with original names and places
+Mapper = Callable[["CDPSession", dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 @dataclass
@@ -370,7 +371,7 @@ class DebugPoints:
             await self._unplace(point)
         if self.mapper is not None:
             try:
-                capture = await self.mapper(capture)
+                capture = await self.mapper(session, capture)
             except Exception as exc:  # noqa: BLE001 - a capture unmapped is still a capture
                 log.debug("mapping a capture failed: %s", exc)
         capture = name_capture(capture, None) if self.mapper is None else capture

@@ -9,7 +9,7 @@ them with console_list / console_get. The Debugger domain is on only while a poi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -19,7 +19,7 @@ from cdp_core.sourcemap_scopes import split_top_level, translate_identifiers
 from targets.errors import ErrorCode, ToolFailure
 
 from ..registry import ActionArgs, ActionResult, action
-from ..stacks import BUDGET_S, resolver_of
+from ..stacks import BUDGET_S
 from . import debug_render as render
 from .capture import _policy
 
@@ -72,15 +72,23 @@ async def _points(ctx: ToolContext) -> tuple[object, object]:
     return page, points
 
 
+async def _scripts(ctx: ToolContext, page: Any) -> list[tuple[str, Any]]:
+    """(script URL, the resolver of the session that has it) for the page and its iframes."""
+    from ..debug_points import page_scripts, page_sessions, resolver_for
+
+    out: list[tuple[str, Any]] = []
+    for session in page_sessions(page):
+        resolver = resolver_for(page, session, _policy(ctx))
+        out += [(url, resolver) for url in await page_scripts(session) if url not in {u for u, _ in out}]
+    return out
+
+
 @action(S, "source_list", NoArgs, read_only=True, lock="page")
 async def source_list(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """Page scripts and the original sources their maps name."""
-    from ..debug_points import page_scripts
-
     page = await ctx.captured_page()
-    resolver = resolver_of(page, _policy(ctx))
     scripts = []
-    for url in (await page_scripts(page))[: render.SCRIPTS_MAX]:
+    for url, resolver in (await _scripts(ctx, page))[: render.SCRIPTS_MAX]:
         _text, smap, error = await resolver.script_and_map(url, budget_s=BUDGET_S)
         scripts.append(render.script_row(url, smap, error))
     text, data = render.source_listing(scripts, page.url)
@@ -90,12 +98,9 @@ async def source_list(ctx: ToolContext, args: NoArgs) -> ActionResult:
 @action(S, "source_get", SourceGetArgs, read_only=True, lock="page")
 async def source_get(ctx: ToolContext, args: SourceGetArgs) -> ActionResult:
     """Numbered lines of a script or original source."""
-    from ..debug_points import page_scripts
-
     page = await ctx.captured_page()
-    resolver = resolver_of(page, _policy(ctx))
     found: tuple[str, str] | None = None
-    for url in await page_scripts(page):
+    for url, resolver in await _scripts(ctx, page):
         text, smap, _ = await resolver.script_and_map(url, budget_s=BUDGET_S)
         if smap is not None and not smap._sections:
             for i, name in enumerate(smap.sources):
