@@ -177,3 +177,47 @@ async def test_internal_browser_and_an_out_of_process_iframe(http_server, tmp_pa
         assert [e["text"] for e in logged] == ["indice = 0", "indice = 1", "indice = 2", logged[3]["text"]], logged
         assert "max_hits=3" in logged[3]["text"], logged
         await lean(agent, "debug_clear")
+
+
+async def test_a_pause_of_the_users_own_debugger_is_left_to_it(fresh_chromium, http_server, tmp_path):
+    """The user's DevTools (here a CDP client of its own) stops at its breakpoint: our points do not resume it."""
+    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/debug/index.html", "Ordini debug") as agent:
+        await lean(agent, "debug_snapshot", source="ordini.js", line=20)
+        async with cdp_core.connect(fresh_chromium.http_url) as user:
+            tab = next(t for t in await user.pages() if t["url"].endswith("/debug/index.html"))
+            devtools = await user.attach(tab["targetId"])
+            paused: list[dict[str, Any]] = []
+            resumed: list[dict[str, Any]] = []
+            devtools.on("Debugger.paused", lambda ev: paused.append(ev.params))
+            devtools.on("Debugger.resumed", lambda ev: resumed.append(ev.params))
+            await devtools.send("Debugger.enable")
+            script = (await devtools.send("Runtime.evaluate", {"expression": "document.scripts[0].src"}))["result"]
+            bundle = (
+                await devtools.send(
+                    "Runtime.evaluate",
+                    {"expression": "fetch(document.scripts[0].src).then(r => r.text())", "awaitPromise": True},
+                )
+            )["result"]["value"]
+            user_bp = await devtools.send(
+                "Debugger.setBreakpointByUrl",
+                {"url": script["value"], "lineNumber": 0, "columnNumber": bundle.index("i+=e")},
+            )
+            await devtools.send(
+                "Runtime.evaluate", {"expression": "setTimeout(() => { window.done = ordini.sommaLunga(3); }, 0)"}
+            )
+            with anyio.fail_after(10):
+                while not paused:
+                    await asyncio.sleep(0.05)
+            await asyncio.sleep(1.0)  # our server saw the pause too, and had time to (wrongly) resume it
+            assert not resumed, "the user's pause was resumed by the server"
+            listed = await lean(agent, "debug_list")
+            assert any("left to the user's debugger" in f for f in listed["foreignPauses"]), listed
+            await devtools.send("Debugger.removeBreakpoint", {"breakpointId": user_bp["breakpointId"]})
+            await devtools.send("Debugger.resume")  # the user removes the breakpoint and presses Resume
+            await devtools.send("Debugger.disable")
+            with anyio.fail_after(10):
+                while (await devtools.send("Runtime.evaluate", {"expression": "window.done", "returnByValue": True}))[
+                    "result"
+                ].get("value") != 3:
+                    await asyncio.sleep(0.1)
+        await lean(agent, "debug_clear")

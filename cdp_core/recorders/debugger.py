@@ -319,6 +319,35 @@ class DebugPoints:
         entry["capped"] = True
         self.console._add(entry)
 
+    async def _someone_elses(self, session: CDPSession, params: dict[str, Any]) -> bool:
+        """True when a pause belongs to another debugger (the user's DevTools): it is left to them.
+
+        Chrome tells each client only its own breakpoints, so a pause of reason ``other`` that
+        hit none of ours is a ``debugger;`` statement or another client's breakpoint or step:
+        the code at the pause says which. Another client's pause is theirs; a ``debugger;``
+        statement is left alone only while a DevTools window is open (it would pause there
+        without us too), else resumed. Any doubt resumes: a page left paused is the worse error.
+        """
+        if params.get("reason") != "other" or params.get("hitBreakpoints"):
+            return False
+        top = (params.get("callFrames") or [{}])[0]
+        loc = top.get("location") or {}
+        try:
+            source = await session.send("Debugger.getScriptSource", {"scriptId": loc.get("scriptId")}, timeout=2)
+        except CDPException:
+            return False
+        lines = str(source.get("scriptSource") or "").split("\n")
+        line, col = int(loc.get("lineNumber", -1)), int(loc.get("columnNumber", 0))
+        if not 0 <= line < len(lines):
+            return False
+        if not lines[line][col:].lstrip().startswith("debugger"):
+            return True  # a breakpoint or a step of another client
+        try:
+            reply = await session.connection.root.send("Target.getTargets", timeout=2)
+        except CDPException:
+            return False
+        return any(str(t.get("url", "")).startswith("devtools://") for t in reply.get("targetInfos") or ())
+
     def _url_of(self, session: CDPSession) -> Callable[[str], str]:
         return lambda script_id: self._script_urls.get((session.session_id, script_id), "")
 
@@ -339,13 +368,16 @@ class DebugPoints:
         if not ours and not exception:
             top = (params.get("callFrames") or [{}])[0]
             loc = top.get("location") or {}
-            await self._resume(session)
+            left = await self._someone_elses(session, params)
+            if not left:
+                await self._resume(session)
             self.foreign.append(
                 {
                     "reason": reason,
-                    "url": top.get("url"),
+                    "url": top.get("url") or self._url_of(session)(str(loc.get("scriptId"))),
                     "lineNumber": int(loc.get("lineNumber", 0)) + 1,
                     "at": iso_time(),
+                    "left": left,
                 }
             )
             del self.foreign[:-20]

@@ -141,12 +141,11 @@ def point_listing(points: DebugPoints | None, page_url: str) -> tuple[str, dict[
     lines.append(f"exceptions: {data['exceptions']}")
     if points.foreign:
         data["foreignPauses"] = [
-            f"{f['reason']} at {short_url(str(f.get('url') or ''), page_url)}:{f['lineNumber']}" for f in points.foreign
+            f"{f['reason']} at {short_url(str(f.get('url') or ''), page_url)}:{f['lineNumber']}"
+            + (" (left to the user's debugger)" if f.get("left") else " (resumed)")
+            for f in points.foreign
         ]
-        lines.append(
-            f"{len(points.foreign)} pause(s) not ours were resumed (debugger; statements): "
-            + "; ".join(data["foreignPauses"][-3:])
-        )
+        lines.append(f"{len(points.foreign)} pause(s) not ours: " + "; ".join(data["foreignPauses"][-3:]))
     return "\n".join(lines), data
 
 
