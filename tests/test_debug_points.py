@@ -176,6 +176,24 @@ async def test_internal_browser_and_an_out_of_process_iframe(http_server, tmp_pa
         logged = await entries(agent, "logpoint", 4)
         assert [e["text"] for e in logged] == ["indice = 0", "indice = 1", "indice = 2", logged[3]["text"]], logged
         assert "max_hits=3" in logged[3]["text"], logged
+        # Mode "all" in a page that throws and catches in a loop: captures stop at their budget.
+        await lean(agent, "debug_exceptions", mode="all")
+        thrown = (
+            "(() => { let n = 0; for (let i = 0; i < 200; i++) {"
+            " try { throw new Error('x' + i); } catch (e) { n++; } } return n; })()"
+        )
+        assert await agent.js(thrown, timeout=60) == 200
+        with anyio.fail_after(30):  # captures are mapped after the resume: they may land after the notice
+            while True:
+                snaps = await entries(agent, "snapshot", 1)
+                if sum(1 for e in snaps if e["text"].startswith("exception:")) >= 50:
+                    break
+                await asyncio.sleep(0.1)
+        assert sum(1 for e in snaps if e["text"].startswith("exception:")) == 50, [e["text"][:60] for e in snaps]
+        assert any("stopped after 50" in e["text"] for e in snaps), snaps
+        with anyio.fail_after(10):
+            while (await lean(agent, "debug_list")).get("exceptions") not in (None, "off"):
+                await asyncio.sleep(0.1)
         await lean(agent, "debug_clear")
 
 

@@ -39,6 +39,8 @@ log = logging.getLogger("cdp_core.debugger")
 
 #: How long a pause may wait for its capture before the watchdog resumes it.
 CAPTURE_TIMEOUT_S = 2.0
+#: Exception captures per debug_exceptions call (then the mode goes off: a throwing loop stays fast).
+EXCEPTION_CAPTURES_MAX = 50
 #: How long the capture of an uncaught exception waits for its pageerror entry.
 PAGEERROR_WAIT_S = 3.0
 
@@ -87,6 +89,7 @@ class DebugPoints:
         self._subs: dict[str | None, Any] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._script_urls: dict[tuple[str | None, str], str] = {}
+        self.exception_hits = 0
 
     # -- sessions ------------------------------------------------------------------------------
 
@@ -213,6 +216,7 @@ class DebugPoints:
     async def set_exceptions(self, mode: str) -> None:
         """``none`` | ``uncaught`` | ``all``: pause (capture, resume) when an exception is thrown."""
         self.exceptions = mode
+        self.exception_hits = 0
         for session in self._live_sessions():
             if mode != "none":
                 await self._enable(session)
@@ -319,6 +323,12 @@ class DebugPoints:
         entry["capped"] = True
         self.console._add(entry)
 
+    def _notice(self, session: CDPSession, text: str) -> None:
+        entry = self._base_entry("snapshot", None, session)
+        entry["text"] = text
+        entry["capped"] = True
+        self.console._add(entry)
+
     async def _someone_elses(self, session: CDPSession, params: dict[str, Any]) -> bool:
         """True when a pause belongs to another debugger (the user's DevTools): it is left to them.
 
@@ -365,6 +375,9 @@ class DebugPoints:
             if p.kind == "snapshot" and set(p.breakpoints.values()) & set(params.get("hitBreakpoints") or ())
         ]
         exception = reason in ("exception", "promiseRejection") and self.exceptions != "none"
+        if not ours and not exception and reason in ("exception", "promiseRejection"):
+            await self._resume(session)  # a throw paused before our exception mode went off: ours, late
+            return
         if not ours and not exception:
             top = (params.get("callFrames") or [{}])[0]
             loc = top.get("location") or {}
@@ -388,6 +401,16 @@ class DebugPoints:
             return
         if point is not None:
             point.hits += 1
+        elif self.exception_hits >= EXCEPTION_CAPTURES_MAX:
+            # A page that throws in a loop (mode "all" sees caught exceptions too) would be slowed
+            # by a capture each time: past the budget the mode goes off, and that is said.
+            await self._resume(session)
+            if self.exceptions != "none":
+                self._spawn(self.set_exceptions("none"))
+                self._notice(session, f"exception captures stopped after {EXCEPTION_CAPTURES_MAX}: mode is off")
+            return
+        else:
+            self.exception_hits += 1
         before = max(self.console._entries, default=0)
         try:
             reading = capture_pause(session, params, self._url_of(session), timeout=self.capture_timeout)

@@ -143,9 +143,10 @@ def point_listing(points: DebugPoints | None, page_url: str) -> tuple[str, dict[
         data["foreignPauses"] = [
             f"{f['reason']} at {short_url(str(f.get('url') or ''), page_url)}:{f['lineNumber']}"
             + (" (left to the user's debugger)" if f.get("left") else " (resumed)")
-            for f in points.foreign
+            for f in points.foreign[-3:]
         ]
-        lines.append(f"{len(points.foreign)} pause(s) not ours: " + "; ".join(data["foreignPauses"][-3:]))
+        lines.append(f"{len(points.foreign)} pause(s) not ours, the last: " + "; ".join(data["foreignPauses"]))
+        data["foreignPauseCount"] = len(points.foreign)
     return "\n".join(lines), data
 
 
