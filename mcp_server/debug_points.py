@@ -10,6 +10,7 @@ After a pause, frames are mapped to original functions and places by the page's 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -98,6 +99,18 @@ def install(manager: BrowserManager) -> None:
     add_closed = getattr(manager, "add_page_closed_listener", None)
     if add_closed is not None:
         add_closed(on_closed)
+
+
+async def release(manager: BrowserManager, target: str) -> None:
+    """Remove every debug point of ``target``'s pages before its sessions go (detach): the page as it was."""
+    registry = getattr(getattr(manager, target, None), "registry", None)
+    for page in getattr(registry, "all_pages", ()) if registry is not None else ():
+        points = existing(page)
+        if points is not None:
+            try:
+                await asyncio.wait_for(points.close(), 5)
+            except (TimeoutError, CDPException) as exc:
+                log.debug("debug points not released: %s", exc)
 
 
 # -- scripts and places ------------------------------------------------------------------------

@@ -145,6 +145,11 @@ async def test_detach_with_a_point_set_leaves_the_page_running(fresh_chromium, h
                 {"expression": f"debugger; ordini.inviaOrdine({ORDER}).esito", "returnByValue": True},
             )
         assert reply["result"]["value"] == 11
+        left = await session.send(
+            "Runtime.evaluate",
+            {"expression": "Object.keys(globalThis).filter(k => k.startsWith('__mcp'))", "returnByValue": True},
+        )
+        assert left["result"]["value"] == [], left
 
 
 async def test_internal_browser_and_an_out_of_process_iframe(http_server, tmp_path):
