@@ -73,10 +73,14 @@ async def test_values_in_a_background_tab_without_freezing_it(fresh_chromium, ht
         assert logged[0]["at"].startswith("src/ordini.js:14") or "ordini.js:14" in logged[0]["at"], logged[0]
 
         # A snapshot point: locals under their original names and the original call chain.
-        await lean(agent, "debug_snapshot", source="ordini.js", line=20)
+        # (its condition, in original names, lets only the order above 10 through)
+        await lean(agent, "debug_snapshot", source="ordini.js", line=20, condition="totale > 10")
+        small = "{cliente: 'Verdi', limite: 1000, righe: [{prezzo: 1, quantita: 1}]}"
+        assert await agent.js(f"ordini.inviaOrdine({small}).esito") == 1
         assert await agent.js(f"ordini.inviaOrdine({ORDER}).esito") == 11
         snap = (await entries(agent, "snapshot", 1))[0]
         text, record = await get(agent, snap["id"])
+        assert len(await entries(agent, "snapshot", 1)) == 1  # the small order did not stop there
         top = record["capture"]["frames"][0]
         assert top["function"] == "validaOrdine", record
         local = {k: v for s in top["scopes"] for k, v in s["vars"].items()}
@@ -108,6 +112,7 @@ async def test_values_in_a_background_tab_without_freezing_it(fresh_chromium, ht
                     if record.get("capture"):
                         break
                 await asyncio.sleep(0.1)
+        assert record["stack"][0].startswith("validaOrdine ("), record["stack"]  # the original name, minified "s"
         thrower = record["capture"]["frames"][0]
         local = {k: v for s in thrower["scopes"] for k, v in s["vars"].items()}
         assert thrower["function"] == "validaOrdine" and local["totale"] == "21", record
