@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CDPException
 from .debug_capture import capture_pause, logpoint_condition
+from .debug_entries import capped_entry, logpoint_entry, notice_entry, onto_pageerror, snapshot_entry
 from .debug_names import name_capture
 from .network import iso_time
 
@@ -270,64 +271,18 @@ class DebugPoints:
             if not point.capped:
                 point.capped = True
                 self._spawn(self._unplace(point))
-                self._entry_capped(point)
+                self._capped(point)
             return
         point.hits += 1
         values = hit.get("v")
-        self.console._add(self._logpoint_entry(point, session, int(hit.get("n") or point.hits), values))
-
-    def _base_entry(self, kind: str, point: Point | None, session: CDPSession) -> dict[str, Any]:
-        loc: dict[str, Any] = (
-            {"url": point.url, "lineNumber": point.line + 1, "columnNumber": point.column + 1} if point else {}
+        self.console._add(
+            logpoint_entry(self.console.page_url, point, session, int(hit.get("n") or point.hits), values)
         )
-        if point is not None and point.original:
-            loc["original"] = {"url": point.original["source"], "lineNumber": point.original["lineNumber"]}
-        return {
-            "timestamp": iso_time(),
-            "type": kind,
-            "location": loc,
-            "argsPreview": [],
-            "stack": [],
-            "pageUrl": self.console.page_url,
-            "frameUrl": str(session.target_info.get("url", "")) if session.session_id else self.console.page_url,
-            "source": "debugger",
-            "replayed": False,
-        }
 
-    def _logpoint_entry(self, point: Point, session: CDPSession, n: int, values: Any) -> dict[str, Any]:
-        from .debug_capture import redacted_value
-
-        entry = self._base_entry("logpoint", point, session)
-        if isinstance(values, dict):  # the expression threw: said as the value
-            previews = [f"(error: {values.get('e')})"]
-        else:
-            labels = point.labels if len(point.labels) == len(values or ()) else [point.expression or ""]
-            previews = [redacted_value(label, str(v)) for label, v in zip(labels, values or (), strict=False)]
-            if len(labels) > 1:
-                previews = [f"{label}={v}" for label, v in zip(labels, previews, strict=True)]
-        entry["argsPreview"] = previews
-        entry["text"] = f"{point.expression} = {', '.join(previews)}" if len(previews) == 1 else ", ".join(previews)
-        entry["point"] = point.id
-        entry["hit"] = n
-        return entry
-
-    def _entry_capped(self, point: Point) -> None:
+    def _capped(self, point: Point) -> None:
         session = next(iter(self._sessions.values()), None)
-        if session is None:
-            return
-        entry = self._base_entry(point.kind, point, session)
-        entry["text"] = (
-            f"point {point.id} reached max_hits={point.max_hits}: it stopped recording (debug_list shows it)"
-        )
-        entry["point"] = point.id
-        entry["capped"] = True
-        self.console._add(entry)
-
-    def _notice(self, session: CDPSession, text: str) -> None:
-        entry = self._base_entry("snapshot", None, session)
-        entry["text"] = text
-        entry["capped"] = True
-        self.console._add(entry)
+        if session is not None:
+            self.console._add(capped_entry(self.console.page_url, point, session))
 
     async def _someone_elses(self, session: CDPSession, params: dict[str, Any]) -> bool:
         """True when a pause belongs to another debugger (the user's DevTools): it is left to them.
@@ -407,7 +362,13 @@ class DebugPoints:
             await self._resume(session)
             if self.exceptions != "none":
                 self._spawn(self.set_exceptions("none"))
-                self._notice(session, f"exception captures stopped after {EXCEPTION_CAPTURES_MAX}: mode is off")
+                self.console._add(
+                    notice_entry(
+                        self.console.page_url,
+                        session,
+                        f"exception captures stopped after {EXCEPTION_CAPTURES_MAX}: mode is off",
+                    )
+                )
             return
         else:
             self.exception_hits += 1
@@ -431,41 +392,6 @@ class DebugPoints:
                 log.debug("mapping a capture failed: %s", exc)
         capture = name_capture(capture, None) if self.mapper is None else capture
         if point is None and capture.get("uncaught"):
-            if await self._onto_pageerror(capture, before):
+            if await onto_pageerror(self.console, capture, before, PAGEERROR_WAIT_S):
                 return
-        self.console._add(self._snapshot_entry(point, session, capture))
-
-    def _snapshot_entry(self, point: Point | None, session: CDPSession, capture: dict[str, Any]) -> dict[str, Any]:
-        from .debug_names import capture_summary
-
-        entry = self._base_entry("snapshot", point, session)
-        stack = capture.get("frames") or []
-        if point is None and stack:
-            top = stack[0]
-            entry["location"] = {k: top.get(k) for k in ("url", "lineNumber", "columnNumber", "original") if top.get(k)}
-        entry["stack"] = [{k: v for k, v in f.items() if k not in ("scopes", "returnValue")} for f in stack]
-        entry["capture"] = capture
-        what = f"point {point.id} hit {point.hits}" if point else f"exception: {capture.get('exception', '')[:200]}"
-        entry["text"] = f"{what}: {capture_summary(capture)}"
-        if point is not None:
-            entry["point"] = point.id
-            entry["hit"] = point.hits
-        return entry
-
-    async def _onto_pageerror(self, capture: dict[str, Any], before: int) -> bool:
-        """Put an uncaught exception's capture on its pageerror entry (it arrives after the resume)."""
-        first = str(capture.get("exception") or "").split("\n", 1)[0]
-        deadline = time.monotonic() + PAGEERROR_WAIT_S
-        while time.monotonic() < deadline:
-            for entry in reversed(self.console._entries.values()):
-                if entry["id"] <= before:
-                    break
-                if (
-                    entry.get("type") == "pageerror"
-                    and "capture" not in entry
-                    and first[:80] in str(entry.get("text", ""))
-                ):
-                    entry["capture"] = capture
-                    return True
-            await asyncio.sleep(0.05)
-        return False
+        self.console._add(snapshot_entry(self.console.page_url, point, session, capture))
