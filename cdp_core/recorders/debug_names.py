@@ -50,7 +50,7 @@ def name_capture(capture: dict[str, Any], index_for: IndexFor | None) -> dict[st
             if renamed:
                 scope["renamed"] = renamed
             if start is not None and end is not None:
-                inner = (tuple(start), tuple(end))  # type: ignore[assignment]
+                inner = ((int(start[0]), int(start[1])), (int(end[0]), int(end[1])))
         if frame.get("returnValue"):
             frame["returnValue"] = redacted_value("", frame["returnValue"])
     return capture
