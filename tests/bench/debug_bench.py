@@ -9,7 +9,7 @@ counted): without points, with a logpoint on the loop's line (2 hits a call), wi
 point on the return line (1 hit a call: pause, read stack and scopes, resume). The pause per
 hit is the call's time minus the median call without points, divided by the hits; printed as
 median and p95. The server's own view of a snapshot pause (paused event to resume answered)
-is printed too.
+is printed too, and a 20,000-iteration loop alone and with a logpoint capped at 100 hits.
 """
 
 from __future__ import annotations
@@ -66,11 +66,19 @@ async def main(calls: int) -> None:
                 page = await agent.app.manager.current_page()  # type: ignore[attr-defined]
                 server_view = list(page.data["debug"].pause_ms)
                 await agent.s("debug_clear")
+                loop = (
+                    "(() => { const t = performance.now(); ordini.sommaLunga(20000); return performance.now() - t; })()"
+                )
+                plain_loop = float(await agent.js(loop))
+                await agent.s("debug_logpoint", source="ordini.js", line=26, expression="somma", max_hits=100)
+                capped_loop = float(await agent.js(loop))
+                await agent.s("debug_clear")
         print(f"debug points, {calls} calls each, page-side timing of ordini.inviaOrdine (background tab)")
         print(line("call without points", base))
         print(line("logpoint, per hit (2 hits a call)", [max(0.0, (v - floor) / 2) for v in logged]))
         print(line("snapshot point, per hit", [max(0.0, v - floor) for v in snap]))
         print(line("snapshot pause, server's view", server_view))
+        print(f"20,000-iteration loop: {plain_loop:.1f} ms alone, {capped_loop:.1f} ms with a logpoint capped at 100")
     finally:
         chrome.stop()
         server.stop()
