@@ -95,10 +95,11 @@ def install(manager: BrowserManager, settings: Any) -> None:
     before capture's own commands; a page that a dialog opened before attach keeps frozen
     gets its capture attached as soon as it answers again, instead of holding the attach.
     """
-    from . import dialogs
+    from . import debug_points, dialogs
     from .input import frames
 
     dialogs.install(manager)
+    debug_points.install(manager)  # debug points follow new iframe sessions and go with a closed page
     frames.install(manager)  # subscribes before the console recorder's Runtime.enable announces the contexts
 
     async def attach_all(page: PageHandle, session: CDPSession, kind: str) -> None:

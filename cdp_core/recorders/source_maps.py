@@ -158,6 +158,14 @@ class SourceMapResolver:
                 notes.append(f"{url}: source map {script.map_url} could not be read ({script.error})")
         return scripts, notes
 
+    async def script_and_map(self, url: str, *, budget_s: float = 10.0) -> tuple[str, SourceMap | None, str | None]:
+        """A script's text, its parsed map and why the map could not be read (debug points need all three)."""
+        scripts, notes = await self._scripts([url], budget_s)
+        script = scripts.get(url)
+        if script is None:
+            return "", None, notes[0] if notes else None
+        return script.text, script.source_map, script.error
+
     def clear(self) -> None:
         self._cache.clear()
         self.bytes_held = 0

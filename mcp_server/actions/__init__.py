@@ -30,6 +30,7 @@ MODULES: list[str] = [
     "storage",
     "memory",
     "looking",
+    "debug",
 ]
 
 

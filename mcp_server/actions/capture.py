@@ -52,7 +52,7 @@ LIST_MAX = 5000
 
 
 class ConsoleListArgs(ActionArgs):
-    types: list[str] | None = Field(None, description="error, warning, log, pageerror, issue...")
+    types: list[str] | None = Field(None, description="error, warning, log, pageerror, issue, logpoint, snapshot...")
     limit: int = Field(50, ge=1, le=LIST_MAX, description="Max entries (newest; with since_id: the next)")
     include_stack: bool = Field(False, description="Include stack frames")
     since_id: int | None = Field(None, ge=0, description="After this id (0: from the oldest)")

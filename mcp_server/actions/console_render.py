@@ -246,4 +246,9 @@ def console_record(entry: dict[str, Any], page_url: str | None, since: str | Non
         if rec.get(key):
             lines.append(f"{key}: {rec[key]}")
     lines += [f"    at {frame}" for frame in rec["stack"]]
+    if entry.get("capture"):  # a snapshot point's or an exception's locals (mcp_server/actions/debug.py)
+        from .debug_render import capture_lines, capture_record
+
+        rec["capture"] = capture_record(entry["capture"])
+        lines += ["locals:", *capture_lines(entry["capture"], page_url)]
     return "\n".join(lines), rec
