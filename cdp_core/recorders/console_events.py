@@ -122,11 +122,13 @@ class ConsoleEvents:
     def _on_exception(self, session: CDPSession, frame_kind: str, p: dict[str, Any]) -> None:
         details = p.get("exceptionDetails") or {}
         exc = details.get("exception") or {}
-        description = str(exc.get("description") or "")
+        # An exception's message is page text like a console line: ``Error: bad token=...`` is masked too.
+        description = redact_secrets_in_text(str(exc.get("description") or ""))
         message = description.split("\n", 1)[0] if description else ""
         if not message:
             message = format_remote_object(exc) if exc else str(details.get("text") or "Uncaught error")
-        text = details.get("text") or "Uncaught"
+            message = redact_secrets_in_text(message)
+        text = redact_secrets_in_text(str(details.get("text") or "Uncaught"))
         if message and message not in text:
             text = f"{text} {message}".strip()
         stack = stack_frames(details.get("stackTrace")) or frames_from_description(description)
