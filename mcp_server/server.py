@@ -244,8 +244,7 @@ class BrowserMCP:
             raise ToolFailure(
                 ErrorCode.INVALID_ARGUMENT,
                 f"{tool} needs an `action`",
-                hint=f"set action to one of: {', '.join(names)}",
-                actions=names,
+                hint=f"set action to one of: {', '.join(names)}",  # the list once: in the hint, both renderings
             )
         if not isinstance(action, str) or action not in route.actions:
             other = None
@@ -253,9 +252,7 @@ class BrowserMCP:
                 others = (t for t, r in self.routes.items() if r.spec is None and t != tool and action in r.actions)
                 other = next(others, None)
             hint = f"use tool {other} for {action!r}" if other else f"use one of: {', '.join(names)}"
-            raise ToolFailure(
-                ErrorCode.UNKNOWN_ACTION, f"{tool} has no action {action!r}", hint=hint, action=action, actions=names
-            )
+            raise ToolFailure(ErrorCode.UNKNOWN_ACTION, f"{tool} has no action {action!r}", hint=hint, action=action)
         return route.actions[action], action
 
     def _notify(

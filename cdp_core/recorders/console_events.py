@@ -18,10 +18,16 @@ from .console_format import ARG_PREVIEW_CHARS, format_remote_object, frames_from
 from .network import iso_time
 from .redact import redact_secrets_in_text
 
-__all__ = ["ConsoleEvents", "TYPE_ALIASES"]
+__all__ = ["ConsoleEvents", "TYPE_ALIASES", "CONSOLE_TYPES"]
 
 #: console types Chrome names two ways, and the name the timeline uses
 TYPE_ALIASES = {"warn": "warning", "verbose": "debug", "startGroup": "group", "startGroupCollapsed": "group"}
+#: Every type an entry can have (Chrome's console API types as recorded, browser log levels, our
+#: ``pageerror`` and ``issue``): a filter naming anything else would silently match nothing.
+CONSOLE_TYPES = (
+    "error", "warning", "log", "info", "debug", "pageerror", "issue", "assert", "trace", "table", "dir",
+    "dirxml", "group", "endGroup", "clear", "count", "timeEnd", "profile", "profileEnd",
+)  # fmt: skip
 
 
 class ConsoleEvents:

@@ -30,7 +30,7 @@ from cdp_core.recorders.tracing import NoTraceRunning, TraceAlreadyRunning, Trac
 from targets.errors import ErrorCode, ToolFailure
 
 from ..registry import ActionArgs, ActionResult, action
-from ..trace_text import summary_text
+from ..trace_text import site_path, summary_text
 
 if TYPE_CHECKING:
     from targets import PageHandle
@@ -114,9 +114,75 @@ def lean_summary(summary: dict[str, Any], *, path: bool = False) -> dict[str, An
     if isinstance(main, dict):
         out["mainThread"] = {k: main[k] for k in ("busyMs", "taskCount") if k in main}
     out.pop("eventCount", None)
-    if isinstance(out.get("longestTasks"), list):  # the text names each task's time and activity
-        tasks = out["longestTasks"]
-        out["longestTasks"] = [{k: v for k, v in t.items() if k != "breakdownMs"} for t in tasks if isinstance(t, dict)]
+    base = out.get("navigationUrl")
+    out = _rounded(out)
+    if isinstance(out.get("longestTasks"), list):  # the text names each task's time, activity, script, hot spots
+        out["longestTasks"] = [_lean_task(t, base) for t in out["longestTasks"] if isinstance(t, dict)]
+    # Requests and hot functions as rows under named columns: five of each, as the text names them,
+    # without five copies of every key (the answer stays within the shared size rule).
+    columns = {}
+    for key, cols in _ROW_COLUMNS.items():
+        if isinstance(out.get(key), list) and out[key]:
+            out[key] = [_row(item, tuple(c for c, _ in cols), base) for item in out[key] if isinstance(item, dict)]
+            width = max((len(row) for row in out[key]), default=len(cols))
+            columns[key] = [name for _, name in cols[:width]]
+    if columns:
+        out["columns"] = columns
+    insights = out.get("insights")
+    if isinstance(insights, dict) and insights.get("lcp") and "lcpElement" in out:
+        out.pop("lcpElement")  # said once, in the LCP insight
+    blocking = insights.get("renderBlocking") if isinstance(insights, dict) else None
+    if isinstance(blocking, dict) and isinstance(blocking.get("requests"), list):
+        blocking["requests"] = [
+            {**r, "url": site_path(r.get("url"), base)} for r in blocking["requests"] if isinstance(r, dict)
+        ]
+    return out
+
+
+#: Lists the answer gives as rows, and their columns (the trace file keeps the rest: priority, mime type).
+_ROW_COLUMNS = {
+    "slowestRequests": (("url", "url"), ("durationMs", "ms"), ("statusCode", "status"), ("resourceType", "type"),
+                        ("encodedBytes", "bytes"), ("method", "method")),
+    "hotFunctions": (("functionName", "function"), ("selfMs", "selfMs"), ("url", "url"), ("lineNumber", "line"),
+                     ("columnNumber", "column")),
+}  # fmt: skip
+
+
+def _row(item: dict[str, Any], columns: tuple[str, ...], base: Any) -> list[Any]:
+    row = [site_path(item[c], base) if c == "url" and item.get(c) else item.get(c) for c in columns]
+    if "method" in columns and item.get("method") == "GET":
+        row[columns.index("method")] = None  # GET said by its absence
+    while row and row[-1] is None:
+        row.pop()
+    return row
+
+
+def _rounded(value: Any, key: str = "", depth: int = 0) -> Any:
+    """Milliseconds in the lists and groups (tasks, requests, functions, main thread) to whole ones (a
+    tenth under 1 ms), as the text prints them. The page's marks (``lcpMs``...) and the insights keep
+    their precision: the LCP breakdown adds up to the LCP, which equals ``lcpMs``."""
+    if isinstance(value, float) and depth >= 2 and (key.endswith("Ms") or key == "ms"):
+        return round(value) if abs(value) >= 1 else round(value, 1)
+    if depth > 8 or key == "insights":  # insights keep their precision: their parts add up to the LCP
+        return value
+    if isinstance(value, dict):  # under a ...Ms key (mainThreadTimeMs, breakdownMs) every number is ms
+        return {k: _rounded(v, key if key.endswith("Ms") else str(k), depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v, key, depth + 1) for v in value]
+    return value
+
+
+def _lean_task(task: dict[str, Any], base: Any) -> dict[str, Any]:
+    out = {k: v for k, v in task.items() if k != "breakdownMs"}
+    script = out.get("script")
+    if isinstance(script, dict):
+        out["script"] = {k: script[k] for k in ("functionName", "url", "lineNumber", "columnNumber") if k in script}
+        if script.get("url"):
+            out["script"]["url"] = site_path(script["url"], base)
+    if isinstance(out.get("hotFunctions"), list):  # the task's own hot spots: [name, self ms] (hotFunctions' columns)
+        out["hotFunctions"] = [
+            [h.get("functionName"), h.get("selfMs")] for h in out["hotFunctions"] if isinstance(h, dict)
+        ]
     return out
 
 
@@ -157,24 +223,16 @@ async def _summary_of(ctx: ToolContext, path: Path) -> dict[str, Any]:
 
 
 class StartTraceArgs(ActionArgs):
-    reload: bool = Field(
-        False, description="Reload to trace the load"
-    )
-    save_path: str | None = Field(
-        None, description="Trace file (default traces/)"
-    )
+    reload: bool = Field(False, description="Reload to trace the load")
+    save_path: str | None = Field(None, description="Trace file (default traces/)")
 
 
 class StopTraceArgs(ActionArgs):
-    save_path: str | None = Field(
-        None, description="Trace file (default traces/)"
-    )
+    save_path: str | None = Field(None, description="Trace file (default traces/)")
 
 
 class SummaryArgs(ActionArgs):
-    trace_path: str | None = Field(
-        None, description="Trace file (default: last)"
-    )
+    trace_path: str | None = Field(None, description="Trace file (default: last)")
 
 
 @action(
@@ -309,7 +367,10 @@ async def performance_stop_trace(ctx: ToolContext, args: StopTraceArgs) -> Actio
         "reloaded": state.reloaded,
         "summary": lean_summary(summary),
     }
-    text = f"Saved trace {rel} ({result.bytes_written / 1e6:.1f} MB)"
+    if data["page"].get("url") == summary.get("navigationUrl"):
+        data["page"].pop("url")  # said once, as the summary's navigationUrl
+    reloaded = ", reloaded" if state.reloaded else ""
+    text = f"Saved trace {rel} of {page.stable_page_id} ({page.target}{reloaded}, {result.bytes_written / 1e6:.1f} MB)"
     if result.data_loss_occurred:
         text += "; Chrome reports lost events (trace buffer full): the summary may miss the end"
     text += ".\n" + summary_text(summary)
