@@ -61,7 +61,7 @@ async def test_a_php_notice_before_the_json_of_a_save_is_named_with_its_file_and
         text, followed = clicked.content[0].text, clicked.structured_content["followed"]
         (save,) = records(followed, "requests")
         assert save["status"] == 200 and followed["serverErrors"] == [[save["id"], said]], followed
-        assert f"#{save['id']}'s response holds a server error: {said}" in text, text
+        assert f"#{save['id']}'s response holds a server error, page says: {said!r}" in text, text
         assert "Unexpected token" in text, text  # the page's own failure is still said
         assert_lean(clicked)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..page_text import page_says
 from .capture_render import (
     CONSOLE_COLUMNS,
     NETWORK_COLUMNS,
@@ -217,7 +218,7 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     if bundle.get("dialog"):
         data["dialog"] = bundle["dialog"]
         d = bundle["dialog"]
-        lines.append(f"dialog open: {d.get('type')} {str(d.get('message'))[:160]!r} (handle_dialog first)")
+        lines.append(f"dialog open: {d.get('type')}, {page_says(d.get('message'), 160)} (handle_dialog first)")
     if bundle.get("files"):
         data["files"] = bundle["files"]
         lines.append(f"saved: {bundle['files']['bundleJson']} and {bundle['files']['bundleMd']}")

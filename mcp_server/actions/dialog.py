@@ -19,6 +19,7 @@ from ..context import ToolContext
 from ..dialogs import dialog_watch, require_no_dialog
 from ..dialogs import public_dialog as _public_dialog
 from ..followup import Followup, frames_now, then_line
+from ..page_text import page_says
 from ..registry import ActionArgs, ActionResult, action
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ async def handle_dialog(ctx: ToolContext, args: HandleDialogArgs) -> ActionResul
     await follow.settle()
     followed = await follow.report()
     what = f"{'accepted' if params['accept'] else 'dismissed'}"
-    desc = f" {dialog['type']} {dialog['message'][:200]!r}" if dialog else " dialog"
+    desc = f" {dialog['type']}, {page_says(dialog['message'])}" if dialog else " dialog"
     data: dict[str, Any] = {"handled": args.dialog_action, "followed": followed}
     if dialog:
         data["dialog"] = _public_dialog(dialog)
