@@ -20,7 +20,7 @@ def describe_followup(data: dict[str, Any]) -> str:
     """The follow-up as one line of text (the same facts as the data, in the same order)."""
     parts: list[str] = []
     if data.get("invalidFields"):
-        fields = "; ".join(f"{f['field']}, {page_says(f['message'], 150)}" for f in data["invalidFields"])
+        fields = "; ".join(f"{f['field']}: {f['message']}" for f in data["invalidFields"])
         parts.append(f"the browser's own form check stopped the submit ({fields})")
     if "navigation" in data:
         parts.append(f"navigated to {data['navigation']['to']}")

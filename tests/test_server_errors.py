@@ -126,7 +126,7 @@ async def test_the_error_page_a_confirmed_delete_lands_on_is_named_when_the_dial
         followed = accepted.structured_content["followed"]
         (post,) = records(followed, "requests")
         assert followed["serverErrors"] == [[post["id"], said]], accepted.content[0].text
-        assert f"server error: {said}" in accepted.content[0].text
+        assert f"server error, page says: {said!r}" in accepted.content[0].text
 
 
 COLDFUSION = """<html><head><title>Error</title></head><body>
