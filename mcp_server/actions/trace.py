@@ -15,6 +15,7 @@ includes it too, so one call answers "what took the time".
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 import weakref
@@ -336,7 +337,8 @@ async def performance_stop_trace(ctx: ToolContext, args: StopTraceArgs) -> Actio
     try:
         # Chrome's flush waits within the call bound; reading the stream (progress every chunk) is not cut,
         # since cutting it would lose the trace.
-        result = await state.tracer.stop(dest, progress_cb=progress, complete_timeout=ctx.bound(120)[0])
+        with ctx.hold.overrun_allowed() if ctx.hold is not None else contextlib.nullcontext():
+            result = await state.tracer.stop(dest, progress_cb=progress, complete_timeout=ctx.bound(120)[0])
     except NoTraceRunning:  # pragma: no cover - _tracing_page checked; kept for safety
         raise ToolFailure(
             ErrorCode.NO_TRACE_RUNNING, "no trace is running", hint="call performance_start_trace"
