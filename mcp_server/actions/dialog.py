@@ -47,6 +47,7 @@ async def handle_dialog(ctx: ToolContext, args: HandleDialogArgs) -> ActionResul
     if watch.open is None and watch.blocked_since_attach:
         # A dialog from before attach: Chrome neither reported it to us nor lets us answer it.
         require_no_dialog(watch, "handle_dialog")
+    handled = watch.open
     dialog = dict(watch.open) if watch.open else None
     follow = Followup(page, watch)
     params: dict[str, Any] = {"accept": args.dialog_action == "accept"}
@@ -62,8 +63,11 @@ async def handle_dialog(ctx: ToolContext, args: HandleDialogArgs) -> ActionResul
                 ErrorCode.NO_DIALOG, "no JavaScript dialog is open on this page", hint="nothing to handle"
             ) from None
         raise
-    watch.open = None
-    watch.opened.clear()
+    if watch.open is handled:
+        # Only the dialog we answered: a next one (alert(); alert()) may have been reported before
+        # Chrome's reply to ours, and must stay seen, or the next call would wait for a blocked page.
+        watch.open = None
+        watch.opened.clear()
     await watch.run_cleanups()
     follow.loader, follow.frames = await frames_now(page.session)
     await follow.settle()
