@@ -21,7 +21,8 @@ from mcp_server.cli import build_app
 from mcp_server.settings import Settings
 
 PAGE = """<!doctype html><title>two</title>
-<button id="b" onclick="setTimeout(() => { alert('first'); confirm('second'); document.title = 'done'; }, 0)">go</button>"""
+<button id="b" onclick="setTimeout(() => { alert('first'); confirm('second'); document.title = 'done'; }, 0)"
+>go</button>"""
 
 
 @pytest.fixture
