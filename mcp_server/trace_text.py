@@ -79,7 +79,8 @@ def summary_text(s: dict[str, Any]) -> str:
         lines.append("Longest tasks: " + "; ".join(_task(t, s.get("navigationUrl")) for t in tasks) + ".")
     slow = s.get("slowestRequests") or []
     if slow:
-        lines.append("Slowest requests: " + "; ".join(_request(r, s.get("navigationUrl")) for r in slow) + ".")
+        of = f" {len(slow)} of {s['requestCount']}" if s.get("requestCount") else ""
+        lines.append(f"Slowest{of} requests: " + "; ".join(_request(r, s.get("navigationUrl")) for r in slow) + ".")
     hot = s.get("hotFunctions") or []
     if hot:
         lines.append(
@@ -131,6 +132,7 @@ def insights_lines(ins: dict[str, Any], base: Any = None) -> list[str]:
     if lcp:
         el = lcp.get("element") or {}
         what = " ".join(str(x) for x in (el.get("type"), el.get("nodeName"), el.get("url")) if x)
+        what += f", size {el['size']}" if what and el.get("size") else ""
         line = f"LCP {_fmt_ms(lcp.get('ms'))}" + (f" ({what})" if what else "")
         parts = lcp.get("breakdownMs") or {}
         labels = (

@@ -43,5 +43,5 @@ async def test_trace_answers_name_every_request_task_and_function_of_their_json(
             assert request["url"] in text, (request, text)
         for hot in functions:
             assert hot["function"] in text, (hot, text)
-        for task in s["longestTasks"]:
-            assert task["activity"] in text, (task, text)
+        for task in (record(t, s["columns"]["longestTasks"]) for t in s["longestTasks"]):
+            assert task["activity"] in text and task["function"] in text, (task, text)

@@ -117,11 +117,12 @@ def lean_summary(summary: dict[str, Any], *, path: bool = False) -> dict[str, An
     out.pop("eventCount", None)
     base = out.get("navigationUrl")
     out = _rounded(out)
-    if isinstance(out.get("longestTasks"), list):  # the text names each task's time, activity, script, hot spots
-        out["longestTasks"] = [_lean_task(t, base) for t in out["longestTasks"] if isinstance(t, dict)]
+    columns: dict[str, list[str]] = {}
+    if isinstance(out.get("longestTasks"), list) and out["longestTasks"]:  # as the text names each task
+        out["longestTasks"] = [_task_row(t, base) for t in out["longestTasks"] if isinstance(t, dict)]
+        columns["longestTasks"] = list(_TASK_COLUMNS)
     # Requests and hot functions as rows under named columns: five of each, as the text names them,
     # without five copies of every key (the answer stays within the shared size rule).
-    columns = {}
     for key, cols in _ROW_COLUMNS.items():
         if isinstance(out.get(key), list) and out[key]:
             out[key] = [_row(item, tuple(c for c, _ in cols), base) for item in out[key] if isinstance(item, dict)]
@@ -164,27 +165,40 @@ def _rounded(value: Any, key: str = "", depth: int = 0) -> Any:
     their precision: the LCP breakdown adds up to the LCP, which equals ``lcpMs``."""
     if isinstance(value, float) and depth >= 2 and (key.endswith("Ms") or key == "ms"):
         return round(value) if abs(value) >= 1 else round(value, 1)
-    if depth > 8 or key == "insights":  # insights keep their precision: their parts add up to the LCP
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return int(value)  # 92.0 as 92: the same number, as the text prints it
+    if depth > 8:
         return value
-    if isinstance(value, dict):  # under a ...Ms key (mainThreadTimeMs, breakdownMs) every number is ms
-        return {k: _rounded(v, key if key.endswith("Ms") else str(k), depth + 1) for k, v in value.items()}
+    if isinstance(value, dict):  # under a ...Ms key (mainThreadTimeMs) every number is ms; insights keep
+        # their precision (their LCP parts add up to the LCP, which equals lcpMs), as whole floats drop ".0"
+        inner = depth + 1 if key != "insights" else -100
+        return {k: _rounded(v, key if key.endswith("Ms") else str(k), inner) for k, v in value.items()}
     if isinstance(value, list):
         return [_rounded(v, key, depth + 1) for v in value]
     return value
 
 
-def _lean_task(task: dict[str, Any], base: Any) -> dict[str, Any]:
-    out = {k: v for k, v in task.items() if k != "breakdownMs"}
-    script = out.get("script")
-    if isinstance(script, dict):
-        out["script"] = {k: script[k] for k in ("functionName", "url", "lineNumber", "columnNumber") if k in script}
-        if script.get("url"):
-            out["script"]["url"] = site_path(script["url"], base)
-    if isinstance(out.get("hotFunctions"), list):  # the task's own hot spots: [name, self ms] (hotFunctions' columns)
-        out["hotFunctions"] = [
-            [h.get("functionName"), h.get("selfMs")] for h in out["hotFunctions"] if isinstance(h, dict)
-        ]
-    return out
+#: A long task as a row: when, how long, what ran, where (the script's function and place), and
+#: the task's own hottest functions as ``[name, self ms]``.
+_TASK_COLUMNS = ("startMs", "durationMs", "activity", "function", "url", "line", "column", "hottest")
+
+
+def _task_row(task: dict[str, Any], base: Any) -> list[Any]:
+    script = task.get("script") if isinstance(task.get("script"), dict) else {}
+    hot = [[h.get("functionName"), h.get("selfMs")] for h in task.get("hotFunctions") or [] if isinstance(h, dict)]
+    row = [
+        task.get("startMs"),
+        task.get("durationMs"),
+        task.get("activity"),
+        script.get("functionName"),
+        site_path(script["url"], base) if script.get("url") else None,
+        script.get("lineNumber"),
+        script.get("columnNumber"),
+        hot or None,
+    ]
+    while row and row[-1] is None:
+        row.pop()
+    return row
 
 
 def _page_brief(page: PageHandle) -> dict[str, Any]:
@@ -437,7 +451,8 @@ async def performance_summary(ctx: ToolContext, args: SummaryArgs) -> ActionResu
             )
     ctx.status(f"summarizing {ctx.artifacts.relative(path)}")
     summary = await _summary_of(ctx, path)
-    return ActionResult(text=summary_text(summary), data=lean_summary(summary, path=True))
+    text = summary_text(summary) + f"\nTrace file: {ctx.artifacts.relative(path)}."
+    return ActionResult(text=text, data=lean_summary(summary, path=True))
 
 
 def _newest_trace(ctx: ToolContext) -> Path | None:
