@@ -20,10 +20,14 @@ from targets.errors import ErrorCode, ToolFailure
 from .file_identity import same_path
 from .owner_only import restrict_to_owner
 
-__all__ = ["Artifacts", "AUDIT_FILE_NAME"]
+__all__ = ["Artifacts", "AUDIT_FILE_NAME", "PRIVATE_KINDS"]
 
 #: The audit log's default name under the root (``MCP_AUDIT_LOG`` may put it elsewhere).
 AUDIT_FILE_NAME = "audit.jsonl"
+
+#: Folders only their own actions may name (``state/``: exported cookies, HttpOnly values included):
+#: a trace summary, a heap reader or an upload given a path there is refused.
+PRIVATE_KINDS = ("state",)
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _IGNORE_HEAD = "# written by mcp-browser: captured data, never commit it"
@@ -149,6 +153,14 @@ class Artifacts:
                 f"{str(path)!r} names the folder itself, not a file in it",
                 hint="give a file name such as report.json",
                 path=str(path),
+            )
+        private = next((k for k in PRIVATE_KINDS if k != kind and self.root / k in resolved.parents), None)
+        if private is not None:
+            raise ToolFailure(
+                ErrorCode.PATH_OUTSIDE_ARTIFACTS,
+                f"{str(path)[:200]!r} is in {private}/, which holds cookie values: only load_state reads it",
+                hint=f"pick a file outside {private}/ (traces/, network/, downloads/...)",
+                path=str(path)[:200],
             )
         if self.is_protected(resolved):
             raise ToolFailure(

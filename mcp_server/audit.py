@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import threading
 import time
@@ -30,7 +31,7 @@ from typing import Any
 
 from .audit_arguments import redact_arguments, shrunk_arguments
 
-__all__ = ["AuditLog", "redact_arguments", "flush_all", "MAX_LINE_BYTES", "REFUSED_CODES"]
+__all__ = ["AuditLog", "redact_arguments", "flush_all", "write_failures", "MAX_LINE_BYTES", "REFUSED_CODES"]
 
 #: Longest line the log writes, in UTF-8 bytes, whatever the arguments.
 MAX_LINE_BYTES = 4096
@@ -45,6 +46,8 @@ REFUSED_CODES = frozenset(
         "EVALUATE_DISABLED",
     }
 )
+
+
 class AuditLog:
     """Append-only JSON lines with size rotation (``audit.jsonl`` -> ``audit.jsonl.1`` ...).
 
@@ -78,6 +81,8 @@ class AuditLog:
         self._summary_at = 0.0
         self._fd: int | None = None
         self._held: tuple[int, int] | None = None
+        #: The last write failure not yet followed by a good write (``get_browser_status`` says it).
+        self.failure: dict[str, Any] | None = None
         _OPEN.add(self)
 
     # -- recording ------------------------------------------------------------------------
@@ -92,7 +97,8 @@ class AuditLog:
         error_code: str | None,
         duration_ms: float,
     ) -> None:
-        """Append one call. Failures to write are swallowed: auditing never breaks a call."""
+        """Append one call. A failure to write never breaks a call; it is kept in :attr:`failure`
+        (what, since when, lines lost) for ``get_browser_status`` to report."""
         with self._lock:
             now = self._clock()
             refused = status == "error" and error_code in REFUSED_CODES
@@ -124,17 +130,17 @@ class AuditLog:
         }
         try:
             entry["arguments"] = redact_arguments(arguments)
-            line = json.dumps(entry, ensure_ascii=False, default=str)
+            line = _dumps(entry)
         except Exception:  # noqa: BLE001 - odd arguments still leave a line saying the call happened
             entry["arguments"] = "[unrecordable]"
-            line = json.dumps(entry, ensure_ascii=False, default=str)
+            line = _dumps(entry)
         if len(line.encode("utf-8")) > MAX_LINE_BYTES:
             entry["arguments"] = shrunk_arguments(entry["arguments"])
             entry["argumentsShrunk"] = True
-            line = json.dumps(entry, ensure_ascii=False, default=str)
+            line = _dumps(entry)
         if len(line.encode("utf-8")) > MAX_LINE_BYTES:
             entry["arguments"] = "[too large]"
-            line = json.dumps(entry, ensure_ascii=False, default=str)
+            line = _dumps(entry)
         return line
 
     # -- the rate limit of refused calls --------------------------------------------------
@@ -191,8 +197,13 @@ class AuditLog:
             if record is not None:
                 data = (record + "\n").encode("utf-8") + data
             _write_all(self._descriptor(), data)
-        except OSError:
+        except OSError as exc:
             self._release()
+            if self.failure is None:
+                self.failure = {"since": _iso(self._clock()), "error": f"{type(exc).__name__}: {exc}"[:200], "lost": 0}
+            self.failure["lost"] += 1
+        else:
+            self.failure = None
 
     def _size_now(self) -> int | None:
         """The log file's size (None: there is none), and whether the held descriptor is still it.
@@ -233,6 +244,7 @@ class AuditLog:
         with self._lock:
             self._flush_summary(self._clock())
             self._release()
+            self.failure = None  # shut down: nothing more to report for this log
 
     def _backup(self, index: int) -> Path:
         return self.path.with_name(f"{self.path.name}.{index}")
@@ -291,6 +303,36 @@ def flush_all() -> None:
     """Write every log's pending summary and close its file (server shutdown)."""
     for log in list(_OPEN):
         log.close()
+
+
+def write_failures() -> list[str]:
+    """One sentence per audit log that could not be written (full disk, removed folder), for status."""
+    out = []
+    for log in list(_OPEN):
+        f = log.failure
+        if f is not None:
+            out.append(f"audit log {log.path} not written since {f['since']} ({f['error']}; {f['lost']} lines lost)")
+    return out
+
+
+def _dumps(entry: dict[str, Any]) -> str:
+    """Strict JSON (no ``Infinity``/``NaN``, which JSON readers refuse): non-finite numbers as strings."""
+    try:
+        return json.dumps(entry, ensure_ascii=False, default=str, allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(entry), ensure_ascii=False, default=str, allow_nan=False)
+
+
+def _finite(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if depth > 20:
+        return "[nested]"
+    if isinstance(value, dict):
+        return {k: _finite(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v, depth + 1) for v in value]
+    return value
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -44,6 +44,14 @@ _COMPARED = re.compile(
 )
 
 
+_LITERAL = r"""(?P<value>"(?:\\.|[^"\\])*(?:"|$)|'(?:\\.|[^'\\])*(?:'|$)|`(?:\\.|[^`\\])*(?:`|$))"""
+# ``localStorage.setItem('token', '...')``, ``headers.set("Authorization", "...")``, ``fd.append('pw', '...')``:
+# a secret-named string argument followed by the literal stored under it.
+_NAMED_ARGUMENT = re.compile(r"""(?P<lhs>(?P<q>["'`])(?P<name>[^"'`\\\n]{1,100})(?P=q)\s*,\s*)""" + _LITERAL)
+# ``btoa('user:password')``: what is encoded is a credential more often than not (Basic auth).
+_ENCODED = re.compile(r"""(?P<lhs>\b(?:btoa|atob)\s*\(\s*)""" + _LITERAL)
+
+
 class _Budget:
     def __init__(self, nodes: int) -> None:
         self.left = nodes
@@ -73,7 +81,15 @@ def _script(value: str) -> str:
         quote = m.group("value")[:1]
         return m.group("lhs") + (quote + REDACTED + quote if quote in "'\"`" else REDACTED)
 
+    def named(m: re.Match[str]) -> str:
+        if not is_secret_field(m.group("name")):
+            return m.group(0)
+        quote = m.group("value")[:1]
+        return m.group("lhs") + quote + REDACTED + quote
+
     masked = _COMPARED.sub(compared, masked)
+    masked = _NAMED_ARGUMENT.sub(named, masked)
+    masked = _ENCODED.sub(lambda m: m.group("lhs") + m.group("value")[:1] + REDACTED + m.group("value")[:1], masked)
     return redact_secrets_in_text(masked)
 
 

@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 from cdp_core import CDPEvent, CDPException, CDPSession
 from targets.errors import ErrorCode, ToolFailure
 
+from .page_text import page_says
+
 if TYPE_CHECKING:
     from targets import PageHandle
 
@@ -202,7 +204,7 @@ def require_no_dialog(watch: DialogWatch, what: str) -> None:
             )
         raise ToolFailure(
             ErrorCode.DIALOG_OPEN,
-            f"{what}: a JavaScript {d['type']} is open and blocks the page: {d['message'][:200]!r}",
+            f"{what}: a JavaScript {d['type']} is open and blocks the page; {page_says(d['message'])}",
             hint="call browser_session action=handle_dialog (dialog_action accept or dismiss) first",
             dialog=public_dialog(d),
         )

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .page_text import page_says
+
 __all__ = ["describe_followup", "then_line", "MAX_ERRORS"]
 
 #: Console errors listed (newest), by :mod:`.followup` and in the text alike
@@ -46,14 +48,14 @@ def describe_followup(data: dict[str, Any]) -> str:
     for d in data.get("downloads", []):  # began without a request of their own (blob:, data:)
         parts.append(f"started a download: {d['file']}")
     for i, line in data.get("serverErrors", []):
-        parts.append(f"#{i}'s response holds a server error: {line}")
+        parts.append(f"#{i}'s response holds a server error, {page_says(line)}")
     for e in data.get("consoleErrors", []):  # [id, type, text]
-        parts.append(f"console {e[1]}: {e[2]} (#{e[0]})")
+        parts.append(f"console {e[1]} #{e[0]}, {page_says(e[2])}")
     if data.get("consoleErrorCount"):
         parts.append(f"({data['consoleErrorCount']} console errors in all, newest {MAX_ERRORS} shown)")
     if "dialog" in data:
         d = data["dialog"]
-        parts.append(f"{d['type']} dialog opened: {d['message'][:120]!r} (use handle_dialog)")
+        parts.append(f"{d['type']} dialog opened, {page_says(d['message'], 120)} (use handle_dialog)")
     for tab in data.get("newTabs", []):
         title = f" ({tab['title']})" if tab.get("title") and tab["title"] != tab["url"] else ""
         parts.append(f"opened a new tab: {tab['url']}{title} (select_page_by_url to work in it)")

@@ -43,7 +43,20 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["LockMode", "LOCK_MODES", "StateLock", "CallLocks", "CallHold", "Holder", "Busy", "locks_for"]
+__all__ = [
+    "LockMode", "LOCK_MODES", "StateLock", "CallLocks", "CallHold", "Holder", "Busy", "locks_for", "OVERRUN_GRACE_S",
+    "overrun_grace",
+]  # fmt: skip
+
+#: Seconds past its call bound a call may keep a lock (to phrase its answer) before it is stopped;
+#: a tenth of a short bound (MCP_MAX_CALL_SECONDS=2: 0.5 s).
+OVERRUN_GRACE_S = 5.0
+
+
+def overrun_grace(bound: float) -> float:
+    """The grace after a call bound of ``bound`` seconds: :data:`OVERRUN_GRACE_S`, less for short bounds."""
+    return min(OVERRUN_GRACE_S, max(0.5, bound / 10))
+
 
 LockMode = Literal["read", "page", "poll", "state"]
 LOCK_MODES: tuple[LockMode, ...] = ("read", "page", "poll", "state")
@@ -216,6 +229,12 @@ class CallHold:
 
     ``deadline`` (``loop.time()``) bounds every wait for a lock: past it :class:`Busy` is
     raised. ``on_wait(text)`` is told who the call waits for, for its progress messages.
+
+    Holding is bounded too: ``limit`` (the ``asyncio.timeout`` around the handler, set by the
+    server) is armed for ``deadline`` + ``grace`` (:func:`overrun_grace`) as soon as the call takes a lock,
+    so a call stuck while holding one (a discovery endpoint that never answers, a hung renderer)
+    is stopped there and every other call gets the lock back. :meth:`overrun_allowed` lifts it for
+    a part that must not be cut (a trace being saved).
     """
 
     def __init__(
@@ -226,14 +245,19 @@ class CallHold:
         *,
         deadline: float | None = None,
         on_wait: Any = None,
+        grace: float = OVERRUN_GRACE_S,
     ) -> None:
         self.locks = locks
+        self.grace = grace
         self.mode: LockMode = mode
         self.label = label
         self.deadline = deadline
         self.on_wait = on_wait
         self._state: Holder | None = None
         self._pages: list[Any] = []
+        #: the handler's timeout (``asyncio.timeout(None)``), armed when a lock is taken
+        self.limit: Any = None
+        self._unbounded = 0
 
     # -- what is held ----------------------------------------------------------------------
 
@@ -243,6 +267,32 @@ class CallHold:
 
     def holds_page(self, page: Any) -> bool:
         return self.exclusive or any(p is page for p in self._pages)
+
+    # -- the bound on holding ---------------------------------------------------------------
+
+    def _arm(self) -> None:
+        """Bound the call once it holds a lock: stopped at its deadline + the grace, whatever it waits on."""
+        if self.limit is None or self.deadline is None or self._unbounded or self.limit.when() is not None:
+            return
+        self.limit.reschedule(self.deadline + self.grace)
+
+    @property
+    def overran(self) -> bool:
+        """Whether the handler's time ran out (its ``limit`` expired) while it held a lock."""
+        return self.limit is not None and self.limit.expired()
+
+    @contextlib.contextmanager
+    def overrun_allowed(self) -> Any:
+        """A part of the call that must not be cut at the bound (it would lose its result)."""
+        self._unbounded += 1
+        if self.limit is not None:
+            self.limit.reschedule(None)
+        try:
+            yield
+        finally:
+            self._unbounded -= 1
+            if self._state is not None or self._pages:
+                self._arm()
 
     # -- taking and giving back ------------------------------------------------------------
 
@@ -270,6 +320,7 @@ class CallHold:
         else:
             await self._bounded(state.acquire(holder), self.locks.describe_holders())
         self._state = holder
+        self._arm()
 
     def _give_state(self) -> None:
         if self._state is not None:
@@ -289,6 +340,7 @@ class CallHold:
             return
         await self._take_page(page)
         self._pages.append(page)
+        self._arm()
 
     async def _take_page(self, page: Any) -> None:
         holder = Holder(self.label, True)
@@ -338,6 +390,7 @@ class CallHold:
         await self._take_state(exclusive=False)
         try:
             await self._take_page(page)
+            self._arm()
             try:
                 yield
             finally:

@@ -45,7 +45,7 @@ from .artifacts import Artifacts
 from .client_log import CALL_SESSION, client_log
 from .context import ToolContext
 from .envelope import error_result, failure_from_exception, ok_result, validation_failure, wire_form
-from .locking import Busy, CallHold, CallLocks, locks_for
+from .locking import Busy, CallHold, CallLocks, locks_for, overrun_grace
 from .progress import Progress
 from .registry import ActionResult, ActionSpec
 from .settings import Settings
@@ -185,6 +185,7 @@ class BrowserMCP:
             label,
             deadline=arrived + self.settings.max_call_seconds,
             on_wait=reporter.waiting_for,
+            grace=overrun_grace(self.settings.max_call_seconds),
         )
         if spec.lock != "state" and _target_lost(self.manager):
             # The active browser went away: this call may relaunch it or report the loss (state).
@@ -205,8 +206,15 @@ class BrowserMCP:
         try:
             async with reporter.running():
                 try:
-                    await hold.enter()
-                    return await spec.handler(ctx, args)
+                    try:
+                        async with asyncio.timeout(None) as limit:  # armed by the hold once it takes a lock
+                            hold.limit = limit
+                            await hold.enter()
+                            return await spec.handler(ctx, args)
+                    except TimeoutError:
+                        if not hold.overran:
+                            raise
+                        raise _overran(spec.name, self.settings.max_call_seconds) from None
                 except ToolFailure as exc:
                     left = ctx.remaining()
                     ran_out = ctx.cut and left is not None and left < 2.0  # it failed at the bound
@@ -244,8 +252,7 @@ class BrowserMCP:
             raise ToolFailure(
                 ErrorCode.INVALID_ARGUMENT,
                 f"{tool} needs an `action`",
-                hint=f"set action to one of: {', '.join(names)}",
-                actions=names,
+                hint=f"set action to one of: {', '.join(names)}",  # the list once: in the hint, both renderings
             )
         if not isinstance(action, str) or action not in route.actions:
             other = None
@@ -253,9 +260,7 @@ class BrowserMCP:
                 others = (t for t, r in self.routes.items() if r.spec is None and t != tool and action in r.actions)
                 other = next(others, None)
             hint = f"use tool {other} for {action!r}" if other else f"use one of: {', '.join(names)}"
-            raise ToolFailure(
-                ErrorCode.UNKNOWN_ACTION, f"{tool} has no action {action!r}", hint=hint, action=action, actions=names
-            )
+            raise ToolFailure(ErrorCode.UNKNOWN_ACTION, f"{tool} has no action {action!r}", hint=hint, action=action)
         return route.actions[action], action
 
     def _notify(
@@ -348,3 +353,15 @@ def build_server(
 ) -> Server:
     """A ready SDK server (serve it with stdio or streamable HTTP); ``server.browser_mcp`` is the app."""
     return BrowserMCP(settings, manager, specs=specs, toolset=toolset).build()
+
+
+def _overran(action: str, bound: float) -> ToolFailure:
+    """The answer of a call stopped at its bound while holding the browser (see CallHold's limit)."""
+    return ToolFailure(
+        ErrorCode.TIMEOUT,
+        f"{action} was stopped at the {bound:g} s call bound (+{overrun_grace(bound):g} s): the browser or the page"
+        " did not answer in time (a hung renderer, a busy script, a slow CDP endpoint); its locks are released",
+        hint="get_browser_status and list_pages answer meanwhile; a page whose renderer is hung needs a reload"
+        " (or closing the tab); call again to retry",
+        callBoundS=bound,
+    )

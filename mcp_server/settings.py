@@ -40,6 +40,7 @@ ENV_NAMES: dict[str, str] = {
     "network_preview_bytes": "NETWORK_PREVIEW_BYTES",
     "network_redact_headers": "NETWORK_REDACT_HEADERS",
     "network_body_max_bytes": "NETWORK_BODY_MAX_BYTES",
+    "download_max_bytes": "DOWNLOAD_MAX_BYTES",
     "network_eager_body_max_bytes": "NETWORK_EAGER_BODY_MAX_BYTES",
     "network_eager_body_budget": "NETWORK_EAGER_BODY_BUDGET",
     "console_max_entries": "CONSOLE_MAX_ENTRIES",
@@ -88,6 +89,8 @@ class Settings(BaseModel):
     network_preview_bytes: int = Field(2048, ge=0)
     network_redact_headers: list[str] = Field(default_factory=lambda: list(DEFAULT_REDACT_HEADERS))
     network_body_max_bytes: int = Field(5 * MiB, ge=0)
+    #: downloads larger than this are deleted instead of saved under downloads/ (0: no cap)
+    download_max_bytes: int = Field(100 * MiB, ge=0)
     network_eager_body_max_bytes: int = Field(1 * MiB, ge=0)
     network_eager_body_budget: int = Field(64 * MiB, ge=0)
     console_max_entries: int | None = Field(None, ge=1)
@@ -173,6 +176,7 @@ class Settings(BaseModel):
             block_media=self.block_media,
             chrome_path=self.chrome_path,
             downloads_dir=str(self.artifact_dir / "downloads"),
+            download_max_bytes=self.download_max_bytes,
             private_paths=[str(p) for p in (self.artifact_dir, self.audit_log, self.http_token_file) if p is not None],
         )
 

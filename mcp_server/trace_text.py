@@ -9,7 +9,27 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["summary_text", "insights_lines"]
+__all__ = ["summary_text", "insights_lines", "site_path"]
+
+
+def site_path(url: Any, base: Any) -> str:
+    """``url`` as a path when it is on ``base``'s origin (``/trace/app.js``), else whole.
+
+    The traced page's own URLs are most of a summary; its origin is said once (``navigationUrl``),
+    in the text and the JSON alike.
+    """
+    text, origin = str(url or ""), _origin(base)
+    if origin and text.startswith(origin + "/"):
+        return text[len(origin) :]
+    return text
+
+
+def _origin(url: Any) -> str:
+    text = str(url or "")
+    scheme, sep, rest = text.partition("://")
+    if not sep or scheme not in ("http", "https"):
+        return ""
+    return f"{scheme}://{rest.split('/', 1)[0]}"
 
 
 def _fmt_ms(ms: Any) -> str:
@@ -18,29 +38,58 @@ def _fmt_ms(ms: Any) -> str:
     return f"{ms / 1000:.2f} s" if ms >= 1000 else f"{ms:.0f} ms"
 
 
+def _where(item: dict[str, Any], base: Any) -> str:
+    """`` /app.js:1:18`` for a function with a place (a path on the page's origin), else nothing."""
+    file = site_path(item.get("url"), base)
+    if not file:
+        return ""
+    col = f":{item['columnNumber']}" if item.get("columnNumber") is not None else ""
+    return f" {file}:{item.get('lineNumber', '?')}{col}"
+
+
+def _task(t: dict[str, Any], base: Any) -> str:
+    where = ""
+    script = t.get("script")
+    if script:
+        where = f" in {script.get('functionName') or '(anonymous)'}{_where(script, base)}"
+    hot = ", ".join(f"{h.get('functionName')} {_fmt_ms(h.get('selfMs'))}" for h in t.get("hotFunctions") or [])
+    hot = f"; hottest {hot}" if hot else ""
+    return f"{_fmt_ms(t.get('durationMs'))} at {_fmt_ms(t.get('startMs'))} ({t.get('activity')}{where}{hot})"
+
+
+def _request(r: dict[str, Any], base: Any) -> str:
+    extra = [str(x) for x in (r.get("method") if r.get("method") != "GET" else None, r.get("statusCode"),
+                              r.get("resourceType")) if x]  # fmt: skip
+    if r.get("encodedBytes") is not None:
+        extra.append(_bytes(r["encodedBytes"]))
+    url = site_path(r.get("url"), base)
+    return f"{_fmt_ms(r.get('durationMs'))} {url}" + (f" ({', '.join(extra)})" if extra else "")
+
+
 def summary_text(s: dict[str, Any]) -> str:
-    """Three short lines an agent can read without opening the structured data."""
+    """A few short lines with every task, request and function the structured answer names.
+
+    Why every one: text-only clients see nothing else, so naming one slow request where the JSON
+    names five loses four (issue 31).
+    """
     head = f"Trace of {s.get('navigationUrl') or 'the page'} over {_fmt_ms(s.get('durationMs'))}"
-    parts = [f"{s.get('longTaskCount', 0)} long task(s)"]
+    lines = [f"{head}: {s.get('longTaskCount', 0)} long task(s), {s.get('requestCount', 0)} request(s)."]
     tasks = s.get("longestTasks") or []
     if tasks:
-        t = tasks[0]
-        where = ""
-        script = t.get("script")
-        if script:
-            fn = script.get("functionName") or "(anonymous)"
-            url = str(script.get("url", "")).rsplit("/", 1)[-1]
-            where = f" in {fn} {url}:{script.get('lineNumber', '?')}"
-        hot = next((h for h in t.get("hotFunctions") or [] if h.get("url")), None)
-        if hot:  # where the task spent its time, by the CPU profile: the line to look at
-            file = str(hot["url"]).rsplit("/", 1)[-1]
-            where += f", hottest {hot['functionName']} {file}:{hot.get('lineNumber', '?')}"
-            where += f" {_fmt_ms(hot.get('selfMs'))} self"
-        parts[0] += f", longest {_fmt_ms(t.get('durationMs'))} ({t.get('activity')}{where})"
-    parts.append(f"{s.get('requestCount', 0)} request(s)")
+        lines.append("Longest tasks: " + "; ".join(_task(t, s.get("navigationUrl")) for t in tasks) + ".")
     slow = s.get("slowestRequests") or []
     if slow:
-        parts[-1] += f", slowest {_fmt_ms(slow[0].get('durationMs'))} {slow[0].get('url')}"
+        of = f" {len(slow)} of {s['requestCount']}" if s.get("requestCount") else ""
+        lines.append(f"Slowest{of} requests: " + "; ".join(_request(r, s.get("navigationUrl")) for r in slow) + ".")
+    hot = s.get("hotFunctions") or []
+    if hot:
+        lines.append(
+            "Hot functions (self time): "
+            + ", ".join(
+                f"{h.get('functionName')}{_where(h, s.get('navigationUrl'))} {_fmt_ms(h.get('selfMs'))}" for h in hot
+            )
+            + "."
+        )
     marks = ", ".join(
         f"{label} {_fmt_ms(s.get(key))}"
         for label, key in (("FCP", "fcpMs"), ("LCP", "lcpMs"), ("DCL", "dclMs"), ("load", "loadMs"))
@@ -48,19 +97,17 @@ def summary_text(s: dict[str, Any]) -> str:
     )
     if s.get("cls") is not None:
         marks += f"{', ' if marks else ''}CLS {s['cls']}"
-    hot = s.get("hotFunctions") or []
-    if hot:
-        h = hot[0]
-        where = str(h.get("url", "")).rsplit("/", 1)[-1]
-        where = f" {where}:{h.get('lineNumber', '?')}" if where else ""
-        parts.append(f"hottest function {h['functionName']}{where} ({_fmt_ms(h.get('selfMs'))} self)")
-    cats = s.get("mainThreadTimeMs") or {}
-    lines = [f"{head}: " + "; ".join(parts) + "."]
+    if s.get("layoutShiftCount") is not None:
+        marks += f"{', ' if marks else ''}{s['layoutShiftCount']} layout shift(s)"
     if marks:
         lines.append(marks + ".")
-    if cats:
-        lines.append("Main thread: " + ", ".join(f"{k} {_fmt_ms(v)}" for k, v in cats.items()) + ".")
-    lines += insights_lines(s.get("insights") or {})
+    main = s.get("mainThread") or {}
+    cats = s.get("mainThreadTimeMs") or {}
+    if main or cats:
+        busy = f"busy {_fmt_ms(main.get('busyMs'))} in {main.get('taskCount')} tasks" if main else ""
+        split = ", ".join(f"{k} {_fmt_ms(v)}" for k, v in cats.items())
+        lines.append("Main thread: " + ": ".join(x for x in (busy, split) if x) + ".")
+    lines += insights_lines(s.get("insights") or {}, s.get("navigationUrl"))
     notes = s.get("notes") or []
     if notes:  # what the numbers cannot say (no navigation, a background tab, a cut file)
         lines.append("Note: " + "; ".join(notes) + ".")
@@ -78,13 +125,14 @@ def _bytes(n: Any) -> str:
     return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.1f} KB" if n >= 1e3 else f"{n} B"
 
 
-def insights_lines(ins: dict[str, Any]) -> list[str]:
+def insights_lines(ins: dict[str, Any], base: Any = None) -> list[str]:
     """One line per insight (LCP breakdown, render-blocking, layout shifts, third parties)."""
     lines = []
     lcp = ins.get("lcp")
     if lcp:
         el = lcp.get("element") or {}
         what = " ".join(str(x) for x in (el.get("type"), el.get("nodeName"), el.get("url")) if x)
+        what += f", size {el['size']}" if what and el.get("size") else ""
         line = f"LCP {_fmt_ms(lcp.get('ms'))}" + (f" ({what})" if what else "")
         parts = lcp.get("breakdownMs") or {}
         labels = (
@@ -105,7 +153,13 @@ def insights_lines(ins: dict[str, Any]) -> list[str]:
         lines.append(
             head
             + (
-                ", ".join(f"{r['url']} {_fmt_ms(r.get('durationMs'))} ({r.get('resourceType')})" for r in reqs)
+                ", ".join(
+                    f"{site_path(r['url'], base)} {_fmt_ms(r.get('durationMs'))} ({r.get('resourceType')}"
+                    + (f", {r['blocking']}" if r.get("blocking") else "")
+                    + (f", done at {_fmt_ms(r['finishedMs'])}" if r.get("finishedMs") is not None else "")
+                    + ")"
+                    for r in reqs
+                )
                 or "none"
             )
             + "."

@@ -16,6 +16,7 @@ import contextlib
 import ipaddress
 import logging
 import os
+import re
 import shutil
 import tempfile
 import urllib.parse
@@ -86,7 +87,8 @@ def check_cdp_url(url: str, *, allow_remote: bool) -> str:
             f"{str(url)[:200]!r} is not a CDP URL ({exc}).",
             hint="Use http://127.0.0.1:9222 (or the ws://.../devtools/browser/... URL).",
         ) from None
-    if parts.scheme not in ("http", "https", "ws", "wss") or not host:
+    # A host with spaces or other characters no host name has ("not a url") is a typo, not a remote host.
+    if parts.scheme not in ("http", "https", "ws", "wss") or not host or not _HOST_CHARS.fullmatch(host):
         raise ToolFailure(
             ErrorCode.INVALID_ARGUMENT,
             f"{str(url)[:200]!r} is not a CDP URL.",
@@ -105,6 +107,9 @@ def check_cdp_url(url: str, *, allow_remote: bool) -> str:
     if host == "localhost":
         parts = parts._replace(netloc="127.0.0.1" + (f":{port}" if port is not None else ""))
     return urllib.parse.urlunsplit(parts)
+
+
+_HOST_CHARS = re.compile(r"[A-Za-z0-9.\-_:%\[\]]+")
 
 
 class CdpTarget(BrowserTarget):

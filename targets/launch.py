@@ -237,13 +237,20 @@ class LaunchTarget(BrowserTarget):
         directory = self.downloads_dir()
         path = directory / name
         stem, suffix, n = path.stem, path.suffix, 1
-        while path.exists():
+        while path.exists() or path.is_symlink():  # a planted (even dangling) link is never written through
             n += 1
             path = directory / f"{stem}-{n}{suffix}"
         entry: dict[str, Any] = {"url": download.url, "suggestedFilename": download.suggested_filename}
+        cap = self.settings.download_max_bytes
         try:
-            await download.save_as(path)
-            entry.update(path=str(path), size=path.stat().st_size, savedAt=utc_now())
+            held = await download.path()  # Chrome's own temporary copy, once complete
+            size = held.stat().st_size if held is not None else 0
+            if cap and size > cap:
+                await download.delete()
+                entry.update(error=f"{size} bytes, over DOWNLOAD_MAX_BYTES ({cap}): not kept", size=size)
+            else:
+                await download.save_as(path)
+                entry.update(path=str(path), size=path.stat().st_size, savedAt=utc_now())
         except Exception as exc:
             entry.update(error=str(exc))
         self.downloads.append(entry)

@@ -32,6 +32,8 @@ class TargetSettings:
     max_launch_tabs: int = 3
     chrome_path: str | None = None
     downloads_dir: str | None = None
+    #: Downloads larger than this are deleted, not saved under downloads/ (0: no cap).
+    download_max_bytes: int = 100 * 1024 * 1024
     #: The server's own files (artifacts root, audit log): never opened as ``file:`` URLs, whatever
     #: ``ALLOW_FILE_URLS`` / ``ALLOWED_FILE_ROOTS`` say, so the agent cannot read the log or an
     #: exported state file through the browser.

@@ -8,7 +8,7 @@ Use from any test that drives an action through a real MCP client::
     sc = assert_lean(result)                      # the 1.3x(+400) bound, no nulls / empties
     assert_carries(result, "#3", "save failed")   # what the text says is in the JSON too
 
-The bound (COORDINATION.md, "Lean answer mechanism"): the compact JSON of structuredContent
+The bound (mcp_server/answer_budget.py, one constant for every test): the compact JSON of structuredContent
 (``json.dumps(sc, separators=(",", ":"), ensure_ascii=False)``) is at most 1.3x the text's
 characters + 400.
 """
@@ -30,8 +30,7 @@ __all__ = [
     "record",
 ]
 
-FACTOR = 1.3
-SLACK = 400
+from mcp_server.answer_budget import FACTOR, SLACK, json_limit  # the one rule, shared with the server
 
 
 def answer_text(result: Any) -> str:
@@ -70,7 +69,7 @@ def assert_lean(result: Any, *, verbatim: tuple[str, ...] = (), factor: float = 
     """
     assert result.structured_content is not None, "no structuredContent"
     text, js = answer_text(result), structured_json(result)
-    limit = factor * len(text) + slack
+    limit = json_limit(len(text), factor=factor, slack=slack)
     assert len(js) <= limit, (
         f"structuredContent is {len(js)} chars, over {factor}x the text ({len(text)} chars) + {slack} = {limit:.0f}"
         f"\n--- text ---\n{text[:2000]}\n--- json ---\n{js[:2000]}"

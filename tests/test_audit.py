@@ -169,3 +169,28 @@ def test_two_servers_sharing_one_log_keep_writing_to_the_current_file(tmp_path):
     assert sorted(a for a in actions if a) == sorted(f"a{n}" for n in range(14)), "a line was lost"
     first.close()
     second.close()
+
+
+def test_audit_lines_are_strict_json_even_with_infinity_in_the_arguments(tmp_path):
+    log = AuditLog(tmp_path / "audit.jsonl")
+    log.record(tool="t", action="wait_for", arguments={"timeout_ms": float("inf"), "x": [float("nan")]},
+               status="ok", error_code=None, duration_ms=float("inf"))  # fmt: skip
+    line = (tmp_path / "audit.jsonl").read_text().strip()
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"non-standard JSON constant {name} in {line}")
+
+    entry = json.loads(line, parse_constant=refuse)
+    assert entry["action"] == "wait_for" and entry["arguments"]["timeout_ms"] == "inf"
+
+
+def test_a_failing_audit_write_is_reported_not_silent():
+    from mcp_server.audit import write_failures
+
+    log = AuditLog("/dev/full")  # every write fails with ENOSPC
+    log.record(tool="t", action="a", arguments={}, status="ok", error_code=None, duration_ms=1.0)
+    log.record(tool="t", action="b", arguments={}, status="ok", error_code=None, duration_ms=1.0)
+    said = [f for f in write_failures() if "/dev/full" in f and "2 lines lost" in f]
+    assert len(said) == 1 and "No space left" in said[0], said
+    log.close()
+    assert not [f for f in write_failures() if "/dev/full" in f]

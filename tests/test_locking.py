@@ -135,3 +135,67 @@ async def test_exclusively_gives_back_the_pages_first_so_two_upgrades_cannot_dea
 def test_an_action_must_declare_a_known_lock():
     with pytest.raises(ValueError, match="lock must be one of"):
         action("browser_session", "nonsense_lock", lock="sometimes")  # type: ignore[arg-type]
+
+
+async def test_a_call_stuck_holding_the_state_lock_is_stopped_at_the_call_bound(tmp_path, http_server):
+    """Issue 31: a discovery endpoint that never answers held the state lock 80 s (the bound was 50 s)."""
+    import threading
+
+    import anyio
+    from httpserver import Reply
+    from mcp.client import Client
+
+    from mcp_server.cli import build_app
+    from mcp_server.settings import Settings
+
+    release = threading.Event()
+
+    def stall(_request):
+        release.wait(120)
+        return Reply(200, "{}", "application/json")
+
+    for path in ("/json/version", "/json/list", "/json"):
+        http_server.route(path, stall)
+    manager, server = build_app(Settings(artifact_dir=str(tmp_path / "artifacts"), max_call_seconds=1))
+    try:
+        async with Client(server) as client:
+            with anyio.fail_after(60):  # a safety net for the test run, not a speed check
+                attach = await client.call_tool(
+                    "browser_session", {"action": "attach_cdp", "cdp_url": http_server.base}
+                )
+                sc = attach.structured_content
+                assert attach.is_error and sc["code"] == "TIMEOUT" and "call bound" in sc["message"], sc
+                # The lock is free again: another state change runs (and answers for itself, not BUSY).
+                detach = await client.call_tool("browser_session", {"action": "detach_cdp"})
+                assert detach.structured_content.get("code") != "BUSY", detach.structured_content
+    finally:
+        release.set()
+        await manager.close()
+
+
+async def test_a_hung_renderer_is_reported_at_the_call_bound(tmp_path, http_server):
+    """Issue 31: a page whose script never yields held every page call past the bound."""
+    import anyio
+    from httpserver import Reply
+    from mcp.client import Client
+
+    from mcp_server.cli import build_app
+    from mcp_server.settings import Settings
+
+    http_server.route("/hung/page.html", Reply(200, "<title>hung</title><p>about to hang</p>"))
+    manager, server = build_app(Settings(artifact_dir=str(tmp_path / "artifacts"), max_call_seconds=3))
+    try:
+        async with Client(server) as client:
+            await client.call_tool("browser_session", {"action": "navigate", "url": http_server.url("/hung/page.html")})
+            hang = {"action": "evaluate_js", "expression": "setTimeout(() => { for (;;) {} }, 0); 1"}
+            assert not (await client.call_tool("browser_session", hang)).is_error
+            with anyio.fail_after(60):  # a safety net for the test run, not a speed check
+                for action in ("snapshot", "get_dom"):
+                    result = await client.call_tool("browser_session", {"action": action})
+                    sc = result.structured_content
+                    assert result.is_error and sc["code"] in ("TIMEOUT", "BUSY"), sc
+                    assert "call bound" in sc["message"], sc
+                status = await client.call_tool("browser_session", {"action": "get_browser_status"})
+                assert not status.is_error
+    finally:
+        await manager.close()

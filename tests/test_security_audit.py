@@ -199,3 +199,19 @@ async def test_tokens_in_urls_scripts_and_keystrokes_stay_out_of_the_log(served)
     assert "querySelector('#pw')" in entries[1]["arguments"]["expression"]  # the script is still reviewable
     keys = [e["arguments"]["key"] for e in entries if e["tool"] == "browser_press_key"]
     assert keys == ["[1 chars]"] * len(typed) + ["Enter"]
+
+
+async def test_get_browser_status_says_when_the_audit_log_cannot_be_written(tmp_path):
+    manager, server = build_app(Settings(artifact_dir=str(tmp_path / "artifacts"), audit_log="/dev/full"))
+    try:
+        async with Client(server) as client:
+            await client.call_tool("browser_session", {"action": "list_pages"})
+            result = await client.call_tool("browser_session", {"action": "get_browser_status"})
+            text = "\n".join(getattr(b, "text", "") for b in result.content)
+            assert "audit log /dev/full not written" in text and "No space left" in text, text
+            assert "/dev/full" in json.dumps(result.structured_content["auditLog"])
+    finally:
+        await manager.close()
+        from mcp_server.audit import flush_all
+
+        flush_all()

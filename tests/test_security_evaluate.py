@@ -57,3 +57,28 @@ async def test_evaluate_disabled_refuses_agent_javascript(tmp_path: Path, http_s
                 assert not result.is_error, (action, result.content[0].text)
     finally:
         await manager.close()
+
+
+async def test_evaluate_disabled_refuses_documents_written_in_the_url(tmp_path: Path, http_server):
+    """Issue 31: with evaluate off, ``new_page url=data:text/html,<script>`` still ran the agent's code."""
+    ran = "/sec-eval/ran"
+    http_server.route(ran, Reply(204, ""))
+    beacon = f"<script>fetch('{http_server.url(ran)}')</script>"
+    settings = Settings.load({"BROWSER_EVALUATE_ENABLED": "false", "MCP_ARTIFACT_DIR": str(tmp_path / "artifacts")})
+    manager, server = build_app(settings)
+    try:
+        async with Client(server) as client:
+            for action, url in (
+                ("new_page", f"data:text/html,{beacon}"),
+                ("navigate", f"data:text/html;charset=utf-8,{beacon}"),
+                ("navigate", "data:text%2Fhtml," + beacon),
+                ("new_page", f"data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg' onload=\"{beacon}\"/>"),
+                ("navigate", f"data:application/xhtml+xml,<html xmlns='http://www.w3.org/1999/xhtml'>{beacon}</html>"),
+            ):
+                result = await client.call_tool("browser_session", {"action": action, "url": url})
+                assert result.is_error and result.structured_content["code"] == "EVALUATE_DISABLED", (action, url)
+            inert = await client.call_tool("browser_session", {"action": "navigate", "url": "data:text/plain,hello"})
+            assert not inert.is_error, inert.content[0].text
+    finally:
+        await manager.close()
+    assert not [r for r in http_server.requests if r.path == ran]

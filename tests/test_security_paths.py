@@ -231,3 +231,13 @@ async def test_actions_without_a_path_write_only_under_the_root(agent):
             sc = await a.refused(action, code="INVALID_ARGUMENT", **extra, **{field: "../../evil"})
             assert any(e["field"] == field for e in sc["errors"])
     assert _snapshot_outside(tmp_path, root) == before
+
+
+async def test_no_other_action_reads_the_state_folder(agent):
+    """Issue 31: performance_summary opened state/ files (exported cookies, HttpOnly values included)."""
+    a, root, _ = agent
+    await a.ok("export_state", path="mine.json")
+    for path in ("state/mine.json", "traces/../state/mine.json", str(root / "state" / "mine.json")):
+        sc = await a.refused("performance_summary", trace_path=path)
+        assert sc["code"] == "PATH_OUTSIDE_ARTIFACTS" and "path-cookie-value" not in json.dumps(sc), sc
+        assert "load_state" in sc["message"]

@@ -61,7 +61,7 @@ async def test_a_php_notice_before_the_json_of_a_save_is_named_with_its_file_and
         text, followed = clicked.content[0].text, clicked.structured_content["followed"]
         (save,) = records(followed, "requests")
         assert save["status"] == 200 and followed["serverErrors"] == [[save["id"], said]], followed
-        assert f"#{save['id']}'s response holds a server error: {said}" in text, text
+        assert f"#{save['id']}'s response holds a server error, page says: {said!r}" in text, text
         assert "Unexpected token" in text, text  # the page's own failure is still said
         assert_lean(clicked)
 
@@ -126,7 +126,7 @@ async def test_the_error_page_a_confirmed_delete_lands_on_is_named_when_the_dial
         followed = accepted.structured_content["followed"]
         (post,) = records(followed, "requests")
         assert followed["serverErrors"] == [[post["id"], said]], accepted.content[0].text
-        assert f"server error: {said}" in accepted.content[0].text
+        assert f"server error, page says: {said!r}" in accepted.content[0].text
 
 
 COLDFUSION = """<html><head><title>Error</title></head><body>

@@ -254,9 +254,11 @@ class ConsoleRecorder(ConsoleEvents):
         entry = self._entries.get(int(entry_id))
         if entry is None:
             first = next(iter(self._entries), None)
-            if first is not None and int(entry_id) < first:
+            if int(entry_id) < 1:
+                raise EntryNotFound(f"no console entry {entry_id}: ids start at 1")
+            if first is not None and int(entry_id) < first and self.evicted:
                 raise EntryNotFound(f"console entry {entry_id} was evicted ({self.evicted} evicted)")
-            raise EntryNotFound(f"no console entry {entry_id}")
+            raise EntryNotFound(f"no console entry {entry_id} (never captured, or cleared)")
         return self._shape(entry, include_stack)
 
     def clear(self) -> int:

@@ -18,10 +18,16 @@ from .console_format import ARG_PREVIEW_CHARS, format_remote_object, frames_from
 from .network import iso_time
 from .redact import redact_secrets_in_text
 
-__all__ = ["ConsoleEvents", "TYPE_ALIASES"]
+__all__ = ["ConsoleEvents", "TYPE_ALIASES", "CONSOLE_TYPES"]
 
 #: console types Chrome names two ways, and the name the timeline uses
 TYPE_ALIASES = {"warn": "warning", "verbose": "debug", "startGroup": "group", "startGroupCollapsed": "group"}
+#: Every type an entry can have (Chrome's console API types as recorded, browser log levels, our
+#: ``pageerror`` and ``issue``): a filter naming anything else would silently match nothing.
+CONSOLE_TYPES = (
+    "error", "warning", "log", "info", "debug", "pageerror", "issue", "assert", "trace", "table", "dir",
+    "dirxml", "group", "endGroup", "clear", "count", "timeEnd", "profile", "profileEnd",
+)  # fmt: skip
 
 
 class ConsoleEvents:
@@ -122,11 +128,13 @@ class ConsoleEvents:
     def _on_exception(self, session: CDPSession, frame_kind: str, p: dict[str, Any]) -> None:
         details = p.get("exceptionDetails") or {}
         exc = details.get("exception") or {}
-        description = str(exc.get("description") or "")
+        # An exception's message is page text like a console line: ``Error: bad token=...`` is masked too.
+        description = redact_secrets_in_text(str(exc.get("description") or ""))
         message = description.split("\n", 1)[0] if description else ""
         if not message:
             message = format_remote_object(exc) if exc else str(details.get("text") or "Uncaught error")
-        text = details.get("text") or "Uncaught"
+            message = redact_secrets_in_text(message)
+        text = redact_secrets_in_text(str(details.get("text") or "Uncaught"))
         if message and message not in text:
             text = f"{text} {message}".strip()
         stack = stack_frames(details.get("stackTrace")) or frames_from_description(description)

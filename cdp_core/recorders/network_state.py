@@ -189,9 +189,11 @@ class RecorderState:
 
     def _missing_message(self, entry_id: int) -> str:
         first = next(iter(self._entries), None)
-        if first is not None and int(entry_id) < first:
+        if int(entry_id) < 1:
+            return f"no network entry {entry_id}: ids start at 1"
+        if first is not None and int(entry_id) < first and self.evicted:
             return f"network entry {entry_id} was evicted (oldest kept is {first}; {self.evicted} evicted)"
-        return f"no network entry {entry_id}"
+        return f"no network entry {entry_id} (never captured, or cleared)"
 
     @property
     def page_url(self) -> str:

@@ -30,6 +30,7 @@ __all__ = [
     "HeaderRedactor",
     "body_kind",
     "redact_body",
+    "redact_credentials",
     "redact_form_fields",
     "redact_json_value",
     "redact_secrets_in_text",
@@ -56,11 +57,13 @@ DEFAULT_REDACT_HEADERS: tuple[str, ...] = (
     "*key*",
     "*password*",
     "*signature*",
+    "*jwt*",
+    "*bearer*",
 )
 REDACTED = "[redacted]"
 
 #: Cheap test before the patterns run: text without any of these has no secret to find.
-_ANY_HINT = re.compile(SECRET_PART.pattern + r"|key|pin|otp|mfa|cvv|cvc|ssn|sid|sig|eyJ", re.IGNORECASE)
+_ANY_HINT = re.compile(SECRET_PART.pattern + r"|key|pin|otp|mfa|cvv|cvc|ssn|sid|sig|pw|code|eyJ|://", re.IGNORECASE)
 
 # A quoted key, a separator and its value: a quoted string (any length, escapes, '=' included,
 # possibly cut off by the end of the text), a number, true/false/null.
@@ -73,6 +76,10 @@ _BARE_PAIR = re.compile(
     r"""(?P<pre>(?:^|[\s{,;(.]))(?P<name>[A-Za-z_$][\w$-]{0,99})(?P<sep>\s*(?::|=(?!=))\s*)"""
     r"""(?P<value>"(?:\\.|[^"\\])*(?:"|$)|'(?:\\.|[^'\\])*(?:'|$)|`(?:\\.|[^`\\])*(?:`|$)|-?\d[\d.eE+-]*)"""
 )
+# ``password: hunter2`` in prose (an exception's message, a log line): a secret name, a colon, a bare word.
+_PROSE_PAIR = re.compile(
+    r"""(?P<pre>(?:^|[\s{,;(]))(?P<name>[A-Za-z_][\w-]{0,99})(?P<sep>[ \t]*:[ \t]*)(?P<value>[^\s"'`\[{,;)}]+)"""
+)
 # name=value in query strings, form bodies and log lines: the value runs to the next separator.
 _FORM_PAIR = re.compile(r"(?P<pre>^|[?&\s;,#])(?P<name>[A-Za-z0-9_.\-\[\]%]{1,100})=(?P<value>[^&\s;,#]*)")
 # multipart/form-data text field: name="password" CRLF (headers) CRLF CRLF value (up to the boundary)
@@ -82,8 +89,14 @@ _BEARER = re.compile(r"\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=\-]{8,}", re.IGN
 _JWT = re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]*)?")
 # A long opaque run (session ids, API keys, hex or base64 digests): 24+ token characters.
 _OPAQUE = re.compile(r"[A-Za-z0-9_+/-]{24,}={0,2}")
-#: URL parameters that carry a one-time credential although their name says nothing (OAuth's ``code``).
+#: URL and form parameters that carry a one-time credential although their name says nothing (OAuth's
+#: ``code``, CAS's ``ticket``): masked in query strings, fragments and urlencoded bodies, not as JSON keys
+#: (``{"code": "NOT_FOUND"}`` is an error code).
 _URL_SECRET_PARAMS = frozenset({"code", "ticket", "otp"})
+# The password of a URL's userinfo (``https://user:secret@host``) inside any text.
+_USERINFO = re.compile(
+    r"""(?P<pre>\b[A-Za-z][A-Za-z0-9+.-]{0,30}://[^/\s:@'"`<>]{0,200}:)(?P<pw>[^/\s@'"`<>]{1,500})@"""
+)
 _FORM_BODY = re.compile(r"^[^\s=&]+=[^\s&]*(?:&[^\s=&]*(?:=[^\s&]*)?)*$")
 
 
@@ -111,7 +124,7 @@ class HeaderRedactor:
             return {}
         out: dict[str, str] = {}
         for name, value in headers.items():
-            out[str(name)] = REDACTED if self.is_redacted(str(name)) else str(value)
+            out[str(name)] = REDACTED if self.is_redacted(str(name)) else _redact_tokens(str(value))
         return out
 
     def header_list(self, headers: Mapping[str, Any] | None) -> list[dict[str, str]]:
@@ -122,7 +135,7 @@ class HeaderRedactor:
                 items.append({"name": str(name), "value": REDACTED})
                 continue
             for line in str(value).split("\n"):
-                items.append({"name": str(name), "value": line})
+                items.append({"name": str(name), "value": _redact_tokens(line)})
         return items
 
 
@@ -138,7 +151,9 @@ def redact_json_value(value: Any, _depth: int = 0) -> Any:
     if isinstance(value, list):
         return [redact_json_value(v, _depth + 1) for v in value]
     if isinstance(value, str):
-        return _redact_tokens(value)
+        # JSON inside a string (``{"payload": "{\\"password\\": ...}"}``), a GraphQL document with an
+        # inline ``password: "..."``, a JWT: the free-text rules see into it.
+        return redact_secrets_in_text(value)
     return value
 
 
@@ -160,7 +175,7 @@ def redact_body(text: str, content_type: str | None = None) -> str:
     if kind == "multipart":
         return _redact_multipart(text, content_type)
     if kind == "form":
-        return _redact_form(text)
+        return _redact_form(text, extra=_URL_SECRET_PARAMS)
     return redact_secrets_in_text(text)
 
 
@@ -252,6 +267,12 @@ def _redact_tokens(text: str) -> str:
     return text
 
 
+def redact_credentials(text: str) -> str:
+    """JWTs and ``Bearer``/``Basic`` credentials masked by their value alone (a field's value, a header
+    under any name): what docs/security.md promises wherever they appear."""
+    return _redact_tokens(text) if text else text
+
+
 def _masked_value(value: str) -> str:
     """``REDACTED`` in the value's own quotes (an unterminated one stays unterminated: the text was cut)."""
     quote = value[:1]
@@ -263,7 +284,8 @@ def _masked_value(value: str) -> str:
 
 def redact_secrets_in_text(text: str) -> str:
     """Mask secret pairs inside free text: JSON/JS (``"password": "..."``, ``token = '...'``), ``key=value``
-    pairs, multipart fields, ``Bearer ...`` credentials and JWTs. Values are taken whole, of any length.
+    pairs, multipart fields, URL passwords (``https://u:secret@host``), ``Bearer ...`` credentials and
+    JWTs. Values are taken whole, of any length.
     """
     if not text or not _ANY_HINT.search(text):
         return text  # the common case, one scan instead of several substitutions
@@ -278,15 +300,25 @@ def redact_secrets_in_text(text: str) -> str:
             return m.group(0)
         return f"{m.group('pre')}{m.group('name')}{m.group('sep')}{_masked_value(m.group('value'))}"
 
-    def form(m: re.Match[str]) -> str:
+    def form(m: re.Match[str], nested: bool = False) -> str:
         name = m.group("name")
         try:
             name = urllib.parse.unquote_plus(name)
         except Exception:  # noqa: BLE001 - compared as sent
             pass
-        if is_secret_field(name) and not m.group("value").startswith(("[redacted]", '"', "'")):
+        secret = is_secret_field(name) or (m.group("pre") in ("?", "&", "#") and name.lower() in _URL_SECRET_PARAMS)
+        value = m.group("value")
+        if secret and not value.startswith(("[redacted]", '"', "'")):
             return f"{m.group('pre')}{m.group('name')}={REDACTED}"
+        if not nested and "=" in value:
+            # A URL in code (``location='/?pw=...'``): its first parameter sits inside this value.
+            return f"{m.group('pre')}{m.group('name')}={_FORM_PAIR.sub(lambda n: form(n, True), value)}"
         return m.group(0)
+
+    def prose(m: re.Match[str]) -> str:
+        if m.group("value") == REDACTED or not is_secret_field(m.group("name")):
+            return m.group(0)
+        return f"{m.group('pre')}{m.group('name')}{m.group('sep')}{REDACTED}"
 
     def multipart(m: re.Match[str]) -> str:
         return f"{m.group(1)}{REDACTED}" if is_secret_field(m.group(2)) else m.group(0)
@@ -294,7 +326,10 @@ def redact_secrets_in_text(text: str) -> str:
     text = _QUOTED_PAIR.sub(quoted, text)
     text = _BARE_PAIR.sub(bare, text)
     text = _MULTIPART_FIELD.sub(multipart, text)
+    text = _PROSE_PAIR.sub(prose, text)
     text = _FORM_PAIR.sub(form, text)
+    if "://" in text:
+        text = _USERINFO.sub(lambda m: f"{m.group('pre')}{REDACTED}@", text)
     return _redact_tokens(text)
 
 
@@ -311,7 +346,7 @@ def redact_url(url: str) -> str:
         netloc = (user.split(":", 1)[0] + f":{REDACTED}@" if ":" in user else user + "@") + host
     query = _redact_params(parts.query, url_params=True)
     fragment = _redact_params(parts.fragment, url_params=True)
-    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
+    return urllib.parse.urlunsplit((parts.scheme, netloc, _redact_tokens(parts.path), query, fragment))
 
 
 def _redact_params(text: str, *, url_params: bool = False) -> str:

@@ -13,15 +13,17 @@ import re
 __all__ = ["SECRET_PART", "is_secret_field"]
 
 #: Parts of a field name that mark a credential anywhere in it (``csrf_token``, ``PHPSESSID``,
-#: ``x-auth-token``, ``client_secret``); ``auth`` but not ``author``.
+#: ``x-auth-token``, ``client_secret``, SAML's ``SAMLResponse``); ``auth`` but not ``author``.
 SECRET_PART = re.compile(
     r"pass(?:word|wd|phrase|code)?|pwd|secret|token|credential|csrf|xsrf|nonce|session|sessid|api[-_]?key|apikey"
-    r"|private[-_]?key|auth(?!or(?!i[sz]ation))|cookie|bearer|jwt|verifier",
+    r"|private[-_]?key|auth(?!or(?!i[sz]ation))|cookie|bearer|jwt|verifier|saml(?:response|art)",
     re.IGNORECASE,
 )
-#: Whole words of a field name that mark a credential (``key``, ``pin``, ``otp``) but would give
-#: false alarms inside other words (``keyboard``, ``shipping``, ``hotplate``).
-_SECRET_WORDS = frozenset({"key", "keys", "pin", "otp", "totp", "mfa", "cvv", "cvc", "ssn", "sid", "sig", "signature"})
+#: Whole words of a field name that mark a credential (``pw``, ``key``, ``pin``, ``otp``) but would give
+#: false alarms inside other words (``keyboard``, ``shipping``, ``hotplate``, ``pwa``).
+_SECRET_WORDS = frozenset(
+    {"pw", "key", "keys", "pin", "otp", "totp", "mfa", "cvv", "cvc", "ssn", "sid", "sig", "signature"}
+)
 #: Whole words that contain a credential marker and are none (``passport`` holds ``pass``,
 #: ``secretary`` ``secret``, ``tokenizer`` ``token``): a name made of them alone is no secret.
 #: A word glued to others stays suspect (``userpass``, ``passporttoken``).

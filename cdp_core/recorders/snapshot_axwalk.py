@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .redact import REDACTED, is_secret_field
+from .redact import REDACTED, is_secret_field, redact_credentials
 from .snapshot_build import ALWAYS_ROLES, INTERACTIVE_ROLES, NAMED_ROLES, FramePlaceholder, SnapshotOptions
 from .snapshot_domjoin import DomNode, is_error_container
 from .snapshot_format import SnapshotLine
@@ -248,10 +248,10 @@ class Builder:
                     and dom.attrs.get("type", "").lower() != "password"  # never print a password
                 ):
                     value = dom.input_value
-                if value and dom is not None and _secret_field(dom):
+                if value and dom is not None and _secret_field(dom) and set(str(value)) != {"•"}:
                     value = REDACTED  # a token-looking field (csrf, api_key...), as in post-data previews
                 if value is not None or role in VALUE_ROLES:
-                    line.value = "" if value is None else str(value)
+                    line.value = "" if value is None else redact_credentials(str(value))
             if role in ("combobox", "listbox") and dom is not None and dom.name == "SELECT":
                 options, total, value = self._options(tree, nid)
                 line.options, line.options_total = options, total

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CDPError
-from .redact import REDACTED, is_secret_field
+from .redact import REDACTED, is_secret_field, redact_credentials
 from .snapshot_build import FrameLines, FramePlaceholder, SelectorNotFound, SnapshotOptions
 from .snapshot_format import SnapshotLine
 from .uids import FrameInfo, UidRegistry
@@ -224,7 +224,7 @@ def _lines(
             role=role,
             name=name,
             uid=uid_for_key(frame, context_id, key, role, name) if key else None,
-            value=REDACTED if item.get("v") and item.get("f") and is_secret_field(str(item["f"])) else item.get("v"),
+            value=_field_value(item),
             states=item.get("s") or [],
             frame=ref,
             depth=depth,
@@ -295,3 +295,14 @@ async def _release(frame: FrameInfo, object_id: str | None) -> None:
         await frame.session.send("Runtime.releaseObject", {"objectId": object_id})
     except CDPError:
         pass
+
+
+def _field_value(item: dict[str, Any]) -> Any:
+    """A field's value for the snapshot: masked whole when its name says secret (a password's bullets
+    stay bullets), JWTs and Bearer credentials masked by value whatever the field is called."""
+    value = item.get("v")
+    if not value:
+        return value
+    if item.get("f") and is_secret_field(str(item["f"])) and set(str(value)) != {"•"}:
+        return REDACTED
+    return redact_credentials(str(value))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..page_text import page_says
 from .capture_render import (
     CONSOLE_COLUMNS,
     NETWORK_COLUMNS,
@@ -91,6 +92,34 @@ def _request(e: dict[str, Any], page_url: str) -> tuple[list[Any], list[str]]:
 _SHOWN = ("httpErrors", "failed", "serverErrors")
 
 
+#: The bundle's capped network lists: (key, count key, what the text calls them).
+_NETWORK_LISTS = (
+    ("failed", "failedCount", "failed"),
+    ("httpErrors", "httpErrorCount", "HTTP errors"),
+    ("serverErrors", "serverErrorCount", "server errors"),
+)
+
+
+def _left_out(part: dict[str, Any], lists: tuple[tuple[str, str, str], ...]) -> dict[str, int]:
+    """How many items each capped list (``max_items``) left out: a list never looks whole when it is not."""
+    left = {}
+    for key, count, _label in lists:
+        missing = int(part.get(count) or 0) - len(part.get(key) or [])
+        if missing > 0:
+            left[key] = missing
+    return left
+
+
+def _left_text(part: dict[str, Any], left: dict[str, int]) -> str:
+    labels = {
+        key: label for key, _count, label in (*_NETWORK_LISTS, ("errors", "", "errors"), ("warnings", "", "warnings"))
+    }
+    shown = [
+        f"{len(part.get(key) or [])} newest of {n + len(part.get(key) or [])} {labels[key]}" for key, n in left.items()
+    ]
+    return "shown: " + ", ".join(shown) + "; raise max_items for more"
+
+
 def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """(text, data) of the answer: the bundle's lean form, the same facts in both renderings."""
     page = bundle["page"]
@@ -103,10 +132,10 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     if con:
         errors = [_console_entry(e) for e in con["errors"]]
         warnings = [_console_entry(e) for e in con["warnings"]]
-        shown = len(errors) + len(warnings)
         head = f"console: {con['errorCount']} error(s), {con['warningCount']} warning(s) of {con['total']} entries"
-        if shown < con["errorCount"] + con["warningCount"]:
-            head += f" ({len(errors)} and {len(warnings)} newest shown)"
+        left = _left_out(con, (("errors", "errorCount", "errors"), ("warnings", "warningCount", "warnings")))
+        if left:
+            head += f" ({_left_text(con, left)})"
         lines.append(head + (f"; {con['evicted']} older evicted" if con.get("evicted") else ""))
         lines += ["  " + console_line(e, url, stack=STACK_TOP).replace("\n", "\n  ") for e in errors + warnings]
         data["console"] = {
@@ -117,6 +146,7 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
             "columns": CONSOLE_COLUMNS if errors or warnings else None,
             "errors": [console_row(e, url, stack=STACK_TOP) for e in errors],
             "warnings": [console_row(e, url, stack=STACK_TOP) for e in warnings],
+            "leftOut": left or None,
         }
     net = bundle.get("network")
     if net:
@@ -127,6 +157,9 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
             + f" of {net['total']} requests"
             + (f"; {net['evicted']} older evicted" if net.get("evicted") else "")
         )
+        left = _left_out(net, _NETWORK_LISTS)
+        if left:
+            lines[-1] += f" ({_left_text(net, left)})"
         out: dict[str, Any] = {
             "failedCount": net["failedCount"],
             "httpErrorCount": net["httpErrorCount"],
@@ -134,6 +167,7 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
             "total": net["total"],
             "evicted": net.get("evicted") or None,
             "columns": NETWORK_COLUMNS,
+            "leftOut": left or None,
         }
         for key in _SHOWN:
             rows = []
@@ -184,7 +218,7 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     if bundle.get("dialog"):
         data["dialog"] = bundle["dialog"]
         d = bundle["dialog"]
-        lines.append(f"dialog open: {d.get('type')} {str(d.get('message'))[:160]!r} (handle_dialog first)")
+        lines.append(f"dialog open: {d.get('type')}, {page_says(d.get('message'), 160)} (handle_dialog first)")
     if bundle.get("files"):
         data["files"] = bundle["files"]
         lines.append(f"saved: {bundle['files']['bundleJson']} and {bundle['files']['bundleMd']}")

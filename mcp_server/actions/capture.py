@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 from pydantic import Field
 
+from cdp_core.recorders.console_events import CONSOLE_TYPES, TYPE_ALIASES
 from cdp_core.recorders.har import build_har, write_har
 from cdp_core.recorders.network import BodyIsBinary, BodyUnavailable, EntryNotFound
 from targets.errors import ErrorCode, ToolFailure
@@ -117,6 +118,37 @@ def _source_map_notes(data: dict[str, Any], notes: list[str]) -> str:
     return "\n" + "\n".join(f"source map: {n}" for n in notes)
 
 
+def _body_hint(which: str, why: str) -> str:
+    """The next step for the body that was asked and the reason it is missing (not a response's hint for a GET)."""
+    if which == "request":
+        if "has no body" in why:
+            return "this request sent no body (GET, HEAD...); body='response' saves what came back"
+        return "request bodies are read from Chrome while it holds them; repeat the request to capture it"
+    if "WebSocket" in why:
+        return "network_get shows its frames"
+    if "redirect hop" in why:
+        return "save the body of the entry it was redirected to"
+    if "failed" in why:
+        return "there was no response: network_get shows why the request failed"
+    if "not finished" in why:
+        return "wait for it to finish (wait_for network_idle=true), then save again"
+    return "bodies of document/xhr/fetch responses are kept automatically; repeat the request to capture it"
+
+
+def check_console_types(types: list[str] | None) -> None:
+    """Refuse a type no entry can have (``errors``, ``warn ``): it would match nothing, silently."""
+    known = set(CONSOLE_TYPES) | set(TYPE_ALIASES)
+    unknown = [t for t in types or [] if t not in known]
+    if unknown:
+        near = [t.rstrip("s") for t in unknown if t.rstrip("s") in known]
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"unknown console type{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown[:5]))[:200]}"
+            + (f" (did you mean {', '.join(near)}?)" if near else ""),
+            hint=f"types are: {', '.join(CONSOLE_TYPES)}",
+        )
+
+
 def _closed_note(page: PageHandle, data: dict[str, Any]) -> str:
     """Mark an answer read from a closed tab's capture (the entries stay readable after a close or crash)."""
     if not page.closed:
@@ -128,6 +160,7 @@ def _closed_note(page: PageHandle, data: dict[str, Any]) -> str:
 @action(S, "console_list", ConsoleListArgs, read_only=True, lock="read", result=ListAnswer)
 async def console_list(ctx: ToolContext, args: ConsoleListArgs) -> ActionResult:
     """Console messages, uncaught errors and browser log entries of the selected page, oldest first."""
+    check_console_types(args.types)
     page = await ctx.captured_page()
     recorder = console_of(page)
     await recorder.issues.settle()  # DevTools issues name their element a moment after they arrive
@@ -280,10 +313,7 @@ async def network_save_body(ctx: ToolContext, args: SaveBodyArgs) -> ActionResul
         raise _not_found(exc, "network") from None
     except BodyUnavailable as exc:
         raise ToolFailure(
-            ErrorCode.BODY_UNAVAILABLE,
-            str(exc),
-            hint="bodies of document/xhr/fetch responses are kept automatically; repeat the request to capture it",
-            id=args.id,
+            ErrorCode.BODY_UNAVAILABLE, str(exc), hint=_body_hint(args.body, str(exc)), id=args.id
         ) from None
     except BodyIsBinary as exc:
         raise ToolFailure(ErrorCode.INVALID_ARGUMENT, str(exc), hint="pass allow_binary=true", id=args.id) from None

@@ -19,6 +19,7 @@ from ..context import ToolContext
 from ..dialogs import dialog_watch, require_no_dialog
 from ..dialogs import public_dialog as _public_dialog
 from ..followup import Followup, frames_now, then_line
+from ..page_text import page_says
 from ..registry import ActionArgs, ActionResult, action
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ async def handle_dialog(ctx: ToolContext, args: HandleDialogArgs) -> ActionResul
     if watch.open is None and watch.blocked_since_attach:
         # A dialog from before attach: Chrome neither reported it to us nor lets us answer it.
         require_no_dialog(watch, "handle_dialog")
+    handled = watch.open
     dialog = dict(watch.open) if watch.open else None
     follow = Followup(page, watch)
     params: dict[str, Any] = {"accept": args.dialog_action == "accept"}
@@ -61,14 +63,17 @@ async def handle_dialog(ctx: ToolContext, args: HandleDialogArgs) -> ActionResul
                 ErrorCode.NO_DIALOG, "no JavaScript dialog is open on this page", hint="nothing to handle"
             ) from None
         raise
-    watch.open = None
-    watch.opened.clear()
+    if watch.open is handled:
+        # Only the dialog we answered: a next one (alert(); alert()) may have been reported before
+        # Chrome's reply to ours, and must stay seen, or the next call would wait for a blocked page.
+        watch.open = None
+        watch.opened.clear()
     await watch.run_cleanups()
     follow.loader, follow.frames = await frames_now(page.session)
     await follow.settle()
     followed = await follow.report()
     what = f"{'accepted' if params['accept'] else 'dismissed'}"
-    desc = f" {dialog['type']} {dialog['message'][:200]!r}" if dialog else " dialog"
+    desc = f" {dialog['type']}, {page_says(dialog['message'])}" if dialog else " dialog"
     data: dict[str, Any] = {"handled": args.dialog_action, "followed": followed}
     if dialog:
         data["dialog"] = _public_dialog(dialog)

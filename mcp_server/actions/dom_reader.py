@@ -23,7 +23,7 @@ from typing import Any
 
 from cdp_core import CDPSession
 from cdp_core.errors import CDPError, CDPTimeout
-from cdp_core.recorders.redact import REDACTED, is_secret_field
+from cdp_core.recorders.redact import REDACTED, is_secret_field, redact_secrets_in_text
 from targets.errors import ErrorCode, ToolFailure
 
 __all__ = ["read_dom", "WORLD_NAME"]
@@ -80,6 +80,13 @@ _SERIALIZE = r"""
         }
         continue;
       }
+      if (name.startsWith('data-')) {  // data-token, data-csrf...: the server judges the name
+        if (built < max) {
+          values.push({v: attr.value.slice(0, arg.maxValue), k: 'attr', an: name});
+          s += ' \u0001' + (values.length - 1) + '\u0001';
+        }
+        continue;
+      }
       let value = attr.value;
       if (value.length > maxAttr) value = value.slice(0, maxAttr) + '\u2026';
       s += ' ' + attr.name + (value === '' ? '' : '="' + escAttr(value) + '"');
@@ -106,6 +113,15 @@ _SERIALIZE = r"""
     emit(open(node));
     const tag = node.tagName;
     if (VOID.has(tag)) continue;
+    if (tag === 'TEXTAREA') {  // its text is a value like an input's: judged by the server, masked by name
+      if (built < max) {
+        values.push({v: node.value.slice(0, arg.maxValue), k: 'text', n: node.getAttribute('name') || '',
+                     i: node.id || '', t: 'textarea', a: (node.getAttribute('autocomplete') || '').toLowerCase()});
+        emit('\u0001' + (values.length - 1) + '\u0001');
+      } else total += node.value.length;
+      emit('</textarea>');
+      continue;
+    }
     stack.push([node, 1]);
     if (tag === 'svg' || tag === 'SVG') continue;  // drawing instructions, not page structure
     if (built >= max && stack.length > 2000) continue;  // counting only: keep the stack bounded too
@@ -167,6 +183,13 @@ def _fill_values(html: str, values: list[dict[str, Any]]) -> tuple[str, int]:
         if index >= len(values):
             return ""
         item = values[index]
+        if item.get("k") == "attr":  # a data-* attribute: by its name, then JWTs and Bearer values by value
+            name = str(item.get("an", "data-"))
+            if is_secret_field(name[5:]):
+                masked += 1
+                return f'{name}="{REDACTED}"'
+            value = redact_secrets_in_text(str(item.get("v", "")))
+            return f"{name}" + (f'="{html_lib.escape(value, quote=True)}"' if value else "")
         kind, autocomplete = str(item.get("t", "")), str(item.get("a", ""))
         if kind == "password":
             masked += 1
@@ -177,10 +200,15 @@ def _fill_values(html: str, values: list[dict[str, Any]]) -> tuple[str, int]:
             or "password" in autocomplete
             or "one-time-code" in autocomplete
         )
+        if item.get("k") == "text":  # a textarea's content
+            if secret:
+                masked += 1
+                return REDACTED
+            return html_lib.escape(redact_secrets_in_text(str(item.get("v", ""))), quote=False)
         if secret:
             masked += 1
             return f'value="{REDACTED}"'
-        return f'value="{html_lib.escape(str(item.get("v", "")), quote=True)}"'
+        return f'value="{html_lib.escape(redact_secrets_in_text(str(item.get("v", ""))), quote=True)}"'
 
     return _PLACEHOLDER.sub(fill, html), masked
 

@@ -26,6 +26,7 @@ from ..input.frames import main_world
 from ..lean import Keep
 from ..redirects import server_redirects
 from ..registry import ActionArgs, ActionResult, action
+from ..script_urls import refuse_script_url
 from .loading import LOAD_TAKES, StatusFn, bounded_load
 from .pagejs import (
     capture_png,
@@ -97,6 +98,7 @@ class NavigateArgs(ActionArgs):
 )
 async def navigate(ctx: ToolContext, args: NavigateArgs) -> ActionResult:
     """Open a URL in the selected page (starts the internal browser when no target is active)."""
+    refuse_script_url(args.url, evaluate_enabled=ctx.settings.evaluate_enabled)
     if ctx.ready_page() is None:
         # Nothing to navigate in yet (navigate launches or attaches first), or the tab is gone (it
         # says so): a change of browser state, so no other call runs meanwhile.

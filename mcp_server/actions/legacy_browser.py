@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import mimetypes
+import os
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field
@@ -123,7 +125,9 @@ class ConsoleLogsArgs(ActionArgs):
 async def get_console_logs(ctx: ToolContext, args: ConsoleLogsArgs) -> ActionResult:
     """Console messages, uncaught errors and browser log entries of the selected page."""
     from ..capture import console_of
+    from .capture import check_console_types
 
+    check_console_types(args.types)
     page = await ctx.page()
     recorder = console_of(page)
     sel = recorder.query(types=args.types, limit=args.limit)
@@ -217,6 +221,19 @@ async def select_frame(ctx: ToolContext, args: SelectFrameArgs) -> ActionResult:
 # -- downloads ------------------------------------------------------------------------------
 
 
+def _download_files(folder: Path) -> list[Path]:
+    """The regular files under ``folder``; symlinks (to files or folders, dangling or not) are not
+    followed: a link planted there must not list, size or read a file outside the downloads."""
+    found = []
+    for top, dirs, names in os.walk(folder, followlinks=False):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(top, d))]
+        for name in names:
+            path = Path(top, name)
+            if not path.is_symlink() and path.is_file():
+                found.append(path)
+    return sorted(found)
+
+
 class ReadDownloadArgs(ActionArgs):
     path: str | None = Field(None, description="Artifacts file (state/ or downloads/)")
     max_chars: int = Field(20000, ge=100, le=500000, description="Cap on returned text")
@@ -234,7 +251,7 @@ class ReadDownloadArgs(ActionArgs):
 async def read_downloaded_file(ctx: ToolContext, args: ReadDownloadArgs) -> ActionResult:
     """Read a file the browser downloaded (under artifacts/downloads); without path, list them."""
     folder = ctx.artifacts.dir("downloads")
-    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    files = await asyncio.to_thread(_download_files, folder)
     listing = [{"path": str(p.relative_to(folder)), "bytes": p.stat().st_size} for p in files[:200]]
     if not args.path:
         lines = [f"{f['path']} ({f['bytes']} bytes)" for f in listing]

@@ -11,6 +11,7 @@ changes nothing the user sees, so it is allowed on the user's Chrome and on back
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -109,7 +110,9 @@ async def memory_snapshot(ctx: ToolContext, args: MemorySnapshotArgs) -> ActionR
         await ctx.report_progress(done, total, message)
 
     try:
-        result = await take_heap_snapshot(page.session, dest, progress_cb=progress)
+        # Like a trace, a heap snapshot being streamed to its file must not be cut at the call bound.
+        with ctx.hold.overrun_allowed() if ctx.hold is not None else contextlib.nullcontext():
+            result = await take_heap_snapshot(page.session, dest, progress_cb=progress)
     except CDPException as exc:
         lost = page.closed or page.session.closed
         raise ToolFailure(

@@ -15,6 +15,7 @@ from targets.errors import ToolFailure
 
 from ..context import ToolContext
 from ..registry import ActionArgs, ActionResult, action
+from ..script_urls import refuse_script_url
 from .loading import LOAD_TAKES, StatusFn, bounded_load
 from .pagejs import no_dialog
 from .pages_render import move_notes
@@ -117,6 +118,7 @@ async def reload(ctx: ToolContext, args: ReloadArgs) -> ActionResult:
 @action(S, "new_page", NewPageArgs, lock="state")
 async def new_page(ctx: ToolContext, args: NewPageArgs) -> ActionResult:
     """Open a tab (in the user's Chrome too), select it, and load url if given."""
+    refuse_script_url(args.url, evaluate_enabled=ctx.settings.evaluate_enabled)
     before = ctx.manager.last_selected_page()  # a URL the policy refuses opens no tab at all
     try:
         page = await ctx.manager.new_page(

@@ -141,7 +141,15 @@ async def get_capabilities(ctx: ToolContext, args: NoArgs) -> ActionResult:
 async def get_browser_status(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """Targets and the current page, without launching anything."""
     browser = browser_brief(await ctx.manager.status())
-    return ActionResult(text="\n".join(browser_lines(browser)), data={"browser": browser})
+    lines = browser_lines(browser)
+    data: dict[str, Any] = {"browser": browser}
+    from ..audit import write_failures  # a full disk must not hide that the record of calls stopped
+
+    failures = write_failures()
+    if failures:
+        data["auditLog"] = failures
+        lines += [f"WARNING: {f}" for f in failures]
+    return ActionResult(text="\n".join(lines), data=data)
 
 
 @action(

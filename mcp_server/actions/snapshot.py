@@ -157,6 +157,8 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
     previous = bases.pop(kind, None)
     ctx.status("building the accessibility snapshot")
     snap = await snapshot_page(ctx, page, options)
+    # The header is the page's to set (history.replaceState, document.title): held to max_chars too.
+    snap.url, snap.title = _cut_header(snap.url, args.max_chars), _cut_header(snap.title, args.max_chars)
     bases[kind] = snap
     while len(bases) > MAX_DIFF_BASES:
         del bases[next(iter(bases))]  # the kind used least recently
@@ -178,3 +180,11 @@ async def snapshot(ctx: ToolContext, args: SnapshotArgs) -> ActionResult:
         text += "".join(f"\n[{note}]" for note in snap.notes)
         return ActionResult(text=text, data=data)
     return ActionResult(text=snap.text(), data=snapshot_data(snap))
+
+
+def _cut_header(value: str, max_chars: int) -> str:
+    """A page-set URL or title cut to what max_chars allows (at least 200, at most 2000 characters)."""
+    limit = max(200, min(max_chars, 2000))
+    if len(value) <= limit:
+        return value
+    return f"{value[:limit]}…[{len(value)} chars]"
