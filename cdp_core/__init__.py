@@ -19,7 +19,15 @@ from .discovery import (
     new_tab,
     read_devtools_active_port,
 )
-from .errors import CDPError, CDPException, CDPTimeout, ConnectionClosed, DiscoveryError, SessionClosed
+from .errors import (
+    CDPError,
+    CDPException,
+    CDPTimeout,
+    ConnectionClosed,
+    DiscoveryError,
+    HandshakeRejected,
+    SessionClosed,
+)
 from .events import CDPEvent, EventName, EventStream, Subscription, TypedEvent
 
 __version__ = "0.1.0"
@@ -40,6 +48,7 @@ __all__ = [
     "DiscoveryError",
     "EventName",
     "EventStream",
+    "HandshakeRejected",
     "LaunchError",
     "MAX_MESSAGE_SIZE",
     "SessionClosed",
