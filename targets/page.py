@@ -108,6 +108,10 @@ class PageHandle:
         }
         if self.active_frame:
             data["activeFrame"] = self.active_frame
+        watch = self.data.get("dialogs")
+        dialog = watch.listing() if hasattr(watch, "listing") else None
+        if dialog:
+            data["dialog"] = dialog  # a JavaScript dialog blocks the tab (the user's, in their Chrome)
         emulation = self.data.get("emulation")
         summary = emulation.summary() if hasattr(emulation, "summary") else None
         if summary:
