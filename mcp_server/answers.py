@@ -80,6 +80,8 @@ class PageBrief(Answer):
     target: str | None = None
     activeFrame: str | None = None
     emulation: dict[str, Any] | None = None
+    #: a JavaScript dialog blocks the tab: ``{type, message, byUser?, beforeAttach?}``
+    dialog: dict[str, Any] | None = None
 
 
 class ListAnswer(Answer):

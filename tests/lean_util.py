@@ -44,6 +44,16 @@ def structured_json(result: Any) -> str:
     return json.dumps(result.structured_content, separators=(",", ":"), ensure_ascii=False)
 
 
+#: get_capabilities' keys of the seed server, always there (false and null too): clients read them
+SEED_KEYS = (
+    "$.browser.supportsLaunch",
+    "$.browser.supportsCdpAttach",
+    "$.browser.activeTarget",
+    "$.browser.launch.active",
+    "$.browser.cdp.active",
+)
+
+
 def empties(value: Any, path: str = "$", skip: tuple[str, ...] = ()) -> list[str]:
     """Paths of null / false / empty values under dict keys (what the lean pass removes)."""
     found: list[str] = []
