@@ -236,14 +236,17 @@ async def resolve_ws_url(url: str, *, allow_remote: bool, dirs: Any = None) -> t
     An ``http://`` address answers ``/json/version`` in the flag flow. With Chrome's toggle it
     answers 404 (the address chrome://inspect shows): the ``DevToolsActivePort`` that names that
     port says the websocket path. The advertised URL is checked too: a loopback endpoint must not
-    send us to another host. Returns ``(ws_url, FoundChrome or None)``.
+    send us to another host. Returns ``(ws_url, FoundChrome or None)``: how that Chrome listens
+    (toggle or flag, and its profile dir when a port file names it), for get_capabilities.
     """
+    from .finding import FoundChrome
+
     found = None
     try:
         ws_url = await cdp_core.discovery.resolve_browser_ws_url(url)
     except Exception as exc:  # nothing answers, or not a DevTools endpoint
-        found = await _found_for_http(url, dirs) if isinstance(exc, CDPException) else None
-        if found is None:
+        found = await _found_by_port_file(url, dirs) if isinstance(exc, CDPException) else None
+        if found is None or not url.startswith("http://"):
             raise ToolFailure(
                 ErrorCode.CDP_UNREACHABLE,
                 f"No Chrome debugging endpoint answers at {url} ({exc}).",
@@ -251,18 +254,30 @@ async def resolve_ws_url(url: str, *, allow_remote: bool, dirs: Any = None) -> t
                 cdpUrl=url,
             ) from exc
         ws_url = found.ws_url
-    return check_cdp_url(ws_url, allow_remote=allow_remote), found
+    ws_url = check_cdp_url(ws_url, allow_remote=allow_remote)
+    if found is None:
+        found = await _found_by_port_file(ws_url, dirs)
+        if found is not None and found.ws_url != ws_url:
+            found = None
+    if found is None and url.startswith("http"):
+        port = urllib.parse.urlsplit(ws_url).port
+        found = FoundChrome("Chrome", None, port, ws_url, "flag") if port else None  # /json/version answered
+    return ws_url, found
 
 
-async def _found_for_http(url: str, dirs: Any) -> Any:
-    """The live ``DevToolsActivePort`` candidate naming the port of a loopback ``http://`` ``url``."""
+async def _found_by_port_file(url: str, dirs: Any) -> Any:
+    """The live ``DevToolsActivePort`` candidate naming the port of a loopback ``url`` (http or ws)."""
     from .finding import found_by_port
     from .profile_dirs import standard_profile_dirs
 
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme != "http" or not parts.port or not is_loopback_address(parts.hostname or ""):
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError:
         return None
-    return await found_by_port(parts.port, standard_profile_dirs() if dirs is None else dirs)
+    if parts.scheme not in ("http", "ws") or not port or not is_loopback_address(parts.hostname or ""):
+        return None
+    return await found_by_port(port, standard_profile_dirs() if dirs is None else dirs)
 
 
 async def open_browser(url: str, ws_url: str, *, open_timeout: float = 10.0) -> cdp_core.Browser:

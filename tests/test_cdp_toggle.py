@@ -120,6 +120,7 @@ async def test_attach_without_url_one_allow_for_a_whole_session(toggle_chrome, h
         assert posts and posts[0]["name"] == ["Grace"]
         await agent.s("network_list")
         await agent.s("debug_bundle")
+        await agent.s("memory_snapshot")
         await agent.s("cookies")
         opened = await agent.s("new_page", url=http_server.url("/a.html"))
         await agent.s("list_pages")
