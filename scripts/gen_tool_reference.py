@@ -184,7 +184,8 @@ def _durations(specs: list[registry.ActionSpec]) -> list[str]:
             takes, says = "milliseconds (reads what the server holds)", ""
         else:
             takes, says = "usually under a second", "heartbeats if it runs past half a second"
-        out.append(f"| `{spec.name}` | {_cell(takes)} | {_cell(says)} | `{spec.lock}`: {_LOCK_NOTES.get(spec.name, _LOCKS[spec.lock])} |")
+        hold = _LOCK_NOTES.get(spec.name, _LOCKS[spec.lock])
+        out.append(f"| `{spec.name}` | {_cell(takes)} | {_cell(says)} | `{spec.lock}`: {hold} |")
     out.append("")
     return out
 

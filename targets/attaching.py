@@ -58,16 +58,28 @@ class AttachActions:
         return list(dirs) if dirs is not None else standard_profile_dirs()
 
     async def attach_cdp(
-        self, cdp_url: str | None = None, *, close_inactive: bool = False, user_data_dir: str | None = None
+        self,
+        cdp_url: str | None = None,
+        *,
+        close_inactive: bool = False,
+        user_data_dir: str | None = None,
+        wait_s: float = HANDSHAKE_TIMEOUT,
     ) -> dict[str, Any]:
         """Attach to the user's Chrome (no navigation, no new tab) and make it the active target.
 
-        Waits for the handshake as long as it takes (a person's Allow); the MCP layer uses
-        :meth:`prepare_attach` / :meth:`finish_attach` instead, to answer ``waiting`` meanwhile.
+        Waits up to ``wait_s`` for the handshake (a person's Allow); past it the request stays
+        open and NOT_ATTACHED says so. The MCP action uses :meth:`prepare_attach` /
+        :meth:`finish_attach` instead, to answer ``waiting`` without holding any lock meanwhile.
         """
         plan = await self.prepare_attach(cdp_url, user_data_dir=user_data_dir)
-        if plan.handshake is not None:
-            await plan.handshake.wait(HANDSHAKE_TIMEOUT)
+        if plan.handshake is not None and not await plan.handshake.wait(wait_s):
+            raise ToolFailure(
+                ErrorCode.NOT_ATTACHED,
+                f'Chrome is still asking the user "Allow remote debugging?" for {plan.url} '
+                f"(since {plan.handshake.started_at}).",
+                hint="Ask the user to click Allow in their Chrome, then call attach_cdp: it joins this request.",
+                cdpUrl=plan.url,
+            )
         return await self.finish_attach(plan, close_inactive=close_inactive)
 
     async def prepare_attach(self, cdp_url: str | None = None, *, user_data_dir: str | None = None) -> AttachPlan:

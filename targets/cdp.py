@@ -300,6 +300,15 @@ def handshake_failure(url: str, exc: BaseException) -> ToolFailure:
             "or use use_launch_browser for a separate browser.",
             cdpUrl=url,
         )
+    if isinstance(exc.__cause__, TimeoutError):
+        return ToolFailure(
+            ErrorCode.CDP_UNREACHABLE,
+            f"The debugging connection to {url} did not open in time: nobody answered Chrome's "
+            f'"Allow remote debugging?" dialog ({exc}).',
+            hint="Ask the user whether they want the agent in their Chrome; if so, call attach_cdp again and "
+            "they click Allow.",
+            cdpUrl=url,
+        )
     return ToolFailure(
         ErrorCode.CDP_UNREACHABLE,
         f"No Chrome debugging endpoint answers at {url} ({exc}).",

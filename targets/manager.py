@@ -33,6 +33,10 @@ log = logging.getLogger("targets")
 
 TargetName = Literal["launch", "cdp"]
 
+#: DEFAULT_TARGET=cdp attaches on a page call's demand, under the state lock: it waits this long
+#: for the user's Allow, then says how to go on (attach_cdp joins the request, without a lock).
+ATTACH_ON_DEMAND_WAIT_S = 20.0
+
 
 class BrowserManager(AttachActions, TabActions):
     """Both browser targets, the active one, and the page registry API (see CONTRACTS.md)."""
@@ -126,7 +130,7 @@ class BrowserManager(AttachActions, TabActions):
                     hint="Call navigate (starts the internal browser), use_launch_browser or attach_cdp.",
                 )
             if self.settings.default_target == "cdp":
-                await self.attach_cdp()
+                await self.attach_cdp(wait_s=ATTACH_ON_DEMAND_WAIT_S)
             else:
                 await self.use_launch_browser()
         if self.active_target == "cdp":
