@@ -85,7 +85,7 @@ def assert_lean(result: Any, *, verbatim: tuple[str, ...] = (), factor: float = 
         f"structuredContent is {len(js)} chars, over {factor}x the text ({len(text)} chars) + {slack} = {limit:.0f}"
         f"\n--- text ---\n{text[:2000]}\n--- json ---\n{js[:2000]}"
     )
-    found = empties(result.structured_content, skip=verbatim)
+    found = empties(result.structured_content, skip=(*verbatim, *SEED_KEYS))
     assert not found, f"null/false/empty values in structuredContent: {found[:10]}"
     return result.structured_content
 
