@@ -3,7 +3,8 @@
 A :class:`PageHandle` lives as long as the tab is attached. Capture and snapshot layers
 keep their per-page state in :attr:`PageHandle.data`; actions that need Playwright's
 actionability checks ask for :meth:`PageHandle.playwright_page`, which the owning target
-resolves lazily (for the user's Chrome that is the first moment Playwright connects).
+resolves lazily (the internal browser only: Playwright never connects to the user's Chrome,
+whose one websocket is ours).
 """
 
 from __future__ import annotations
