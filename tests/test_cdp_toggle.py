@@ -51,8 +51,13 @@ def _point_at(agent: Any, chrome: ToggleChrome) -> None:
     agent.manager.settings.probe_ports = ()
 
 
-async def _attach_while_the_user_answers(agent: Any, answer: Any, **args: Any) -> tuple[Any, list[str]]:
-    """attach_cdp, while the person's hand answers the dialog once it shows; returns (result, progress messages)."""
+async def _attach_while_the_user_answers(
+    agent: Any, answer: Any, meanwhile: Any = None, **args: Any
+) -> tuple[Any, list[str]]:
+    """attach_cdp, while the person's hand answers the dialog once it shows; returns (result, progress messages).
+
+    ``meanwhile()`` runs while the dialog shows, before the hand answers it.
+    """
     messages: list[str] = []
 
     async def on_progress(value: float, total: float | None, message: str | None) -> None:
@@ -65,8 +70,16 @@ async def _attach_while_the_user_answers(agent: Any, answer: Any, **args: Any) -
             )
 
     task = asyncio.ensure_future(call())
+    if meanwhile is not None:
+        await anyio.to_thread.run_sync(chrome_of(answer).wait_for_dialog)
+        await meanwhile()
+        assert not task.done()  # still waiting for the person
     await anyio.to_thread.run_sync(answer)
     return await task, messages
+
+
+def chrome_of(answer: Any) -> ToggleChrome:
+    return answer.__self__
 
 
 def _uid(snapshot: dict[str, Any], role: str, name: str) -> int:
@@ -88,7 +101,15 @@ async def test_attach_without_url_one_allow_for_a_whole_session(toggle_chrome, h
     http_server.route("/bg/save", save)
     async with serving(tmp_path / "artifacts") as agent:
         _point_at(agent, toggle_chrome)
-        result, progress = await _attach_while_the_user_answers(agent, toggle_chrome.allow)
+
+        async def state_change_meanwhile() -> None:
+            # attach_cdp holds no lock while Chrome waits for the person: a call that takes the
+            # state lock exclusively answers at once
+            with anyio.fail_after(10):
+                closed = await agent.call("browser_session", action="close_browser_target", target="launch")
+            assert not closed.is_error, closed.content[0].text
+
+        result, progress = await _attach_while_the_user_answers(agent, toggle_chrome.allow, state_change_meanwhile)
         assert not result.is_error, result.content[0].text
         sc = result.structured_content
         assert sc["found"]["how"] == "toggle" and sc["found"]["port"] == toggle_chrome.chrome.port
