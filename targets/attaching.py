@@ -108,12 +108,12 @@ class AttachActions:
             profile = profile_of(user_data_dir)
             found = await found_in(profile)
             if found is None:
+                shown = str(profile.path)[:300]
                 raise ToolFailure(
                     ErrorCode.CDP_UNREACHABLE,
-                    f"No live DevToolsActivePort in {profile.path}: that Chrome is not running with remote "
-                    "debugging on.",
+                    f"No live DevToolsActivePort in {shown!r}: that Chrome is not running with remote debugging on.",
                     hint=chrome_command_hint(DEFAULT_CDP_URL),
-                    userDataDir=str(profile.path),
+                    userDataDir=shown,
                 )
             url, via = found.ws_url, "user_data_dir"
         else:

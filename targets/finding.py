@@ -62,7 +62,7 @@ async def found_in(profile: ProfileDir) -> FoundChrome | None:
     """The Chrome whose live ``DevToolsActivePort`` is in ``profile.path`` (None: no file, or stale)."""
     try:
         port, path = read_devtools_active_port(profile.path)
-    except DiscoveryError:
+    except (DiscoveryError, ValueError):  # ValueError: a path no system accepts (a NUL byte)
         return None
     if not 0 < port < 65536 or not path.startswith("/devtools/browser/") or not await port_accepts(port):
         return None
