@@ -110,6 +110,8 @@ class BrowserState(Answer):
     currentPage: PageBrief | None = None
     currentPageError: dict[str, Any] | None = None
     pageCount: int | None = None
+    #: JavaScript dialogs open in the active browser's tabs: ``{stable_page_id, type, message, byUser?}``
+    dialogs: list[dict[str, Any]] = []
 
 
 class Followed(Answer):

@@ -33,7 +33,7 @@ class AttachPlan:
     url: str
     reused: bool = False
     handshake: Handshake | None = None
-    #: how the URL was chosen: cdp_url, configured, user_data_dir, discovered
+    #: how the URL was chosen: cdp_url, configured, user_data_dir, discovery
     via: str = "cdp_url"
 
 
@@ -118,7 +118,7 @@ class AttachActions:
             url, via = found.ws_url, "user_data_dir"
         else:
             found = await self._discover()
-            url, via = found.ws_url, "discovered"
+            url, via = found.ws_url, "discovery"
         if found is None:
             ws_url, found = await resolve_ws_url(url, allow_remote=allow, dirs=self.profile_dirs())
         else:

@@ -39,7 +39,7 @@ class Handshake:
         self.url = url
         self.ws_url = ws_url
         self.found = found
-        #: how the Chrome was chosen: cdp_url, configured, user_data_dir, discovered
+        #: how the Chrome was chosen: cdp_url, configured, user_data_dir, discovery
         self.via = via
         #: set once a call attached over the opened socket (a second joiner then goes on with it)
         self.adopted = False

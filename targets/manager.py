@@ -374,7 +374,12 @@ class BrowserManager(AttachActions, TabActions):
         data["currentPage"] = page_info
         if error is not None:
             data["currentPageError"] = error
-        data["pageCount"] = len(self._target(self.active_target).registry.pages) if self.active_target else 0
+        pages = self._target(self.active_target).registry.pages if self.active_target else []
+        data["pageCount"] = len(pages)
+        # JavaScript dialogs open in any tab (the user's own, in their Chrome): said without any I/O
+        dialogs = [{"stable_page_id": p.stable_page_id, **d} for p in pages if (d := p.info().get("dialog"))]
+        if dialogs:
+            data["dialogs"] = dialogs
         return data
 
     async def close(self) -> None:

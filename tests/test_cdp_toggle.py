@@ -113,6 +113,7 @@ async def test_attach_without_url_one_allow_for_a_whole_session(toggle_chrome, h
         assert not result.is_error, result.content[0].text
         sc = result.structured_content
         assert sc["found"]["how"] == "toggle" and sc["found"]["port"] == toggle_chrome.chrome.port
+        assert sc["found"]["via"] == "discovery" and "Chromium" in result.content[0].text
         assert sc["found"]["profileDir"] == str(toggle_chrome.profile_dir) and sc["found"]["browser"] == "Chromium"
         assert any("asking the user to click Allow" in m for m in progress), progress
         assert "detach_cdp when done" in result.content[0].text

@@ -109,6 +109,11 @@ async def test_users_confirm_after_a_selector_action_is_left_to_the_user(fresh_c
         status = await agent.call("browser_session", action="get_browser_status")
         assert status.structured_content["browser"]["currentPage"]["dialog"]["byUser"] is True
         assert "the user's confirm dialog open" in status.content[0].text
+        listed_dialogs = status.structured_content["browser"]["dialogs"]
+        assert [(d["stable_page_id"], d["message"], d["byUser"]) for d in listed_dialogs] == [
+            (orders_tab["stable_page_id"], "Delete order 7?", True)
+        ]
+        assert f"the user's confirm dialog open in {orders_tab['stable_page_id']}" in status.content[0].text
         await _blocked_everywhere(agent, "Delete order 7?")
 
         handled = await agent.s("handle_dialog", dialog_action="dismiss", timeout=FAST)

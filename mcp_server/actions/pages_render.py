@@ -160,7 +160,8 @@ def browser_lines(b: dict[str, Any]) -> list[str]:
         found = cdp.get("found")
         if isinstance(found, dict) and found.get("port"):
             where = found.get("profileDir") or "no profile file"
-            line += f"; found: {found.get('browser')}, {where}, port {found['port']}, {found.get('how')}"
+            line += f"; found via {found.get('via')}: {found.get('browser')}, {where}, port {found['port']}"
+            line += f", {found.get('how')}"
         waiting = cdp.get("waitingForAllow")
         if isinstance(waiting, dict):
             line += f"; attach_cdp waiting since {waiting.get('askedAt')} for the user's Allow in Chrome's dialog"
@@ -170,6 +171,10 @@ def browser_lines(b: dict[str, Any]) -> list[str]:
             lost = cdp["lost"]
             line += f"; connection lost at {lost.get('at')}: {lost.get('reason')}" if isinstance(lost, dict) else ""
         lines.append(line)
+    for d in b.get("dialogs") or []:
+        whose = "the user's " if d.get("byUser") else ""
+        what = "dialog opened before attach" if d.get("beforeAttach") else f"{d.get('type')} dialog"
+        lines.append(f"{whose}{what} open in {d.get('stable_page_id')}: {d.get('message', '')[:100]!r}")
     err = b.get("currentPageError")
     if err:
         lines.append(f"current page error {err.get('code')}: {err.get('message')}")

@@ -193,7 +193,7 @@ async def attach_cdp(ctx: ToolContext, args: AttachArgs) -> ActionResult:
     found = info.get("found") or {}
     if found.get("browser"):
         where = found.get("profileDir") or f"port {found.get('port')}"
-        head += f" ({found['browser']}, {where}, {found.get('how')})"
+        head += f" ({found['browser']}, {where}, {found.get('how')}, via {found.get('via')})"
     if info.get("alreadyAttached"):
         # The attachment and its capture go on: "starts now" with the old time would be untrue.
         head = "already " + head + f". Capture goes on since {since} (nothing captured was lost)."
