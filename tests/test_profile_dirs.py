@@ -256,3 +256,23 @@ async def test_user_data_dir_names_a_profile_outside_the_standard_dirs(tmp_path,
         assert failed.is_error and sc["code"] == "CDP_UNREACHABLE", sc
         assert f"127.0.0.1:{live.port}/devtools/browser/abc" in sc["message"]
     assert live.websockets == 1  # the one handshake of that attach, and nothing before it
+
+
+async def test_a_given_or_configured_url_keeps_priority_over_discovery(tmp_path, ports):
+    a, b = await _live(ports, "toggle"), await _live(ports, "toggle")
+    given = await _live(ports, "flag")
+    dirs = [ProfileDir("Chrome", tmp_path / "a"), ProfileDir("Edge", tmp_path / "b")]
+    _write_port_file(dirs[0].path, a.port)
+    _write_port_file(dirs[1].path, b.port)
+    async with serving(tmp_path / "artifacts") as agent:
+        agent.manager.settings.profile_dirs = dirs
+        agent.manager.settings.probe_ports = ()
+        assert (await _attach(agent)).structured_content["code"] == "AMBIGUOUS_MATCH"  # discovery sees two
+        for args, configured in (({"cdp_url": f"http://127.0.0.1:{given.port}"}, None), ({}, given.port)):
+            agent.manager.settings.cdp_url = f"http://127.0.0.1:{configured}" if configured else None
+            result = await _attach(agent, **args)
+            sc = result.structured_content
+            # the fake is no Chrome: its websocket fails, and the answer names the given port, not a discovered one
+            assert result.is_error and sc["code"] == "CDP_UNREACHABLE", sc
+            assert f"127.0.0.1:{given.port}" in sc["message"], sc
+    assert a.websockets == 0 and b.websockets == 0 and given.websockets == 2
