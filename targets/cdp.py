@@ -55,10 +55,10 @@ def chrome_command_hint(url: str, platform: str | None = None) -> str:
     else:
         command = f'google-chrome {flags} --user-data-dir="$HOME/.config/ChromeMcpProfile"'
     return (
-        "To let the agent use the Chrome you are logged in to: open chrome://inspect/#remote-debugging "
-        'in it, turn on "Allow remote debugging for this browser instance" (Chrome 144+), then call '
-        "attach_cdp again and click Allow when Chrome asks. Or start a separate Chrome with a dedicated "
-        f"profile (no logins of yours), e.g. `{command}`, then call attach_cdp again."
+        "To reach the Chrome the user is logged in to, ask them to open chrome://inspect/#remote-debugging "
+        'there and turn on "Allow remote debugging for this browser instance" (Chrome 144+), then call '
+        "attach_cdp again: Chrome asks them to click Allow. Or they start a separate Chrome with a dedicated "
+        f"profile (none of their logins), e.g. `{command}`, then call attach_cdp again."
     )
 
 
