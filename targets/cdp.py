@@ -296,8 +296,8 @@ def handshake_failure(url: str, exc: BaseException) -> ToolFailure:
             ErrorCode.CDP_PERMISSION_DENIED,
             f"Chrome refused the debugging connection at {url}: the user declined (Cancel) in Chrome's "
             '"Allow remote debugging?" dialog.',
-            hint="The user said no: ask them before calling attach_cdp again (Chrome will ask them again), "
-            "or use use_launch_browser for a separate browser.",
+            hint='The user declined in Chrome\'s "Allow remote debugging?" dialog: ask them before calling '
+            "attach_cdp again (Chrome asks them again), or use use_launch_browser for a separate browser.",
             cdpUrl=url,
         )
     if isinstance(exc.__cause__, TimeoutError):

@@ -173,6 +173,7 @@ async def test_inspect_address_cancel_then_attach_again(toggle_chrome, handshake
         sc = result.structured_content
         assert sc["code"] == "CDP_PERMISSION_DENIED", sc
         assert "declined" in sc["message"] and "dialog" in sc["message"]
+        assert "user declined in Chrome's" in sc["hint"], sc["hint"]
         status = await agent.s("get_browser_status")
         assert status["browser"].get("activeTarget") is None  # nothing changed
 
