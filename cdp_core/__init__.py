@@ -19,7 +19,15 @@ from .discovery import (
     new_tab,
     read_devtools_active_port,
 )
-from .errors import CDPError, CDPException, CDPTimeout, ConnectionClosed, DiscoveryError, SessionClosed
+from .errors import (
+    CDPError,
+    CDPException,
+    CDPTimeout,
+    ConnectionClosed,
+    DiscoveryError,
+    HandshakeRejected,
+    SessionClosed,
+)
 from .events import CDPEvent, EventName, EventStream, Subscription, TypedEvent
 from .navigation import NavigationError, navigate
 
@@ -41,6 +49,7 @@ __all__ = [
     "DiscoveryError",
     "EventName",
     "EventStream",
+    "HandshakeRejected",
     "LaunchError",
     "MAX_MESSAGE_SIZE",
     "NavigationError",

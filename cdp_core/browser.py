@@ -126,14 +126,15 @@ class _NewPage:
 class _Connector:
     """Awaitable and async context manager, so both ``await connect()`` and ``async with`` work."""
 
-    def __init__(self, endpoint: str, max_size: int) -> None:
+    def __init__(self, endpoint: str, max_size: int, open_timeout: float) -> None:
         self._endpoint = endpoint
         self._max_size = max_size
+        self._open_timeout = open_timeout
         self._browser: Browser | None = None
 
     async def _open(self) -> Browser:
         ws_url = await resolve_browser_ws_url(self._endpoint)
-        connection = await Connection.open(ws_url, max_size=self._max_size)
+        connection = await Connection.open(ws_url, max_size=self._max_size, open_timeout=self._open_timeout)
         return Browser(connection, self._endpoint)
 
     def __await__(self) -> Generator[Any, None, Browser]:
@@ -148,12 +149,14 @@ class _Connector:
             await self._browser.close()
 
 
-def connect(endpoint: str, *, max_size: int = MAX_MESSAGE_SIZE) -> _Connector:
+def connect(endpoint: str, *, max_size: int = MAX_MESSAGE_SIZE, open_timeout: float = 10.0) -> _Connector:
     """Connect to a browser at ``http://host:port`` or its ``ws://.../devtools/browser/...`` URL.
 
     Use as ``async with connect(url) as browser`` or ``browser = await connect(url)``.
+    ``open_timeout``: seconds the websocket handshake may take (a Chrome whose remote-debugging
+    toggle is on waits for the person to click Allow; a 403 then raises :class:`HandshakeRejected`).
     """
-    return _Connector(endpoint, max_size)
+    return _Connector(endpoint, max_size, open_timeout)
 
 
 async def connect_target(ws_url: str, *, max_size: int = MAX_MESSAGE_SIZE) -> Connection:

@@ -153,7 +153,7 @@ class ChromiumProcess:
         cls,
         *,
         executable: str | None = None,
-        port: int = 0,
+        port: int | None = 0,
         profile_dir: str | Path | None = None,
         headless: bool = True,
         extra_args: Sequence[str] = (),
@@ -165,6 +165,9 @@ class ChromiumProcess:
 
         ``port=0`` lets Chrome pick a free port; a fixed port that is already taken raises
         :class:`LaunchError` at once instead of a browser without a debugging port.
+        ``port=None`` passes no debugging flag at all: the profile's own remote-debugging toggle
+        (``Local State``, see docs) opens the port, as in a person's Chrome; every websocket to
+        it then shows Chrome's "Allow remote debugging?" dialog.
         ``profile_dir=None`` creates a temporary profile that :meth:`stop` removes; a
         directory you pass is kept. ``env`` replaces the child's environment (a ``DISPLAY``
         for a headful browser, a ``HOME`` whose profile has the remote-debugging toggle on).
@@ -186,7 +189,7 @@ class ChromiumProcess:
         cls,
         *,
         executable: str | None = None,
-        port: int = 0,
+        port: int | None = 0,
         profile_dir: str | Path | None = None,
         headless: bool = True,
         extra_args: Sequence[str] = (),
@@ -227,7 +230,7 @@ class ChromiumProcess:
     def _spawn(
         cls,
         executable: str | None,
-        port: int,
+        port: int | None,
         profile_dir: str | Path | None,
         headless: bool,
         extra_args: Sequence[str],
@@ -251,9 +254,9 @@ class ChromiumProcess:
         args = [exe, *flags]
         if _is_root():
             args.append("--no-sandbox")
+        if port is not None:
+            args += [f"--remote-debugging-port={port}", "--remote-debugging-address=127.0.0.1"]
         args += [
-            f"--remote-debugging-port={port}",
-            "--remote-debugging-address=127.0.0.1",
             f"--user-data-dir={profile}",
             *extra_args,
             *(urls or ["about:blank"]),

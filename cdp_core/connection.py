@@ -20,7 +20,7 @@ import msgspec
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-from .errors import CDPError, CDPException, CDPTimeout, ConnectionClosed, SessionClosed
+from .errors import CDPError, CDPException, CDPTimeout, ConnectionClosed, HandshakeRejected, SessionClosed
 from .events import CDPEvent
 from .session import DEFAULT_TIMEOUT, CDPSession
 
@@ -101,7 +101,9 @@ class Connection:
 
         A browser's debugging socket never redirects; an endpoint that answers the handshake
         with a 3xx is refused instead of followed, so the address a caller checked is the
-        address we talk to (:attr:`peer` tells which one that was).
+        address we talk to (:attr:`peer` tells which one that was). ``open_timeout`` bounds the
+        handshake: a Chrome whose remote-debugging toggle is on holds it until the person clicks
+        Allow (or Cancel: :class:`HandshakeRejected`), so callers waiting for a person pass a long one.
         """
         try:
             ws = await _connect_without_redirects(
@@ -113,6 +115,11 @@ class Connection:
                 ping_interval=None,
                 write_limit=2**20,
             )
+        except websockets.exceptions.InvalidStatus as exc:
+            status = exc.response.status_code
+            body = bytes(exc.response.body or b"")[:200].decode("utf-8", "replace").strip()
+            reason = f"cannot open {ws_url}: the browser answered HTTP {status}" + (f" {body!r}" if body else "")
+            raise HandshakeRejected(reason, status=status) from exc
         except (OSError, websockets.exceptions.WebSocketException, TimeoutError) as exc:
             raise ConnectionClosed(f"cannot open {ws_url}: {exc}") from exc
         return cls(ws, ws_url)

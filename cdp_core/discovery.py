@@ -8,6 +8,8 @@ elsewhere, and no ``Origin`` header is sent (Chrome refuses one it was not told 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +26,7 @@ __all__ = [
     "list_targets",
     "new_tab",
     "read_devtools_active_port",
+    "port_accepts",
     "http_base",
     "resolve_browser_ws_url",
 ]
@@ -151,7 +154,9 @@ def read_devtools_active_port(profile_dir: str | Path) -> tuple[int, str]:
     """``(port, browser websocket path)`` from a profile's ``DevToolsActivePort`` file.
 
     Chrome writes it when started with ``--remote-debugging-port`` (``0`` picks a free
-    port). Raises :class:`DiscoveryError` while the file is missing or incomplete.
+    port), and when its remote-debugging toggle (chrome://inspect/#remote-debugging) is on; the
+    file stays behind when Chrome crashes, so check the port with :func:`port_accepts`.
+    Raises :class:`DiscoveryError` while the file is missing or incomplete.
     """
     path = Path(profile_dir) / "DevToolsActivePort"
     try:
@@ -161,3 +166,19 @@ def read_devtools_active_port(profile_dir: str | Path) -> tuple[int, str]:
     if len(lines) < 2 or not lines[0].strip().isdigit():
         raise DiscoveryError(f"{path} is incomplete")
     return int(lines[0]), lines[1].strip()
+
+
+async def port_accepts(port: int, host: str = "127.0.0.1", timeout: float = 1.0) -> bool:
+    """True when ``host:port`` accepts a TCP connection (closed again at once, nothing sent).
+
+    How a ``DevToolsActivePort`` file is told live from stale without a websocket: with the
+    remote-debugging toggle on, every websocket makes Chrome ask the person to Allow it.
+    """
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+    except (OSError, TimeoutError):
+        return False
+    writer.close()
+    with contextlib.suppress(Exception):
+        await writer.wait_closed()
+    return True

@@ -21,6 +21,7 @@ __all__ = [
     "ConnectionClosed",
     "SessionClosed",
     "CDPTimeout",
+    "HandshakeRejected",
 ]
 
 
@@ -70,3 +71,15 @@ class CDPTimeout(CDPException, TimeoutError):
         super().__init__(f"{method}: no reply within {timeout:g} s")
         self.method = method
         self.timeout = timeout
+
+
+class HandshakeRejected(ConnectionClosed):
+    """The browser answered the websocket handshake with an HTTP error instead of opening it.
+
+    Chrome's remote-debugging toggle asks the person ("Allow remote debugging?") for every new
+    connection; Cancel answers ``403`` "Connection rejected". ``status`` is the HTTP status.
+    """
+
+    def __init__(self, reason: str, *, status: int) -> None:
+        super().__init__(reason)
+        self.status = status

@@ -80,6 +80,8 @@ class PageBrief(Answer):
     target: str | None = None
     activeFrame: str | None = None
     emulation: dict[str, Any] | None = None
+    #: a JavaScript dialog blocks the tab: ``{type, message, byUser?, beforeAttach?}``
+    dialog: dict[str, Any] | None = None
 
 
 class ListAnswer(Answer):
@@ -108,6 +110,8 @@ class BrowserState(Answer):
     currentPage: PageBrief | None = None
     currentPageError: dict[str, Any] | None = None
     pageCount: int | None = None
+    #: JavaScript dialogs open in the active browser's tabs: ``{stable_page_id, type, message, byUser?}``
+    dialogs: list[dict[str, Any]] = []
 
 
 class Followed(Answer):

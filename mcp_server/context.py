@@ -155,6 +155,9 @@ class ToolContext:
         """
         from targets.errors import ErrorCode, ToolFailure
 
+        detached = getattr(self.manager, "detached", None)
+        if self.manager.active_target is None and detached is not None:
+            raise self.manager._detached_failure()  # the user's Chrome was detached: say so, launch nothing
         if self.manager.active_target is None and self.settings.default_target != "cdp":
             # Launching the internal browser here would answer "0 entries" from a browser the agent
             # never used (e.g. right after detach_cdp), as if the user's Chrome had been quiet.

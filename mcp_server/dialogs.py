@@ -66,6 +66,9 @@ class DialogWatch:
         #: our ``Page.enable`` on the page session while Chrome has not answered it, and since when
         self.enabling: asyncio.Future[Any] | None = None
         self.enabling_since = 0.0
+        #: which browser the page is in: in the user's Chrome ("cdp") a dialog no action of ours
+        #: opened is the user's own, and the answers say so
+        self.target = ""
 
     def on_opening(self, event: CDPEvent) -> None:
         p = event.params
@@ -76,8 +79,33 @@ class DialogWatch:
             "url": p.get("url", ""),
             "hasBrowserHandler": bool(p.get("hasBrowserHandler")),
             "openedAt": time.time(),
+            #: set when the agent's own action opened it (the action's answer reported it)
+            "byAgent": False,
         }
         self.opened.set()
+
+    def mark_agents(self) -> None:
+        """The dialog open now came from the agent's own action (its answer reports it)."""
+        if self.open is not None:
+            self.open["byAgent"] = True
+
+    @property
+    def users(self) -> bool:
+        """A dialog in the user's Chrome that no action of ours opened (or one from before attach)."""
+        if self.target != "cdp":
+            return False
+        return (self.open is not None and not self.open.get("byAgent")) or self.blocked_since_attach
+
+    def listing(self) -> dict[str, Any] | None:
+        """The open dialog as list_pages and get_browser_status show it (None: none)."""
+        if self.open is not None:
+            d = {"type": self.open.get("type", ""), "message": str(self.open.get("message", ""))[:200]}
+            if self.users:
+                d["byUser"] = True
+            return d
+        if self.blocked_since_attach:
+            return {"type": "unknown", "beforeAttach": True, "byUser": self.target == "cdp"}
+        return None
 
     def on_closed(self, event: CDPEvent) -> None:
         self.mark_closed("accepted" if event.params.get("result") else "dismissed")
@@ -152,6 +180,7 @@ def install(manager: Any) -> None:
     async def on_session(page: PageHandle, session: CDPSession, kind: str) -> None:
         if kind == "page":
             watch = watch_of(page)
+            watch.target = page.target
             _subscribe(session, watch)
             await _settle_enable(watch, BLOCKED_AFTER_S)
 
@@ -162,6 +191,7 @@ async def dialog_watch(ctx: ToolContext, page: PageHandle) -> DialogWatch:
     """The page's DialogWatch (installing the watch for every page on first use, if not yet done)."""
     install(ctx.manager)
     watch = watch_of(page)
+    watch.target = page.target
     _subscribe(page.session, watch)
     await _settle_enable(watch, max(0.0, BLOCKED_AFTER_S - (time.monotonic() - watch.enabling_since)))
     await _confirm_open(watch, page.session)
@@ -202,6 +232,15 @@ def require_no_dialog(watch: DialogWatch, what: str) -> None:
                 "dismiss stays on it with what was typed",
                 dialog=public_dialog(d),
             )
+        if watch.users:
+            raise ToolFailure(
+                ErrorCode.DIALOG_OPEN,
+                f"{what}: the user has a JavaScript {d['type']} open in this tab of their Chrome (no action of "
+                f"yours opened it), and it blocks the page: {d['message'][:200]!r}",
+                hint="the dialog is the user's: ask the user to answer it in Chrome (or work in another tab), "
+                "then call again; answer it with handle_dialog only if the user asks you to",
+                dialog={**public_dialog(d), "byUser": True},
+            )
         raise ToolFailure(
             ErrorCode.DIALOG_OPEN,
             f"{what}: a JavaScript {d['type']} is open and blocks the page; {page_says(d['message'])}",
@@ -215,8 +254,9 @@ def require_no_dialog(watch: DialogWatch, what: str) -> None:
             f"{what}: the page has not answered since we attached {waited:.0f} s ago: a JavaScript dialog that "
             "was already open then blocks it (Chrome reports neither its text nor lets us answer it), or a "
             "script that never yields",
-            hint="ask the user to answer the dialog in their Chrome (handle_dialog cannot), then call again",
-            dialog={"type": "unknown", "beforeAttach": True},
+            hint="the dialog is the user's: ask the user to answer it in their Chrome (handle_dialog cannot), "
+            "then call again",
+            dialog={"type": "unknown", "beforeAttach": True, "byUser": True},
         )
 
 

@@ -162,7 +162,8 @@ def failure_from_exception(exc: BaseException, *, tool: str, action: str | None)
         return ToolFailure(
             ErrorCode.BROWSER_DISCONNECTED,
             f"the browser connection closed: {exc}",
-            hint="attach again (attach_cdp) or call use_launch_browser to start the internal browser",
+            hint="attach again (attach_cdp; with Chrome's toggle the user is asked to Allow again) or call "
+            "use_launch_browser to start the internal browser",
         )
     if isinstance(exc, CDPTimeout):
         return ToolFailure(
@@ -176,7 +177,8 @@ def failure_from_exception(exc: BaseException, *, tool: str, action: str | None)
         return ToolFailure(
             ErrorCode.CDP_UNREACHABLE,
             str(exc),
-            hint="start Chrome with --remote-debugging-port=9222 or pass cdp_url",
+            hint="turn on chrome://inspect/#remote-debugging in the user's Chrome and call attach_cdp again, or "
+            "start Chrome with --remote-debugging-port=9222 and a dedicated profile and pass cdp_url",
         )
     timeout = _playwright_timeout()
     if timeout is not None and isinstance(exc, timeout):

@@ -240,6 +240,7 @@ class Followup:
                 if len(errors) > MAX_ERRORS:
                     data["consoleErrorCount"] = len(errors)
         if self.watch is not None and self.watch.open is not None:
+            self.watch.mark_agents()  # it followed the agent's action, whose answer reports it
             data["dialog"] = public_dialog(self.watch.open)
         elif self.validation is not None and not navigated:
             rejected = await self.validation.rejected()

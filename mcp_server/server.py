@@ -58,8 +58,9 @@ log = logging.getLogger(__name__)
 SERVER_NAME = "mcp-browser-debug"
 
 INSTRUCTIONS = (
-    "Start with browser_session action=get_capabilities. Attach to the user's Chrome with attach_cdp (never "
-    "navigates); otherwise navigate launches an internal browser. Answers omit null, false and empty values; "
+    "Start with browser_session action=get_capabilities. Attach to the user's Chrome with attach_cdp "
+    "(finds the Chrome whose remote debugging is on; Chrome asks the user to Allow; never navigates); "
+    "otherwise navigate launches an internal browser. Answers omit null, false and empty values; "
     "lists are rows under `columns`, a row's trailing object holds its other fields."
 )
 
@@ -187,7 +188,8 @@ class BrowserMCP:
             on_wait=reporter.waiting_for,
             grace=overrun_grace(self.settings.max_call_seconds),
         )
-        if spec.lock != "state" and _target_lost(self.manager):
+        # attach_cdp takes the state lock itself for its short steps, never while Chrome waits for the user.
+        if spec.lock != "state" and spec.name != "attach_cdp" and _target_lost(self.manager):
             # The active browser went away: this call may relaunch it or report the loss (state).
             hold.mode = "state"
         ctx = ToolContext(

@@ -155,6 +155,10 @@ _LOCKS = {
     "poll": "takes the page per poll",
     "state": "waits for the page calls in progress",
 }
+#: Actions whose hold differs from their mode's usual one (said as they do it).
+_LOCK_NOTES = {
+    "attach_cdp": "the state lock only to choose the Chrome and to attach, never while Chrome waits for the user",
+}
 
 
 def _durations(specs: list[registry.ActionSpec]) -> list[str]:
@@ -180,7 +184,8 @@ def _durations(specs: list[registry.ActionSpec]) -> list[str]:
             takes, says = "milliseconds (reads what the server holds)", ""
         else:
             takes, says = "usually under a second", "heartbeats if it runs past half a second"
-        out.append(f"| `{spec.name}` | {_cell(takes)} | {_cell(says)} | `{spec.lock}`: {_LOCKS[spec.lock]} |")
+        hold = _LOCK_NOTES.get(spec.name, _LOCKS[spec.lock])
+        out.append(f"| `{spec.name}` | {_cell(takes)} | {_cell(says)} | `{spec.lock}`: {hold} |")
     out.append("")
     return out
 

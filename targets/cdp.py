@@ -4,23 +4,20 @@ Attaching is read-only towards the user's browser: we attach (flattened sessions
 auto-attach for iframes/workers) and resume what auto-attach paused, nothing else. No
 navigation, storage reset, interception or tab limit; tabs are opened or closed only by an
 explicit ``new_page`` / ``close_page``, and emulation we set is undone before we detach.
-Playwright connects (``connect_over_cdp``, its own driver process) only when an action
-first needs it, and detaching stops that driver instead of calling ``Browser.close``, so
-nothing can close the user's Chrome.
+
+One websocket per attachment, and only ours: every action (input, screenshots, traces,
+downloads, heap snapshots, new tabs) goes through it. With Chrome's remote-debugging toggle
+each new websocket makes Chrome ask the person to Allow it, so a second connection would be
+a second dialog; Playwright never connects to the user's Chrome.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ipaddress
 import logging
-import os
 import re
-import shutil
-import tempfile
 import urllib.parse
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 import cdp_core
@@ -31,31 +28,13 @@ from .base import BrowserTarget
 from .chrome_hints import chrome_command_hint
 from .errors import ErrorCode, ToolFailure
 from .hub import Listeners, SessionHub, utc_now
-from .relay import LoopbackRelay
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser as PWBrowser
-    from playwright.async_api import BrowserContext, Playwright
+    from playwright.async_api import BrowserContext
 
 __all__ = ["CdpTarget", "check_cdp_url", "chrome_command_hint", "is_loopback_address"]
 
 log = logging.getLogger("targets.cdp")
-
-
-@contextlib.contextmanager
-def _driver_tmpdir(path: str) -> Iterator[None]:
-    """Start Playwright's driver process with ``path`` as its temp dir (it copies the env at spawn)."""
-    tempfile.gettempdir()  # fix our own process's cached temp dir before the env changes
-    saved = {name: os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")}
-    os.environ.update(TMPDIR=path, TEMP=path, TMP=path)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def is_loopback_address(host: str) -> bool:
@@ -121,48 +100,22 @@ class CdpTarget(BrowserTarget):
         super().__init__()
         self.listeners = listeners
         self._new_stable_id = new_stable_id
-        self._pw: Playwright | None = None
-        self._pw_browser: PWBrowser | None = None
-        self._pw_lock = asyncio.Lock()
-        #: The Playwright driver's own temp dir: its connect_over_cdp makes a
-        #: ``playwright-artifacts-*`` folder there that only Browser.close would remove,
-        #: which we never call on the user's Chrome. Removed with the driver on detach.
-        self._pw_tmp: str | None = None
         self.ws_url: str | None = None
-        #: Playwright connects through this relay, which follows no redirect (see targets.relay).
-        self._relay: LoopbackRelay | None = None
-        self._relay_url = ""
+        #: How this Chrome was found (browser, profile dir, port, toggle or flag), for get_capabilities.
+        self.found: dict[str, Any] | None = None
 
     @property
     def attached(self) -> bool:
         return self.browser is not None
 
     async def attach(self, url: str, *, allow_remote: bool = False) -> None:
-        """Connect and attach to every tab; raises CDP_UNREACHABLE / NO_ACTIVE_PAGE without state change.
+        """Connect and attach to every tab; raises CDP_UNREACHABLE / NO_ACTIVE_PAGE without state change."""
+        ws_url, _ = await resolve_ws_url(url, allow_remote=allow_remote)
+        browser = await open_browser(url, ws_url)
+        await self.adopt(browser, url, ws_url, allow_remote=allow_remote)
 
-        The websocket URL that ``/json/version`` advertises is checked like ``url`` itself before
-        anything connects to it: a loopback endpoint must not send us to another host.
-        """
-        try:
-            ws_url = await cdp_core.discovery.resolve_browser_ws_url(url)
-        except Exception as exc:  # nothing answers, or not a DevTools endpoint
-            raise ToolFailure(
-                ErrorCode.CDP_UNREACHABLE,
-                f"No Chrome debugging endpoint answers at {url} ({exc}).",
-                hint=chrome_command_hint(url),
-                cdpUrl=url,
-            ) from exc
-        ws_url = check_cdp_url(ws_url, allow_remote=allow_remote)
-        try:
-            # A ws:// URL: no second discovery, and cdp_core follows no redirect.
-            browser = await cdp_core.connect(ws_url)
-        except Exception as exc:  # refused socket, failed websocket handshake, a redirect
-            raise ToolFailure(
-                ErrorCode.CDP_UNREACHABLE,
-                f"No Chrome debugging endpoint answers at {url} ({exc}).",
-                hint=chrome_command_hint(url),
-                cdpUrl=url,
-            ) from exc
+    async def adopt(self, browser: cdp_core.Browser, url: str, ws_url: str, *, allow_remote: bool = False) -> None:
+        """Attach to every tab over the websocket ``browser`` just opened; closes it on failure."""
         peer = browser.connection.peer
         if not allow_remote and (peer is None or not is_loopback_address(peer[0])):
             await browser.close()  # checked before, but the address connected to is what counts
@@ -229,65 +182,115 @@ class CdpTarget(BrowserTarget):
         self.registry.select(pages[best])
 
     async def detach(self) -> None:
-        """Disconnect our socket and Playwright's; the user's Chrome and its tabs stay as they are.
+        """Disconnect our socket; the user's Chrome and its tabs stay as they are.
 
         Emulation we set (viewport, network, user agent...) is cleared first: Chrome drops a gone
         session's overrides too, but the user must not depend on that to get their tab back.
         """
         if self.connected:
             await asyncio.gather(*(emulation.undo(page) for page in self.registry.pages))
-        pw, self._pw, self._pw_browser = self._pw, None, None
-        pw_tmp, self._pw_tmp = self._pw_tmp, None
-        relay, self._relay = self._relay, None
         await self._drop_connection()
-        if pw is not None:
-            # Stopping the driver drops its websocket without sending Browser.close.
-            try:
-                await asyncio.wait_for(pw.stop(), 10)
-            except Exception as exc:
-                log.debug("stopping Playwright: %r", exc)
-        if relay is not None:
-            await relay.close()
-        if pw_tmp is not None:
-            shutil.rmtree(pw_tmp, ignore_errors=True)
         self.cdp_url = None
         self.attached_at = None
         self.lost = None
+        self.found = None
 
     async def _playwright_contexts(self) -> list[BrowserContext]:
-        async with self._pw_lock:
-            if self._pw_browser is None or not self._pw_browser.is_connected():
-                if self.browser is None or self.cdp_url is None:
-                    raise ToolFailure(ErrorCode.NOT_ATTACHED, "Not attached to a Chrome.", hint="Call attach_cdp.")
-                from playwright.async_api import async_playwright
-
-                if self._pw is None:
-                    self._pw_tmp = self._pw_tmp or tempfile.mkdtemp(prefix="mcp-browser-playwright-")
-                    with _driver_tmpdir(self._pw_tmp):
-                        self._pw = await async_playwright().start()
-                try:
-                    # The websocket URL checked at attach, not a second discovery that could answer otherwise,
-                    # through our relay: Playwright would follow a redirect of the handshake anywhere.
-                    # no_defaults: without it Playwright overrides the user's default context while connected
-                    # (light colour scheme and no reduced motion on their pages, their own downloads diverted
-                    # to a temporary folder under a UUID name, focus emulation).
-                    if self._relay is None and self.ws_url is not None:
-                        relay = LoopbackRelay(self.ws_url)
-                        self._relay_url = await relay.start()
-                        self._relay = relay
-                    self._pw_browser = await self._pw.chromium.connect_over_cdp(
-                        self._relay_url if self._relay is not None else (self.ws_url or self.cdp_url),
-                        no_defaults=True,
-                    )
-                except Exception as exc:
-                    raise ToolFailure(
-                        ErrorCode.BROWSER_DISCONNECTED,
-                        f"Playwright could not connect to the Chrome at {self.cdp_url}: {exc}",
-                        hint="Check that Chrome still runs, then call attach_cdp again.",
-                    ) from exc
-            return list(self._pw_browser.contexts)
+        """Never: Playwright's own connection would be a second websocket, a second Allow dialog."""
+        raise ToolFailure(
+            ErrorCode.NOT_ALLOWED,
+            "Playwright does not connect to the user's Chrome: one websocket per attachment (ours).",
+            hint="Use the server's actions; they all go through the attachment's one connection.",
+        )
 
     def state(self) -> dict[str, Any]:
         data = super().state()
-        data["playwrightConnected"] = self._pw_browser is not None and self._pw_browser.is_connected()
+        data["playwrightConnected"] = False  # never (see _playwright_contexts); kept for readers of state()
         return data
+
+
+async def resolve_ws_url(url: str, *, allow_remote: bool, dirs: Any = None) -> tuple[str, Any]:
+    """The browser websocket URL of ``url``, checked like ``url`` itself before anything connects to it.
+
+    An ``http://`` address answers ``/json/version`` in the flag flow. With Chrome's toggle it
+    answers 404 (the address chrome://inspect shows): the ``DevToolsActivePort`` that names that
+    port says the websocket path. The advertised URL is checked too: a loopback endpoint must not
+    send us to another host. Returns ``(ws_url, FoundChrome or None)``: how that Chrome listens
+    (toggle or flag, and its profile dir when a port file names it), for get_capabilities.
+    """
+    from .finding import FoundChrome
+
+    found = None
+    try:
+        ws_url = await cdp_core.discovery.resolve_browser_ws_url(url)
+    except Exception as exc:  # nothing answers, or not a DevTools endpoint
+        found = await _found_by_port_file(url, dirs) if isinstance(exc, CDPException) else None
+        if found is None or not url.startswith("http://"):
+            raise ToolFailure(
+                ErrorCode.CDP_UNREACHABLE,
+                f"No Chrome debugging endpoint answers at {url} ({exc}).",
+                hint=chrome_command_hint(url),
+                cdpUrl=url,
+            ) from exc
+        ws_url = found.ws_url
+    ws_url = check_cdp_url(ws_url, allow_remote=allow_remote)
+    if found is None:
+        found = await _found_by_port_file(ws_url, dirs)
+        if found is not None and found.ws_url != ws_url:
+            found = None
+    if found is None and url.startswith("http"):
+        port = urllib.parse.urlsplit(ws_url).port
+        found = FoundChrome("Chrome", None, port, ws_url, "flag") if port else None  # /json/version answered
+    return ws_url, found
+
+
+async def _found_by_port_file(url: str, dirs: Any) -> Any:
+    """The live ``DevToolsActivePort`` candidate naming the port of a loopback ``url`` (http or ws)."""
+    from .finding import found_by_port
+    from .profile_dirs import standard_profile_dirs
+
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "ws") or not port or not is_loopback_address(parts.hostname or ""):
+        return None
+    return await found_by_port(port, standard_profile_dirs() if dirs is None else dirs)
+
+
+async def open_browser(url: str, ws_url: str, *, open_timeout: float = 10.0) -> cdp_core.Browser:
+    """Open the one websocket (raises CDP_PERMISSION_DENIED when the person clicked Cancel)."""
+    try:
+        # A ws:// URL: no second discovery, and cdp_core follows no redirect.
+        return await cdp_core.connect(ws_url, open_timeout=open_timeout)
+    except Exception as exc:  # refused socket, failed websocket handshake, a redirect
+        raise handshake_failure(url, exc) from exc
+
+
+def handshake_failure(url: str, exc: BaseException) -> ToolFailure:
+    """The answer for a websocket handshake that did not open."""
+    if isinstance(exc, cdp_core.HandshakeRejected) and exc.status == 403:
+        return ToolFailure(
+            ErrorCode.CDP_PERMISSION_DENIED,
+            f"Chrome refused the debugging connection at {url}: the user declined (Cancel) in Chrome's "
+            '"Allow remote debugging?" dialog.',
+            hint='The user declined in Chrome\'s "Allow remote debugging?" dialog: ask them before calling '
+            "attach_cdp again (Chrome asks them again), or use use_launch_browser for a separate browser.",
+            cdpUrl=url,
+        )
+    if isinstance(exc.__cause__, TimeoutError):
+        return ToolFailure(
+            ErrorCode.CDP_UNREACHABLE,
+            f"The debugging connection to {url} did not open in time: nobody answered Chrome's "
+            f'"Allow remote debugging?" dialog ({exc}).',
+            hint="Ask the user whether they want the agent in their Chrome; if so, call attach_cdp again and "
+            "they click Allow.",
+            cdpUrl=url,
+        )
+    return ToolFailure(
+        ErrorCode.CDP_UNREACHABLE,
+        f"No Chrome debugging endpoint answers at {url} ({exc}).",
+        hint=chrome_command_hint(url),
+        cdpUrl=url,
+    )

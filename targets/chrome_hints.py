@@ -40,7 +40,8 @@ def chrome_commands(port: int, platform: str | None = None) -> dict[str, str]:
 
 
 def chrome_command_hint(url: str, platform: str | None = None) -> str:
-    """The hint of CDP_UNREACHABLE: how to start Chrome so that attach reaches ``url``."""
+    """The hint of CDP_UNREACHABLE: Chrome's own toggle first (the user's logged-in profile), then the
+    command that starts a Chrome with a dedicated profile on ``url``'s port."""
     parts = urllib.parse.urlsplit(url if "://" in url else f"http://{url}")
     commands = chrome_commands(parts.port or 9222, platform)
     if len(commands) == 1:
@@ -48,7 +49,8 @@ def chrome_command_hint(url: str, platform: str | None = None) -> str:
     else:
         shown = " or ".join(f"in {shell} `{command}`" for shell, command in commands.items())
     return (
-        f"Start Chrome with a debugging port and a dedicated profile, e.g. {shown} (recent Chrome "
-        f"refuses the port on your default profile; never use your personal profile), then call "
-        f"attach_cdp again."
+        "To reach the Chrome the user is logged in to, ask them to open chrome://inspect/#remote-debugging "
+        'there and turn on "Allow remote debugging for this browser instance" (Chrome 144+), then call '
+        "attach_cdp again: Chrome asks them to click Allow. Or they start a separate Chrome with a dedicated "
+        f"profile (none of their logins), e.g. {shown}, then call attach_cdp again."
     )

@@ -16,9 +16,11 @@ from typing import Any, Literal
 
 from cdp_core import ConnectionClosed
 
-from .cdp import CdpTarget, check_cdp_url
+from .attaching import AttachActions
+from .cdp import CdpTarget
 from .chrome_path import BrowserNotFound, find_chrome
 from .errors import ErrorCode, ToolFailure
+from .handshake import Handshake
 from .hub import Listeners, PageClosedListener, SessionListener, utc_now
 from .launch import LaunchTarget
 from .page import PageHandle
@@ -31,8 +33,12 @@ log = logging.getLogger("targets")
 
 TargetName = Literal["launch", "cdp"]
 
+#: DEFAULT_TARGET=cdp attaches on a page call's demand, under the state lock: it waits this long
+#: for the user's Allow, then says how to go on (attach_cdp joins the request, without a lock).
+ATTACH_ON_DEMAND_WAIT_S = 20.0
 
-class BrowserManager(TabActions):
+
+class BrowserManager(AttachActions, TabActions):
     """Both browser targets, the active one, and the page registry API (see CONTRACTS.md)."""
 
     def __init__(self, settings: TargetSettings | None = None) -> None:
@@ -45,6 +51,11 @@ class BrowserManager(TabActions):
         #: Set when the last launch-mode call had to restart a crashed internal browser.
         self.last_relaunch: dict[str, Any] | None = None
         self._emulation_hooked = False
+        #: The handshake to the user's Chrome still waiting for the person's Allow (joined, never doubled).
+        self.pending: Handshake | None = None
+        #: Set by an explicit detach_cdp that left no target active: page reads then say so
+        #: (NOT_ATTACHED) instead of starting the internal browser behind the agent's back.
+        self.detached: dict[str, Any] | None = None
 
     @property
     def downloads(self) -> list[dict[str, Any]]:
@@ -92,12 +103,26 @@ class BrowserManager(TabActions):
             ErrorCode.BROWSER_DISCONNECTED,
             f"The connection to the Chrome at {self.cdp.cdp_url} was lost at {lost.get('at', '?')} "
             f"({lost.get('reason', 'closed')}); it was probably closed or restarted.",
-            hint="Start Chrome again if needed, then call attach_cdp (or use_launch_browser).",
+            hint="Start Chrome again if needed, then call attach_cdp (or use_launch_browser); with Chrome's "
+            "remote-debugging toggle, attaching again makes Chrome ask the user to click Allow again.",
             cdpUrl=self.cdp.cdp_url,
+        )
+
+    def _detached_failure(self) -> ToolFailure:
+        detached = self.detached or {}
+        return ToolFailure(
+            ErrorCode.NOT_ATTACHED,
+            f"The user's Chrome was detached (detach_cdp at {detached.get('at', '?')}); no browser is active, "
+            "so there is no page to read.",
+            hint="Call attach_cdp to attach to the user's Chrome again, or use_launch_browser (or navigate) "
+            "for the internal browser.",
+            detachedAt=detached.get("at"),
         )
 
     async def _active(self, *, launch_if_needed: bool) -> LaunchTarget | CdpTarget:
         if self.active_target is None:
+            if self.detached is not None:
+                raise self._detached_failure()
             if not launch_if_needed:
                 raise ToolFailure(
                     ErrorCode.NO_ACTIVE_PAGE,
@@ -105,7 +130,7 @@ class BrowserManager(TabActions):
                     hint="Call navigate (starts the internal browser), use_launch_browser or attach_cdp.",
                 )
             if self.settings.default_target == "cdp":
-                await self.attach_cdp()
+                await self.attach_cdp(wait_s=ATTACH_ON_DEMAND_WAIT_S)
             else:
                 await self.use_launch_browser()
         if self.active_target == "cdp":
@@ -183,55 +208,33 @@ class BrowserManager(TabActions):
 
     # -- switching --------------------------------------------------------------------
 
-    async def attach_cdp(self, cdp_url: str | None = None, *, close_inactive: bool = False) -> dict[str, Any]:
-        """Attach to the user's Chrome (no navigation, no new tab) and make it the active target."""
-        url = check_cdp_url(
-            cdp_url or self.settings.cdp_url or DEFAULT_CDP_URL, allow_remote=self.settings.allow_remote_cdp
-        )
-        cdp = self.cdp
-        if cdp.attached and cdp.connected and cdp.cdp_url == url:
-            reused = True
-        else:
-            reused = False
-            if cdp.attached:
-                # Probe the new endpoint before letting go of the old attachment.
-                fresh = CdpTarget(self.listeners, self._new_stable_id)
-                await fresh.attach(url, allow_remote=self.settings.allow_remote_cdp)
-                await cdp.detach()
-                self.cdp = cdp = fresh
-            else:
-                await cdp.attach(url, allow_remote=self.settings.allow_remote_cdp)
-        self.active_target = "cdp"
-        if close_inactive and self.launch.context is not None:
-            await self.launch.close()
-        result = {
-            "target": "cdp",
-            "cdpUrl": url,
-            "attachedAt": cdp.attached_at,
-            "capturedSince": cdp.attached_at,
-            "alreadyAttached": reused,
-            "launchClosed": bool(close_inactive),
-            "pages": await self.list_pages(),
-        }
-        return result
-
     async def detach_cdp(self) -> dict[str, Any]:
         """Disconnect from the user's Chrome; it keeps running with all its tabs."""
-        cdp = self.cdp
-        if not cdp.attached and cdp.lost is None:
+        cdp, pending = self.cdp, self.pending
+        if not cdp.attached and cdp.lost is None and pending is None:
             raise ToolFailure(
                 ErrorCode.NOT_ATTACHED, "Not attached to a Chrome.", hint="Call attach_cdp to attach first."
             )
-        url = cdp.cdp_url
+        url = cdp.cdp_url or (pending.url if pending is not None else None)
+        if pending is not None:
+            self.pending = None
+            await pending.cancel()  # Chrome's dialog may stay up; what the user clicks then attaches nothing
+        was_attached = cdp.attached or cdp.lost is not None
         await cdp.detach()
         if self.active_target == "cdp":
             self.active_target = "launch" if self.launch.context is not None else None
-        return {"detached": True, "cdpUrl": url, "activeTarget": self.active_target, "chromeClosed": False}
+        if self.active_target is None and was_attached:
+            self.detached = {"at": utc_now(), "cdpUrl": url}
+        data = {"detached": True, "cdpUrl": url, "activeTarget": self.active_target, "chromeClosed": False}
+        if pending is not None:
+            data["withdrewRequest"] = True
+        return data
 
     async def use_launch_browser(self) -> dict[str, Any]:
         """Make the internal browser active (starting it if needed); the cdp attachment stays."""
         launch = await self._ensure_launch()
         self.active_target = "launch"
+        self.detached = None
         return {"target": "launch", "startedAt": launch.attached_at, "pages": await self.list_pages()}
 
     async def close_browser_target(self, target: str, *, close_chrome: bool = False) -> dict[str, Any]:
@@ -339,6 +342,11 @@ class BrowserManager(TabActions):
                 "attachedAt": cdp.attached_at,
                 "lost": cdp.lost,
                 "allowRemote": self.settings.allow_remote_cdp,
+                #: how the attached Chrome was found: browser, profileDir, port, how (toggle/flag), via
+                "found": cdp.found if cdp.attached else None,
+                #: an attach_cdp waiting for the user's Allow in Chrome's dialog
+                "waitingForAllow": self.pending.describe() if self.pending and not self.pending.done() else None,
+                "detachedAt": (self.detached or {}).get("at"),
             },
         }
 
@@ -367,7 +375,12 @@ class BrowserManager(TabActions):
         data["currentPage"] = page_info
         if error is not None:
             data["currentPageError"] = error
-        data["pageCount"] = len(self._target(self.active_target).registry.pages) if self.active_target else 0
+        pages = self._target(self.active_target).registry.pages if self.active_target else []
+        data["pageCount"] = len(pages)
+        # JavaScript dialogs open in any tab (the user's own, in their Chrome): said without any I/O
+        dialogs = [{"stable_page_id": p.stable_page_id, **d} for p in pages if (d := p.info().get("dialog"))]
+        if dialogs:
+            data["dialogs"] = dialogs
         return data
 
     async def close(self) -> None:
@@ -375,5 +388,8 @@ class BrowserManager(TabActions):
         try:
             await self.launch.close(stop_driver=True)
         finally:
+            pending, self.pending = self.pending, None
+            if pending is not None:
+                await pending.cancel()
             await self.cdp.detach()
             self.active_target = None

@@ -3,7 +3,8 @@
 A :class:`PageHandle` lives as long as the tab is attached. Capture and snapshot layers
 keep their per-page state in :attr:`PageHandle.data`; actions that need Playwright's
 actionability checks ask for :meth:`PageHandle.playwright_page`, which the owning target
-resolves lazily (for the user's Chrome that is the first moment Playwright connects).
+resolves lazily (the internal browser only: Playwright never connects to the user's Chrome,
+whose one websocket is ours).
 """
 
 from __future__ import annotations
@@ -108,6 +109,10 @@ class PageHandle:
         }
         if self.active_frame:
             data["activeFrame"] = self.active_frame
+        watch = self.data.get("dialogs")
+        dialog = watch.listing() if hasattr(watch, "listing") else None
+        if dialog:
+            data["dialog"] = dialog  # a JavaScript dialog blocks the tab (the user's, in their Chrome)
         emulation = self.data.get("emulation")
         summary = emulation.summary() if hasattr(emulation, "summary") else None
         if summary:

@@ -8,7 +8,10 @@ embedders can configure it directly.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from .profile_dirs import ProfileDir
 
 __all__ = ["TargetSettings", "DEFAULT_CDP_URL"]
 
@@ -38,3 +41,8 @@ class TargetSettings:
     #: ``ALLOW_FILE_URLS`` / ``ALLOWED_FILE_ROOTS`` say, so the agent cannot read the log or an
     #: exported state file through the browser.
     private_paths: list[str] = field(default_factory=list)
+    #: Where ``attach_cdp`` without a URL looks for ``DevToolsActivePort``: None means the standard
+    #: user data dirs of this system (targets.profile_dirs); tests point it at fake dirs.
+    profile_dirs: list[ProfileDir] | None = None
+    #: Ports asked ``/json/version`` besides the files (the flag flow's 9222); tests use none.
+    probe_ports: tuple[int, ...] = (9222,)

@@ -70,6 +70,7 @@ class TabActions:
         launch: LaunchTarget
         cdp: CdpTarget
         active_target: Literal["launch", "cdp"] | None
+        detached: dict[str, Any] | None
         last_relaunch: dict[str, Any] | None
         _emulation_hooked: bool
 
@@ -99,10 +100,16 @@ class TabActions:
             self.active_target is None and self.settings.default_target == "cdp"
         )
         self._check_policy(url, local_only=not will_launch)
+        after_detach = self.active_target is None and self.detached is not None
+        if after_detach:
+            self.detached = None  # navigate starts the internal browser (documented), and says so
         page = await self.current_page()
         self._check_policy(url, local_only=page.target != "launch")
         move = navigate_page(page, url, wait_until=wait_until, timeout_ms=timeout_ms, on_status=on_status)
-        return await self._moving(page, move, f"Navigation to {url}", url)
+        result = await self._moving(page, move, f"Navigation to {url}", url)
+        if after_detach and page.target == "launch":
+            result["launchedAfterDetach"] = True
+        return result
 
     async def go_history(
         self, delta: int, *, wait_until: str = "load", timeout_ms: int = 30000, on_status: StatusFn | None = None

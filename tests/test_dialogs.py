@@ -63,7 +63,7 @@ async def _open(chrome: Any, http_server: Any) -> tuple[str, str]:
     return orders, front
 
 
-async def _blocked_everywhere(agent: Any, message: str | None) -> None:
+async def _blocked_everywhere(agent: Any, message: str | None, *, users: bool = True) -> None:
     """Every call that needs the page says DIALOG_OPEN at once (with the message when Chrome gave it)."""
     session_calls = [
         ("snapshot", {}),
@@ -76,10 +76,15 @@ async def _blocked_everywhere(agent: Any, message: str | None) -> None:
     ]
     for action, args in session_calls:
         sc = await agent.err(action, ErrorCode.DIALOG_OPEN, timeout=FAST, **args)
+        # the user's dialog, in the user's Chrome: the answer says it is theirs (issue 28)
+        if users:
+            assert sc["dialog"]["byUser"] is True and "the user's" in sc["hint"], (action, sc)
+        else:  # the internal browser's dialogs come from the agent's own pages: handle_dialog answers them
+            assert "byUser" not in sc["dialog"] and "handle_dialog" in sc["hint"], (action, sc)
         if message is not None:
             assert sc["dialog"]["message"] == message, (action, sc)
         else:
-            assert sc["dialog"] == {"type": "unknown", "beforeAttach": True}, (action, sc)
+            assert sc["dialog"] == {"type": "unknown", "beforeAttach": True, "byUser": True}, (action, sc)
     for action, args in (("click", {"selector": "#plain"}), ("press_key", {"key": "Enter"})):
         result = await agent.call("browser_interact", FAST, action=action, **args)
         assert result.is_error and result.structured_content["code"] == ErrorCode.DIALOG_OPEN, result.content[0].text
@@ -96,6 +101,19 @@ async def test_users_confirm_after_a_selector_action_is_left_to_the_user(fresh_c
         await hands.ask("confirm")
         await asyncio.sleep(0.5)
         assert await hands.title() == "Orders"  # nobody answered it (Playwright used to cancel it in 9 ms)
+        # the tab list and the status show the user's dialog, in both renderings
+        listed = await agent.call("browser_session", action="list_pages")
+        orders_tab = next(p for p in listed.structured_content["pages"] if p["title"] == "Orders")
+        assert orders_tab["dialog"] == {"type": "confirm", "message": "Delete order 7?", "byUser": True}
+        assert "the user's confirm dialog open: 'Delete order 7?'" in listed.content[0].text
+        status = await agent.call("browser_session", action="get_browser_status")
+        assert status.structured_content["browser"]["currentPage"]["dialog"]["byUser"] is True
+        assert "the user's confirm dialog open" in status.content[0].text
+        listed_dialogs = status.structured_content["browser"]["dialogs"]
+        assert [(d["stable_page_id"], d["message"], d["byUser"]) for d in listed_dialogs] == [
+            (orders_tab["stable_page_id"], "Delete order 7?", True)
+        ]
+        assert f"the user's confirm dialog open in {orders_tab['stable_page_id']}" in status.content[0].text
         await _blocked_everywhere(agent, "Delete order 7?")
 
         handled = await agent.s("handle_dialog", dialog_action="dismiss", timeout=FAST)
@@ -109,6 +127,7 @@ async def test_users_confirm_after_a_selector_action_is_left_to_the_user(fresh_c
             "message": "Who approves order 7?",
             "defaultPrompt": "nobody",
             "url": http_server.url("/bg/dialog.html"),
+            "byUser": True,
         }
         await agent.s("handle_dialog", dialog_action="accept", prompt_text="Ada", timeout=FAST)
         assert await hands.title() == "answered:Ada"
@@ -167,6 +186,6 @@ async def test_internal_browser_dialogs_wait_for_handle_dialog(http_server, tmp_
         async with httpx.AsyncClient(trust_env=False) as http:
             listed = (await http.get(f"{agent.manager.launch.cdp_url}/json/list")).json()
         assert any(t["title"] == "Orders" for t in listed), listed  # still unanswered
-        await _blocked_everywhere(agent, "Delete order 7?")
+        await _blocked_everywhere(agent, "Delete order 7?", users=False)
         await agent.s("handle_dialog", dialog_action="accept", timeout=FAST)
         assert await agent.js("document.title") == "answered:true"

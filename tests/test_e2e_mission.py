@@ -525,7 +525,8 @@ async def _agent_mission(
     assert _page_gets(app, edit_path) == 1
     # Reading capture now says there is nothing to read, instead of launching a browser to show "0 entries".
     result, refused, _ = await agent.call("browser_session", "console_list")
-    assert result.is_error and refused["code"] == "NO_ACTIVE_PAGE" and "attach_cdp" in refused["hint"], refused
+    assert result.is_error and refused["code"] == "NOT_ATTACHED" and "attach_cdp" in refused["hint"], refused
+    assert "detached" in refused["message"]  # the user's Chrome was let go of: said, not hidden
     status, _ = await agent.session("get_browser_status")
     assert status["browser"].get("activeTarget") is None and not status["browser"]["launch"].get("running"), status
 

@@ -240,7 +240,7 @@ async def test_actionability_and_script_waits_stop_at_the_call_bound_and_say_so(
     async with serving(tmp_path / "artifacts", max_call_seconds=3) as agent:
         await _attach_to_tab(agent, fresh_chromium, http_server, "act")
         await agent.js("document.body.insertAdjacentHTML('beforeend', '<button id=b style=display:none>b</button>'); 1")
-        # Playwright connects to the user's Chrome on the first input action: not part of what is measured
+        # a first input action, not part of what is measured
         assert not (await agent.call("browser_interact", action="hover", selector="h1")).is_error
         with anyio.fail_after(30):
             clicked = await agent.client.call_tool(

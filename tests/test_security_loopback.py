@@ -7,11 +7,11 @@ The attacks of the review, each from a local endpoint the agent points ``attach_
 - the websocket handshake answers ``302`` to ``ws://10.255.255.1/...``: our websocket client
   followed it;
 - ``http://localhost.:PORT`` passed the loopback check and was resolved through DNS;
-- Playwright's own connection (``connect_over_cdp``, in its driver process) follows one redirect
-  of the handshake; here the endpoint serves our socket and redirects only Playwright's.
+- Playwright's own connection (``connect_over_cdp``, in its driver process) followed one redirect
+  of the handshake: Playwright no longer connects to the user's Chrome at all, and a loopback
+  front of the browser counts that the attachment opens exactly one websocket whatever it does.
 
-Every connect and name lookup of the test process is watched (:mod:`netwatch`); the redirect
-target of Playwright's socket is a loopback listener that records whether anyone came.
+Every connect and name lookup of the test process is watched (:mod:`netwatch`).
 ``attach_cdp cdp_url="[[["`` answers INVALID_ARGUMENT instead of an internal error.
 """
 
@@ -129,36 +129,22 @@ async def test_a_cdp_url_that_is_no_url_is_an_invalid_argument(agent):
 
 
 class Door:
-    """A loopback front of a real Chromium that redirects Playwright's websocket handshake elsewhere.
-
-    HTTP requests and websocket handshakes from any other client are relayed to the browser as
-    they are, so our own attach works through it; a handshake whose User-Agent says Playwright is
-    answered ``302`` to ``sink``. ``sink`` records every connection it gets.
-    """
+    """A loopback front of a real Chromium that counts websocket handshakes and relays everything."""
 
     def __init__(self, browser_port: int) -> None:
         self.browser_port = browser_port
-        self.redirected = 0
-        self.sink_connections = 0
-        self._servers: list[asyncio.Server] = []
+        self.upgrades = 0
+        self._server: asyncio.Server | None = None
         self.port = 0
-        self.sink_port = 0
 
     async def start(self) -> Door:
-        door = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        sink = await asyncio.start_server(self._sink, "127.0.0.1", 0)
-        self._servers = [door, sink]
-        self.port = door.sockets[0].getsockname()[1]
-        self.sink_port = sink.sockets[0].getsockname()[1]
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
         return self
 
     async def close(self) -> None:
-        for server in self._servers:
-            server.close()
-
-    async def _sink(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.sink_connections += 1
-        writer.close()
+        if self._server is not None:
+            self._server.close()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -166,13 +152,8 @@ class Door:
         except (asyncio.IncompleteReadError, OSError):
             writer.close()
             return
-        if b"upgrade: websocket" in head.lower() and b"playwright" in head.lower():
-            self.redirected += 1
-            location = f"ws://127.0.0.1:{self.sink_port}/devtools/browser/stolen"
-            writer.write(f"HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n\r\n".encode())
-            await writer.drain()
-            writer.close()
-            return
+        if b"upgrade: websocket" in head.lower():
+            self.upgrades += 1  # with Chrome's toggle, each of these is an "Allow remote debugging?" dialog
         up_r, up_w = await asyncio.open_connection("127.0.0.1", self.browser_port)
         up_w.write(head)
 
@@ -189,21 +170,31 @@ class Door:
         await asyncio.gather(pipe(reader, up_w), pipe(up_r, writer))
 
 
-async def test_playwrights_connection_follows_no_redirect_either(agent, fresh_chromium):
+async def test_the_users_chrome_gets_one_websocket_whatever_the_actions_do(agent, fresh_chromium, http_server):
     client, manager = agent
     door = await Door(fresh_chromium.port).start()
     try:
         is_error, sc = await _attach(client, f"http://127.0.0.1:{door.port}")
-        assert not is_error, sc  # our own socket went through the door to the real browser
-        with pytest.raises(ToolFailure) as info:
-            await manager.cdp._playwright_contexts()  # what every Playwright-driven action does first
-        assert info.value.code == "BROWSER_DISCONNECTED"
-        assert door.redirected >= 1  # Playwright did ask, and was answered with a redirect
-        await asyncio.sleep(0.2)
-        assert door.sink_connections == 0  # ... which it did not follow
-        # The attachment itself is intact: capture reads still answer.
-        listed = await client.call_tool("browser_session", {"action": "list_pages"})
-        assert not listed.is_error
+        assert not is_error, sc
+        calls = [
+            ("browser_session", {"action": "new_page", "url": http_server.url("/a.html")}),
+            ("browser_session", {"action": "snapshot"}),
+            ("browser_session", {"action": "screenshot", "full_page": True}),
+            ("browser_session", {"action": "performance_start_trace"}),
+            ("browser_interact", {"action": "click", "selector": "body"}),
+            ("browser_session", {"action": "performance_stop_trace"}),
+            ("browser_session", {"action": "get_dom"}),
+            ("browser_session", {"action": "debug_bundle"}),
+            ("browser_session", {"action": "attach_cdp"}),
+            ("browser_session", {"action": "list_pages"}),
+        ]
+        for tool, args in calls:
+            result = await client.call_tool(tool, args)
+            assert not result.is_error, (args, result.content[0].text)
+        assert door.upgrades == 1
+        with pytest.raises(ToolFailure):
+            await manager.cdp._playwright_contexts()  # Playwright never gets a socket of its own
+        assert door.upgrades == 1
     finally:
         await client.call_tool("browser_session", {"action": "detach_cdp"})
         await door.close()

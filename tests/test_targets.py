@@ -357,12 +357,11 @@ async def test_cross_origin_iframe_gets_a_child_session_before_it_runs(manager, 
     assert where["result"]["value"] == f"http://localhost:{http_server.port}/targets/frame_child.html"
     pages = await manager.list_pages()
     assert [p["title"] for p in pages] == ["Targets A", "Frame parent"]
-    # Actions in that frame go through Playwright: the frame chosen by its (target) id resolves.
-    await manager.select_page(title_contains="Frame parent")
-    page = await manager.current_page()
-    page.active_frame = iframe_sessions[0].target_info["targetId"]
-    frame = await page.playwright_frame()
-    assert await frame.text_content("#who") == "child on localhost"
+    # The frame's own session (the one websocket's flattened session) reads its document.
+    who = await iframe_sessions[0].send(
+        "Runtime.evaluate", {"expression": "document.querySelector('#who').textContent", "returnByValue": True}
+    )
+    assert who["result"]["value"] == "child on localhost"
 
 
 async def test_launch_iframe_child_session_and_playwright_frame(manager, http_server):
@@ -401,8 +400,7 @@ async def test_detach_leaves_the_users_chrome_and_tabs_alive(manager, http_serve
     await manager.attach_cdp(fresh_chromium.http_url)
     await manager.select_page(url_contains="b.html")
     page = await manager.current_page()
-    pw_page = await page.playwright_page()  # Playwright connects too; detach must drop it without closing
-    assert await pw_page.title() == "Targets B"
+    assert page.title == "Targets B"
 
     result = await manager.detach_cdp()
 
@@ -415,7 +413,10 @@ async def test_detach_leaves_the_users_chrome_and_tabs_alive(manager, http_serve
     caps = manager.capabilities()
     assert caps["activeTarget"] is None and caps["cdp"]["attached"] is False
     assert (await _failure(manager.detach_cdp())).code == "NOT_ATTACHED"
-    assert (await _failure(manager.current_page(launch_if_needed=False))).code == "NO_ACTIVE_PAGE"
+    # Reads after an explicit detach say so instead of starting the internal browser (issue 28).
+    assert (await _failure(manager.current_page(launch_if_needed=False))).code == "NOT_ATTACHED"
+    assert (await _failure(manager.current_page())).code == "NOT_ATTACHED"
+    assert manager.launch.context is None
     # The same Chrome can be attached again.
     again = await manager.attach_cdp(fresh_chromium.http_url)
     assert len(again["pages"]) == 3

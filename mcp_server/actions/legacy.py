@@ -49,6 +49,8 @@ class NavigateResult(Answer):
     target: str
     stable_page_id: str
     relaunched: bool = False
+    #: the user's Chrome had been detached: this navigate started the internal browser
+    launchedAfterDetach: bool = False
     #: the server's redirects that led here, oldest first: ``{url, status}`` (a 302 to a login page)
     redirects: list[dict[str, Any]] = []
 
@@ -143,6 +145,8 @@ async def _navigate(ctx: ToolContext, args: NavigateArgs, watch: Any = None) -> 
         text += ", redirected by the server from " + " -> ".join(f"{h['url']} ({h['status']})" for h in hops)
     if info.get("relaunched"):
         text += "; the internal browser had gone away and was relaunched"
+    if info.get("launchedAfterDetach"):
+        text += "; the user's Chrome was detached, so this started the internal browser (not the user's Chrome)"
     text += move_notes(info)
     return ActionResult(text=text, data=info)
 

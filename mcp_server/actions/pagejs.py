@@ -245,6 +245,7 @@ async def unless_dialog(watch: Any | None, call: Any, what: str) -> Any:
     if not task.done() and watch.open is not None:
         task.cancel()
         task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        watch.mark_agents()  # the agent's script opened it
         from .snapshot import require_no_dialog
 
         require_no_dialog(watch, what)
@@ -285,6 +286,7 @@ async def race_dialog(call: Any, watch: Any | None, what: str) -> dict[str, Any]
         await asyncio.wait({task}, timeout=0.2)
     if not task.done() and watch.open is not None:
         task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        watch.mark_agents()  # the agent's input opened it
         return {k: watch.open[k] for k in ("type", "message", "url") if k in watch.open}
     await task
     return None

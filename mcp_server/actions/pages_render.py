@@ -12,9 +12,17 @@ from typing import Any
 
 from targets.navigation import NO_PAGE, brought_no_page
 
-from ..lean import hoist
+from ..lean import Keep, hoist
 
-__all__ = ["page_brief", "page_line", "pages_listing", "browser_brief", "browser_lines", "move_notes"]
+__all__ = [
+    "page_brief",
+    "page_line",
+    "pages_listing",
+    "browser_brief",
+    "browser_lines",
+    "move_notes",
+    "with_seed_keys",
+]
 
 
 def page_brief(info: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -32,6 +40,7 @@ def page_brief(info: dict[str, Any] | None) -> dict[str, Any] | None:
         "target": info.get("target"),
         "activeFrame": info.get("activeFrame"),
         "emulation": info.get("emulation") or None,
+        "dialog": info.get("dialog") or None,
     }
     return {k: v for k, v in out.items() if v is not None}
 
@@ -63,6 +72,13 @@ def page_line(page: dict[str, Any] | None) -> str:
         extras.append("closed")
     if page.get("activeFrame"):
         extras.append(f"frame {page['activeFrame']} selected")
+    dialog = page.get("dialog")
+    if dialog:
+        whose = "the user's " if dialog.get("byUser") else ""
+        if dialog.get("beforeAttach"):
+            extras.append(f"blocked by {whose}dialog opened before attach")
+        else:
+            extras.append(f"{whose}{dialog.get('type')} dialog open: {dialog.get('message', '')[:100]!r}")
     if page.get("emulation"):
         extras.append("emulating " + ", ".join(f"{k}={_short(v)}" for k, v in page["emulation"].items()))
     return line + (f" ({', '.join(extras)})" if extras else "")
@@ -90,6 +106,23 @@ def browser_brief(caps: dict[str, Any]) -> dict[str, Any]:
             out[name] = {k: v for k, v in out[name].items() if k != "active"}
     if isinstance(out.get("currentPage"), dict):
         out["currentPage"] = page_brief(out["currentPage"])
+    return out
+
+
+def with_seed_keys(brief: dict[str, Any], caps: dict[str, Any]) -> dict[str, Any]:
+    """get_capabilities' browser object with the seed server's keys, always there (false and null too).
+
+    Clients written for the seed read ``supportsLaunch``, ``supportsCdpAttach``, ``activeTarget``,
+    ``launch.active`` and ``cdp.active``: they are exempt from the lean rule (absent = false).
+    """
+    out = dict(brief)
+    out["supportsLaunch"] = Keep(bool(caps.get("supportsLaunch")))
+    out["supportsCdpAttach"] = Keep(bool(caps.get("supportsCdpAttach")))
+    out["activeTarget"] = Keep(caps.get("activeTarget"))
+    for name in ("launch", "cdp"):
+        section = dict(out.get(name) or {})
+        section["active"] = Keep(bool((caps.get(name) or {}).get("active")))
+        out[name] = section
     return out
 
 
@@ -124,10 +157,24 @@ def browser_lines(b: dict[str, Any]) -> list[str]:
     if cdp:
         attached = f"attached since {cdp.get('attachedAt')}" if cdp.get("attached") else "not attached"
         line = f"cdp (user's Chrome): {cdp.get('cdpUrl')}, {attached}, remote CDP {_on(cdp.get('allowRemote'))}"
+        found = cdp.get("found")
+        if isinstance(found, dict) and found.get("port"):
+            where = found.get("profileDir") or "no profile file"
+            line += f"; found via {found.get('via')}: {found.get('browser')}, {where}, port {found['port']}"
+            line += f", {found.get('how')}"
+        waiting = cdp.get("waitingForAllow")
+        if isinstance(waiting, dict):
+            line += f"; attach_cdp waiting since {waiting.get('askedAt')} for the user's Allow in Chrome's dialog"
+        if cdp.get("detachedAt"):
+            line += f"; detached at {cdp['detachedAt']}"
         if cdp.get("lost"):
             lost = cdp["lost"]
             line += f"; connection lost at {lost.get('at')}: {lost.get('reason')}" if isinstance(lost, dict) else ""
         lines.append(line)
+    for d in b.get("dialogs") or []:
+        whose = "the user's " if d.get("byUser") else ""
+        what = "dialog opened before attach" if d.get("beforeAttach") else f"{d.get('type')} dialog"
+        lines.append(f"{whose}{what} open in {d.get('stable_page_id')}: {d.get('message', '')[:100]!r}")
     err = b.get("currentPageError")
     if err:
         lines.append(f"current page error {err.get('code')}: {err.get('message')}")

@@ -17,7 +17,7 @@ from .. import registry
 from ..answers import Answer, BrowserState, PageBrief
 from ..context import ToolContext
 from ..registry import ActionArgs, ActionResult, action
-from .pages_render import browser_brief, browser_lines, page_brief, page_line, pages_listing
+from .pages_render import browser_brief, browser_lines, page_brief, page_line, pages_listing, with_seed_keys
 
 S = "browser_session"
 
@@ -27,7 +27,10 @@ class NoArgs(ActionArgs):
 
 
 class AttachArgs(ActionArgs):
-    cdp_url: str | None = Field(None, description="Debugging URL (default :9222)")
+    cdp_url: str | None = Field(
+        None, description="Debugging URL; default: find the Chrome whose remote debugging is on"
+    )
+    user_data_dir: str | None = Field(None, description="Profile dir of the Chrome to attach (not a standard one)")
     close_inactive: bool = Field(False, description="Also close the internal browser")
 
 
@@ -76,6 +79,12 @@ class PagesAnswer(Answer):
     alreadyAttached: bool = False
     launchClosed: bool = False
     startedAt: str | None = None
+    #: how the user's Chrome was found: browser, profileDir, port, how (toggle/flag), via
+    found: dict[str, Any] | None = None
+    #: attach_cdp still waiting for the user's Allow (status "waiting"): since when, how to go on
+    askedAt: str | None = None
+    waitedS: float | None = None
+    continueWith: dict[str, Any] | None = None
 
 
 class TargetAnswer(Answer):
@@ -87,6 +96,8 @@ class TargetAnswer(Answer):
     closed: bool = False
     cdpUrl: str | None = None
     chromeClosed: bool = False
+    #: detach_cdp withdrew an attach_cdp still waiting for the user's Allow
+    withdrewRequest: bool = False
 
 
 class SelectedAnswer(Answer):
@@ -109,7 +120,8 @@ async def get_capabilities(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """What this server can do: version, browser targets, actions (experimental ones marked)."""
     from ..server import SERVER_NAME, server_version
 
-    browser = browser_brief(ctx.manager.capabilities())
+    caps = ctx.manager.capabilities()
+    brief = browser_brief(caps)
     actions = _actions_by_tool()
     experimental = [spec.name for spec in registry.ACTIONS.values() if spec.experimental]
     settings = {
@@ -120,7 +132,7 @@ async def get_capabilities(ctx: ToolContext, args: NoArgs) -> ActionResult:
     lines = [
         f"{SERVER_NAME} {server_version()}; toolset {settings['toolset']}; artifacts in {settings['artifactDir']}; "
         f"evaluate_js {'enabled' if settings['evaluateEnabled'] else 'disabled'}",
-        *browser_lines(browser),
+        *browser_lines(brief),
         *(f"{tool} actions ({len(names)}): {', '.join(names)}" for tool, names in actions.items()),
     ]
     if experimental:
@@ -130,7 +142,7 @@ async def get_capabilities(ctx: ToolContext, args: NoArgs) -> ActionResult:
         data={
             "server": {"name": SERVER_NAME, "version": server_version()},
             "settings": settings,
-            "browser": browser,
+            "browser": with_seed_keys(brief, caps),
             "actions": actions,
             "experimental": experimental,
         },
@@ -152,35 +164,80 @@ async def get_browser_status(ctx: ToolContext, args: NoArgs) -> ActionResult:
     return ActionResult(text="\n".join(lines), data=data)
 
 
+#: How long one attach_cdp call waits for the user's click before it answers ``waiting``.
+ALLOW_WAIT_S = 45.0
+
+
 @action(
     S,
     "attach_cdp",
     AttachArgs,
-    lock="state",
+    lock="poll",
     result=PagesAnswer,
-    takes="a second or more with many tabs (each is attached for capture); progress: heartbeats",
+    takes="a second or more with many tabs; with Chrome's toggle until the user clicks Allow "
+    "(answers waiting at the call bound); progress: says Chrome is asking the user",
 )
 async def attach_cdp(ctx: ToolContext, args: AttachArgs) -> ActionResult:
-    """Attach to a running Chrome over CDP without navigating; capture starts now."""
-    info = await ctx.manager.attach_cdp(args.cdp_url, close_inactive=args.close_inactive)
+    """Attach to the user's Chrome (found by itself, or cdp_url / user_data_dir) without navigating."""
+    # The state lock only to choose the Chrome and to attach: never while Chrome waits for the person.
+    async with ctx.exclusively():
+        plan = await ctx.manager.prepare_attach(args.cdp_url, user_data_dir=args.user_data_dir)
+    hs = plan.handshake
+    if hs is not None and not hs.done():
+        asking = (
+            'Chrome is asking the user to click Allow in its "Allow remote debugging?" dialog'
+            if hs.asks_user
+            else "opening the debugging connection"
+        )
+        ctx.status(f"{asking} (since {hs.started_at})")
+        wait_s, _ = ctx.bound(ALLOW_WAIT_S)
+        if not await hs.wait(wait_s):
+            return _still_asking(hs)
+    async with ctx.exclusively():
+        info = await ctx.manager.finish_attach(plan, close_inactive=args.close_inactive)
     lines, listing = pages_listing(info.get("pages") or [])
     since = info.get("capturedSince") or info.get("attachedAt") or "now"
     head = f"attached to {info.get('cdpUrl') or args.cdp_url or 'Chrome'}"
+    found = info.get("found") or {}
+    if found.get("browser"):
+        where = found.get("profileDir") or f"port {found.get('port')}"
+        head += f" ({found['browser']}, {where}, {found.get('how')}, via {found.get('via')})"
     if info.get("alreadyAttached"):
         # The attachment and its capture go on: "starts now" with the old time would be untrue.
         head = "already " + head + f". Capture goes on since {since} (nothing captured was lost)."
     else:
         head += "; internal browser closed" if info.get("launchClosed") else ""
         head += f". Capture starts now: capturedSince {since} (nothing earlier is claimed)."
+        if found.get("how") == "toggle":
+            head += " This controls the user's logged-in profile: call detach_cdp when done."
     data = {
         "target": "cdp",
         "cdpUrl": info.get("cdpUrl"),
         "alreadyAttached": info.get("alreadyAttached"),
         "launchClosed": info.get("launchClosed"),
+        "found": found or None,
         **listing,
         "capturedSince": since,
     }
     return ActionResult(text="\n".join([head, *lines]), data=data)
+
+
+def _still_asking(hs: Any) -> ActionResult:
+    """The call bound came before the user's click: the request stays open for the next attach_cdp."""
+    waited = round(hs.waited(), 1)
+    text = (
+        f'waiting: Chrome is still asking the user "Allow remote debugging?" ({waited:g} s since {hs.started_at}). '
+        "Ask the user to click Allow in their Chrome, then call attach_cdp again: it joins this same request "
+        "(no second dialog). detach_cdp withdraws it."
+    )
+    data = {
+        "cdpUrl": hs.url,
+        "askedAt": hs.started_at,
+        "waitedS": waited,
+        "found": hs.found.to_dict() if hs.found is not None else None,
+        "continueWith": {"action": "attach_cdp"},
+    }
+    return ActionResult(text=text, data=data, status="waiting")
 
 
 @action(S, "detach_cdp", NoArgs, lock="state", result=TargetAnswer)
@@ -192,6 +249,11 @@ async def detach_cdp(ctx: ToolContext, args: NoArgs) -> ActionResult:
     info = await ctx.manager.detach_cdp()
     active = info.get("activeTarget")
     text = f"detached from Chrome at {info.get('cdpUrl')}; it keeps running; active target now {active or 'none'}"
+    if info.get("withdrewRequest"):
+        text += (
+            "; the request waiting for the user's Allow was withdrawn (Chrome may still show its dialog until the "
+            "user answers it; nothing attaches then)"
+        )
     return ActionResult(text=text, data=info)
 
 
