@@ -124,7 +124,7 @@ class ChromiumProcess:
         self.ws_path = ws_path
         self.executable = executable
         self._owns_profile = owns_profile
-        self._requested_port = port
+        self._requested_port: int | None = port  # None: the toggle, no flag
         self._watchdog: Watchdog | None = None
         self._stderr: StderrTail | None = None
 
@@ -292,7 +292,7 @@ class ChromiumProcess:
             self.port, self.ws_path = stderr.listening
             return True
         if probed_path:
-            self.port, self.ws_path = self._requested_port, probed_path
+            self.port, self.ws_path = self._requested_port or 0, probed_path  # probed only for a fixed port
             return True
         if not self._requested_port:
             try:
