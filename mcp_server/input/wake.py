@@ -1,0 +1,55 @@
+"""Waking input routing in a tab whose page loaded while hidden, without bringing it to front.
+
+Measured in a headful Chromium 156 under Xvfb: a page that loaded in a background tab (opened
+with Ctrl+click or ``background: true``, or a page loaded after a submit in a hidden tab) has
+never produced a compositor frame, and ``Input.dispatchMouseEvent`` / ``dispatchKeyEvent`` are
+acknowledged but reach nothing: no ``mousedown``, no ``click``, no ``keydown``, and the lost
+events are not delivered later either. Headless Chromium does not show it. Tried on such a page
+(a click then read back): ``Page.setWebLifecycleState active``, ``Emulation.setAutoDarkModeOverride``,
+a device-metrics override and clear, waiting for ``requestAnimationFrame``: still lost. A
+``Page.captureScreenshot`` first: delivered, but it took 1.3 s and the next capture hung.
+``Emulation.setFocusEmulationEnabled`` on then off (about 10 ms): delivered, and it stays so for
+that document after the emulation is off again; the page is hidden again afterwards (it sees
+``visibilitychange`` to visible and back once). So :func:`wake` does that once per document, only
+when the document is hidden; the tab the user looks at does not change.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from cdp_core import CDPException
+
+__all__ = ["wake"]
+
+_STATE_JS = "[document.visibilityState, performance.timeOrigin]"
+#: session -> documents (their ``performance.timeOrigin``) already woken
+_woken: weakref.WeakKeyDictionary[Any, set[float]] = weakref.WeakKeyDictionary()
+
+
+async def wake(session: Any) -> bool:
+    """Make sure input sent to ``session`` reaches its document; returns whether it had to wake it.
+
+    One ``Runtime.evaluate`` when the document is visible or was woken already; a focus
+    emulation flip (on, then off) the first time a hidden document gets input.
+    """
+    try:
+        reply = await session.send("Runtime.evaluate", {"expression": _STATE_JS, "returnByValue": True}, timeout=10)
+        state, origin = reply["result"]["value"]
+    except (CDPException, KeyError, TypeError, ValueError):
+        return False  # no answer from the page: the input and its delivery check say what happens
+    if state != "hidden":
+        return False
+    seen = _woken.setdefault(session, set())
+    if origin in seen:
+        return False
+    try:
+        await session.send("Emulation.setFocusEmulationEnabled", {"enabled": True}, timeout=10)
+    finally:
+        try:
+            await session.send("Emulation.setFocusEmulationEnabled", {"enabled": False}, timeout=10)
+        except CDPException:
+            pass
+    seen.add(origin)
+    return True
