@@ -173,11 +173,10 @@ async def test_full_page_screenshot_of_a_hidden_tab(headful_chromium, http_serve
         assert not shot.is_error, shot.content[0].text
         data = shot.structured_content
         width, height = _png_size(data["path"])
-        inner = await agent.js("[innerWidth, innerHeight]")
-        if data.get("fullPage"):
-            assert height >= 3000 and "full page" in shot.content[0].text, (width, height, data)
-        else:
-            assert "not full page" in shot.content[0].text and height <= inner[1] + 1, (height, shot.content[0].text)
-        assert data.get("fullPage") is True, shot.content[0].text  # this Chrome can: it must be the whole page
+        text = shot.content[0].text
+        # the whole page (3000 px), said so in both renderings; a hidden tab used to give the viewport
+        assert height >= 3000 and data["fullPage"] is True and text.endswith(" bytes, full page)"), (height, text)
+        assert width >= 800, width  # the page's width, not a sliver
+        assert await agent.js("document.visibilityState") == "hidden"
     assert await visibility(headful_chromium.http_url, front) == "visible"
     assert await visibility(headful_chromium.http_url, tab) == "hidden"
