@@ -38,8 +38,9 @@ KEYS = ("keydown", "keyup")
 TEXT = ("beforeinput", "input")
 MOVE = ("pointermove", "mousemove", "mouseover", "pointerover")
 DROP = ("dragstart", "drop", "dragend")
-#: How long after Chrome's acknowledgement the page's report may take to arrive.
-REPORT_WAIT = 0.5
+#: How long after Chrome's acknowledgement the page's report may take to arrive. Only input that
+#: did not arrive waits this long; 0.5 s was seen to miss a report on a loaded 2-core machine.
+REPORT_WAIT = 2.0
 
 _INSTALL_JS = """function(kinds, token, binding) {
   const el = this, send = globalThis[binding];
