@@ -89,7 +89,7 @@ async def click(
             return  # its click handler closed the page: the click happened, the follow-up says so
         await seen.wait(lambda s: s.got(RELEASE))
     if not seen.got(PRESS, inside=True):
-        raise not_delivered(what, element.label, seen, PRESS, "click")
+        raise not_delivered(what, element.label, seen, PRESS, "click", element.session)
 
 
 async def hover(element: Element, what: str, *, timeout_ms: int) -> None:
@@ -101,7 +101,7 @@ async def hover(element: Element, what: str, *, timeout_ms: int) -> None:
             return
     # Chrome sends no new mousemove when the pointer is already there: hovered is what counts
     if not await element.call("function() { return this.matches(':hover'); }"):
-        raise not_delivered(what, element.label, seen, MOVE, "pointer move")
+        raise not_delivered(what, element.label, seen, MOVE, "pointer move", element.session)
 
 
 async def scroll_into_view(element: Element, what: str, *, timeout_ms: int) -> None:
@@ -324,7 +324,7 @@ async def drag(source: Element, target: Element, what: str, *, timeout_ms: int, 
             await mouse.press(session, start)
             if not await seen.wait(lambda s: s.got(PRESS, inside=True)):
                 await mouse.release(session, start)
-                raise not_delivered(what, source.label, seen, PRESS, "press to start the drag")
+                raise not_delivered(what, source.label, seen, PRESS, "press to start the drag", session)
         for step in range(1, steps + 1):
             point = Point(start.x + (end.x - start.x) * step / steps, start.y + (end.y - start.y) * step / steps)
             await mouse.move(session, point, buttons=mouse.BUTTON_BITS["left"])

@@ -26,7 +26,7 @@ from typing import Any
 from cdp_core import CDPEvent, CDPException
 from targets.errors import ErrorCode, ToolFailure
 
-from .wake import wake
+from .wake import forget, wake
 
 __all__ = ["Seen", "watching", "keys_reach", "not_delivered", "PRESS", "RELEASE", "KEYS", "TEXT", "MOVE", "DROP"]
 
@@ -185,15 +185,22 @@ def _stop_later(session: Any, context_id: int) -> None:
     task.add_done_callback(_cleanups.discard)
 
 
-def not_delivered(what: str, label: str, seen: Seen, kinds: Iterable[str], did: str) -> ToolFailure:
-    """INPUT_NOT_DELIVERED: Chrome took the input, the page did not get it (or not at ``label``)."""
+def not_delivered(what: str, label: str, seen: Seen, kinds: Iterable[str], did: str, session: Any) -> ToolFailure:
+    """INPUT_NOT_DELIVERED: Chrome took the input, the page did not get it (or not at ``label``).
+
+    A page that got nothing is woken again before the next input (:func:`.wake.forget`)."""
     elsewhere = seen.landed_on(kinds)
+    if not seen.events:
+        forget(session)
     if elsewhere:
         message = f"{what}: the {did} landed on {elsewhere}, not on {label}"
         hint = "something covered it at that moment (a tooltip, an overlay, an animation): snapshot again and retry"
     else:
         message = f"{what}: Chrome accepted the {did} for {label} but the page received no event"
-        hint = "the page did not get it (nothing happened there); select_page with bring_to_front=true and retry"
+        hint = (
+            "nothing happened on the page; retry once, or ask the user to show that tab "
+            "(select_page with bring_to_front=true switches the tab they see)"
+        )
     return ToolFailure(ErrorCode.INPUT_NOT_DELIVERED, message, hint=hint)
 
 
@@ -207,4 +214,5 @@ async def keys_reach(session: Any, element: Any, what: str, did: str) -> AsyncIt
         yield
         if await seen.wait(lambda s: s.got(KEYS + TEXT, inside=True)):
             return
-    raise not_delivered(what, element.label if element is not None else "the focused element", seen, KEYS + TEXT, did)
+    label = element.label if element is not None else "the focused element"
+    raise not_delivered(what, label, seen, KEYS + TEXT, did, session)

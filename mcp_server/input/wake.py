@@ -23,7 +23,7 @@ from typing import Any
 
 from cdp_core import CDPException
 
-__all__ = ["wake"]
+__all__ = ["wake", "forget"]
 
 _STATE_JS = "[document.visibilityState, performance.timeOrigin]"
 #: two animation frames while the tab is drawn as if shown (bounded: a page may block its frames)
@@ -65,3 +65,8 @@ async def wake(session: Any) -> bool:
             pass
     seen.add(origin)
     return True
+
+
+def forget(session: Any) -> None:
+    """Wake the session's documents again before their next input (input was lost after a wake)."""
+    _woken.pop(session, None)
