@@ -180,3 +180,28 @@ async def test_full_page_screenshot_of_a_hidden_tab(headful_chromium, http_serve
         assert await agent.js("document.visibilityState") == "hidden"
     assert await visibility(headful_chromium.http_url, front) == "visible"
     assert await visibility(headful_chromium.http_url, tab) == "hidden"
+
+
+async def test_a_screenshot_shorter_than_the_page_does_not_say_full_page(chromium, http_server, tmp_path, monkeypatch):
+    """When Chrome hands back only the viewport (as a hidden tab's capture from the view did), the answer
+    says so with both heights, and ``fullPage`` is absent: it used to say "full page" regardless."""
+    from mcp_server.actions import legacy
+
+    real = legacy.capture_png
+
+    async def viewport_only(page: Any, params: dict[str, Any], *, timeout: float) -> dict[str, Any]:
+        return await real(page, {"format": "png"}, timeout=timeout)
+
+    monkeypatch.setattr(legacy, "capture_png", viewport_only)
+    http_server.route(
+        "/hid/long2.html", Reply(200, "<!doctype html><title>Long</title><div style='height:3000px'>tall</div>")
+    )
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("navigate", url=http_server.url("/hid/long2.html"))
+        shot = await agent.call("browser_session", CALL, action="screenshot", full_page=True)
+        assert not shot.is_error, shot.content[0].text
+        data = assert_lean(shot)
+        _width, height = _png_size(data["path"])
+        page_height = await agent.js("document.documentElement.scrollHeight")
+        assert "fullPage" not in data, data
+        assert shot.content[0].text.endswith(f"bytes, NOT the full page: {height} of {page_height} px tall)"), shot
