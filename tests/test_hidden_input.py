@@ -135,7 +135,7 @@ async def test_input_the_page_never_gets_is_not_called_done(headful_chromium, ht
     the key, the page gets nothing: the answers say so instead of "clicked" / "pressed"."""
     from mcp_server.input import delivery
 
-    async def asleep(session: Any) -> bool:
+    async def asleep(session: Any, context_id: int | None = None) -> bool:
         return False
 
     monkeypatch.setattr(delivery, "wake", asleep)

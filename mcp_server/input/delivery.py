@@ -105,7 +105,6 @@ async def watching(
     event reached that element. A page that does not let us install the check yields a
     :class:`Seen` with ``watching`` False (its waits succeed at once: nothing is claimed either way).
     """
-    await wake(session)
     token = next(_tokens)
     seen = Seen()
 
@@ -127,6 +126,7 @@ async def watching(
             context_id = await _install(session, frame_id, list(kinds), token, object_id)
         except (CDPException, KeyError, TimeoutError):
             seen.watching = False
+            await wake(session)
         yield seen
     finally:
         subscription.cancel()
@@ -148,6 +148,7 @@ async def _install(session: Any, frame_id: str | None, kinds: list[str], token: 
     if object_id is not None:
         node = (await session.send("DOM.describeNode", {"objectId": object_id}, timeout=10))["node"]["backendNodeId"]
     context_id = int((await world)["executionContextId"])
+    await wake(session, context_id)  # before the input: a page loaded hidden gets none until woken
     if node is not None:
         resolved = await session.send(
             "DOM.resolveNode", {"backendNodeId": node, "executionContextId": context_id}, timeout=10

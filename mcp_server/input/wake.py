@@ -35,14 +35,19 @@ _TWO_FRAMES_JS = (
 _woken: weakref.WeakKeyDictionary[Any, set[float]] = weakref.WeakKeyDictionary()
 
 
-async def wake(session: Any) -> bool:
+async def wake(session: Any, context_id: int | None = None) -> bool:
     """Make sure input sent to ``session`` reaches its document; returns whether it had to wake it.
 
     One ``Runtime.evaluate`` when the document is visible or was woken already; focus emulation
     on for two animation frames, then off, the first time a hidden document gets input.
+    ``context_id`` (an isolated world of ours) keeps the page's own globals (a replaced
+    ``requestAnimationFrame``) out of it.
     """
+    where = {"contextId": context_id} if context_id is not None else {}
     try:
-        reply = await session.send("Runtime.evaluate", {"expression": _STATE_JS, "returnByValue": True}, timeout=10)
+        reply = await session.send(
+            "Runtime.evaluate", {"expression": _STATE_JS, "returnByValue": True, **where}, timeout=10
+        )
         state, origin = reply["result"]["value"]
     except (CDPException, KeyError, TypeError, ValueError):
         return False  # no answer from the page: the input and its delivery check say what happens
@@ -54,7 +59,9 @@ async def wake(session: Any) -> bool:
     try:
         await session.send("Emulation.setFocusEmulationEnabled", {"enabled": True}, timeout=10)
         await session.send(
-            "Runtime.evaluate", {"expression": _TWO_FRAMES_JS, "awaitPromise": True, "returnByValue": True}, timeout=5
+            "Runtime.evaluate",
+            {"expression": _TWO_FRAMES_JS, "awaitPromise": True, "returnByValue": True, **where},
+            timeout=5,
         )
     except CDPException:
         pass  # the delivery check says whether the input arrived
