@@ -205,3 +205,27 @@ async def test_a_screenshot_shorter_than_the_page_does_not_say_full_page(chromiu
         page_height = await agent.js("document.documentElement.scrollHeight")
         assert "fullPage" not in data, data
         assert shot.content[0].text.endswith(f"bytes, NOT the full page: {height} of {page_height} px tall)"), shot
+
+
+async def test_a_key_into_a_field_of_a_child_frame_is_seen_there(chromium, http_server, tmp_path):
+    """press_key with no selector goes to the focused field, here in a same-process child frame: its
+    delivery is looked for in that frame (a key event there never reaches the main frame's window)."""
+    http_server.route(
+        "/hid/framed.html",
+        Reply(
+            200,
+            '<!doctype html><title>Framed</title><iframe id=f srcdoc="<input id=q '
+            "onkeydown='parent.document.title=event.key'>\"></iframe>",
+        ),
+    )
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("navigate", url=http_server.url("/hid/framed.html"))
+        await agent.js(
+            "new Promise(r => { const f = document.getElementById('f'); const go = () => "
+            "{ f.contentDocument.getElementById('q').focus(); r(true); }; "
+            "f.contentDocument.readyState === 'complete' ? go() : f.onload = go; })"
+        )
+        pressed = await agent.call("browser_interact", CALL, action="press_key", key="x")
+        assert not pressed.is_error, pressed.content[0].text
+        assert pressed.content[0].text.startswith("pressed x in the focused element"), pressed.content[0].text
+        assert await agent.js("document.title") == "x"

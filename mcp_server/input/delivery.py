@@ -209,7 +209,7 @@ def not_delivered(what: str, label: str, seen: Seen, kinds: Iterable[str], did: 
 async def keys_reach(session: Any, element: Any, what: str, did: str) -> AsyncIterator[None]:
     """Raise INPUT_NOT_DELIVERED when the keys sent in the block reached neither ``element`` nor
     (without one) the window of the session's main frame: Chrome acknowledged keys the page never got."""
-    frame_id = element.frame_id if element is not None else None
+    frame_id = element.frame_id if element is not None else await _focused_frame(session)
     object_id = element.object_id if element is not None else None
     async with watching(session, frame_id, KEYS + TEXT, object_id) as seen:
         yield
@@ -217,3 +217,31 @@ async def keys_reach(session: Any, element: Any, what: str, did: str) -> AsyncIt
             return
     label = element.label if element is not None else "the focused element"
     raise not_delivered(what, label, seen, KEYS + TEXT, did, session)
+
+
+_FOCUSED_OWNER_JS = """(() => {
+  let el = document.activeElement, owner = null;
+  while (el && (el.tagName === 'IFRAME' || el.tagName === 'FRAME')) {
+    let inner = null;
+    try { inner = el.contentDocument; } catch (e) {}
+    if (!inner) break;
+    owner = el;
+    el = inner.activeElement;
+  }
+  return owner;
+})()"""
+
+
+async def _focused_frame(session: Any) -> str | None:
+    """The same-process frame whose document has the focus (None: the main frame): keys go there,
+    and a key event in a child frame never reaches the main frame's window."""
+    try:
+        reply = await session.send("Runtime.evaluate", {"expression": _FOCUSED_OWNER_JS}, timeout=10)
+        owner = reply.get("result", {}).get("objectId")
+        if not owner:
+            return None
+        node = await session.send("DOM.describeNode", {"objectId": owner}, timeout=10)
+        await session.send("Runtime.releaseObject", {"objectId": owner}, timeout=10)
+        return node["node"].get("frameId")
+    except (CDPException, KeyError):
+        return None
