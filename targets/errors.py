@@ -35,6 +35,8 @@ class ErrorCode:
     ENTRY_NOT_FOUND = "ENTRY_NOT_FOUND"
     STALE_UID = "STALE_UID"
     ELEMENT_NOT_INTERACTABLE = "ELEMENT_NOT_INTERACTABLE"
+    #: Chrome accepted the input but the page did not receive it (or not at the element)
+    INPUT_NOT_DELIVERED = "INPUT_NOT_DELIVERED"
     TIMEOUT = "TIMEOUT"
     EVALUATION_FAILED = "EVALUATION_FAILED"
     EVALUATE_DISABLED = "EVALUATE_DISABLED"

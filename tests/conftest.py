@@ -94,3 +94,18 @@ def headful_chromium(virtual_display: VirtualDisplay) -> Iterator[ChromiumProces
     chrome = ChromiumProcess.start(headless=False, env=virtual_display.env())
     yield chrome
     chrome.stop()
+
+
+@pytest.fixture
+def users_chrome(request: pytest.FixtureRequest) -> Iterator[ChromiumProcess]:
+    """The user's Chrome for tests of their background tabs: headful, a window on ``virtual_display``.
+
+    A person's Chrome has a window, and input to a tab whose page loaded hidden is lost only
+    there, so these tests run headful; ``@pytest.mark.parametrize("users_chrome", ["headless",
+    "headful"], indirect=True)`` runs a test on both (a Chrome started with --headless exists too).
+    """
+    mode = getattr(request, "param", "headful")
+    env = request.getfixturevalue("virtual_display").env() if mode == "headful" else None
+    chrome = ChromiumProcess.start(headless=mode == "headless", env=env)
+    yield chrome
+    chrome.stop()

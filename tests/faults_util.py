@@ -90,10 +90,13 @@ class UserTabs:
     def __init__(self, http_url: str) -> None:
         self.http_url = http_url
 
-    async def open(self, url: str) -> str:
-        """Open ``url`` in a new tab and wait until it has loaded (its scripts ran, its title is set)."""
+    async def open(self, url: str, *, background: bool = False) -> str:
+        """Open ``url`` in a new tab and wait until it has loaded (its scripts ran, its title is set).
+
+        ``background``: the tab opens behind the one in front and the page loads hidden, as a
+        Ctrl+click opens it (in a headful Chrome such a page has never drawn a frame)."""
         async with cdp_core.connect(self.http_url) as user:
-            created = await user.send("Target.createTarget", {"url": url})
+            created = await user.send("Target.createTarget", {"url": url, "background": background})
             session = await user.attach(created["targetId"])
             with anyio.fail_after(15):
                 # Loaded, and the browser's target info shows the title the script set. The new tab's

@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 import httpx
+import pytest
 from faults_util import UserTabs, serving
 from httpserver import Reply, Request
 from lean_util import assert_lean, records
@@ -74,14 +75,15 @@ def uid_of(snapshot: dict[str, Any], role: str, name: str) -> int:
 
 @contextlib.asynccontextmanager
 async def agent_in_hidden_tab(
-    fresh_chromium: Any, http_server: Any, tmp_path: Any, path: str, title: str
+    users_chrome: Any, http_server: Any, tmp_path: Any, path: str, title: str
 ) -> AsyncIterator[Any]:
-    """The agent attached to the user's Chrome, working in the tab of ``path`` behind the one the user looks at."""
-    user = UserTabs(fresh_chromium.http_url)
-    await user.open(http_server.url(path))
-    await activate(fresh_chromium.http_url, await user.open(http_server.url("/faults/tab.html?name=front")))
+    """The agent attached to the user's Chrome, working in the tab of ``path`` behind the one the user looks at
+    (its page loaded there, hidden: in a headful Chrome such a page never drew a frame)."""
+    user = UserTabs(users_chrome.http_url)
+    await activate(users_chrome.http_url, await user.open(http_server.url("/faults/tab.html?name=front")))
+    await user.open(http_server.url(path), background=True)  # loads hidden, as a Ctrl+click opens it
     async with serving(tmp_path / "artifacts") as agent:
-        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("attach_cdp", cdp_url=users_chrome.http_url)
         await agent.s("select_page_by_title", title_contains=title)
         assert await agent.js("document.visibilityState") == "hidden"
         yield agent
@@ -100,16 +102,20 @@ async def interact_err(agent: Any, action: str, code: str, **args: Any) -> dict[
     return result.structured_content
 
 
-async def test_users_chrome_background_tab_fill_click_and_submit(fresh_chromium, http_server, tmp_path):
+BOTH = pytest.mark.parametrize("users_chrome", ["headless", "headful"], indirect=True)
+
+
+@BOTH
+async def test_users_chrome_background_tab_fill_click_and_submit(users_chrome, http_server, tmp_path):
     posts = _route_save(http_server)
-    user = UserTabs(fresh_chromium.http_url)
+    user = UserTabs(users_chrome.http_url)
     form_tab = await user.open(http_server.url("/bg/form.html"))
     front_tab = await user.open(http_server.url("/faults/tab.html?name=front"))
-    await activate(fresh_chromium.http_url, front_tab)
-    assert await visibility(fresh_chromium.http_url, form_tab) == "hidden"
+    await activate(users_chrome.http_url, front_tab)
+    assert await visibility(users_chrome.http_url, form_tab) == "hidden"
 
     async with serving(tmp_path / "artifacts") as agent:
-        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("attach_cdp", cdp_url=users_chrome.http_url)
         await agent.s("select_page_by_title", title_contains="Change client")
         assert await agent.js("document.visibilityState") == "hidden"
         assert (
@@ -169,18 +175,19 @@ async def test_users_chrome_background_tab_fill_click_and_submit(fresh_chromium,
         assert posts[-1]["vip"] == ["on"] and posts[-1]["notes"] == ["called twice"]
 
     # the user still sees the tab they chose; ours stayed in the background
-    assert await visibility(fresh_chromium.http_url, front_tab) == "visible"
-    assert await visibility(fresh_chromium.http_url, form_tab) == "hidden"
+    assert await visibility(users_chrome.http_url, front_tab) == "visible"
+    assert await visibility(users_chrome.http_url, form_tab) == "hidden"
 
 
-async def test_users_chrome_background_tab_out_of_process_iframe(fresh_chromium, http_server, tmp_path):
-    user = UserTabs(fresh_chromium.http_url)
+@BOTH
+async def test_users_chrome_background_tab_out_of_process_iframe(users_chrome, http_server, tmp_path):
+    user = UserTabs(users_chrome.http_url)
     host = await user.open(http_server.url("/bg/frame_parent.html"))
     front = await user.open(http_server.url("/faults/tab.html?name=front"))
-    await activate(fresh_chromium.http_url, front)
+    await activate(users_chrome.http_url, front)
 
     async with serving(tmp_path / "artifacts") as agent:
-        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("attach_cdp", cdp_url=users_chrome.http_url)
         await agent.s("select_page_by_title", title_contains="Frame host")
         assert await agent.js("document.visibilityState") == "hidden"
         snap = await agent.s("snapshot")
@@ -200,8 +207,8 @@ async def test_users_chrome_background_tab_out_of_process_iframe(fresh_chromium,
         assert await agent.js("document.getElementById('ok').textContent") == "ok clicked: Milan"
         # everything went through our own sessions: Playwright never connected to the user's Chrome
         assert agent.manager.cdp.state()["playwrightConnected"] is False
-    assert await visibility(fresh_chromium.http_url, front) == "visible"
-    assert await visibility(fresh_chromium.http_url, host) == "hidden"
+    assert await visibility(users_chrome.http_url, front) == "visible"
+    assert await visibility(users_chrome.http_url, host) == "hidden"
 
 
 async def front_tab(http_url: str) -> str:
@@ -232,7 +239,7 @@ async def test_internal_browser_background_tab(http_server, tmp_path):
         assert await front_tab(cdp_url) == other
 
 
-async def test_a_click_that_opens_a_tab_says_which(fresh_chromium, http_server, tmp_path):
+async def test_a_click_that_opens_a_tab_says_which(users_chrome, http_server, tmp_path):
     """A report link with target=_blank and a button that calls window.open, in a background tab of the
     user's Chrome: the click's answer names the tab each opened (it used to say 'nothing observable
     followed'), and the agent can select it; a click that opens nothing names no tab."""
@@ -245,7 +252,7 @@ async def test_a_click_that_opens_a_tab_says_which(fresh_chromium, http_server, 
             "<button id=pop onclick=\"window.open('/bg/report.html?m=2')\">April</button><button id=none>Help</button>",
         ),
     )
-    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/bg/reports.html", "Reports") as agent:
+    async with agent_in_hidden_tab(users_chrome, http_server, tmp_path, "/bg/reports.html", "Reports") as agent:
         for selector, month in (("#open", 1), ("#pop", 2)):
             result = await agent.call("browser_interact", CALL, action="click", selector=selector)
             url = http_server.url(f"/bg/report.html?m={month}")
@@ -275,14 +282,14 @@ def _route_exports(http_server: Any) -> None:
         http_server.route(path, Reply(200, "id\n1\n", "text/csv", headers=attachment))
 
 
-async def test_an_export_click_says_it_brought_a_download_not_a_failure(fresh_chromium, http_server, tmp_path):
+async def test_an_export_click_says_it_brought_a_download_not_a_failure(users_chrome, http_server, tmp_path):
     """Export buttons of a report page, in a background tab of the user's Chrome: a link to a CSV, a form
     POST answered with an attachment, and a file the page makes itself (a blob). Chrome ends the request
     of a download with net::ERR_ABORTED; the click's answer said 'failed (net::ERR_ABORTED)', and the
     page-made file was not mentioned at all. Each now says which download it started, in both renderings,
     and network_list / network_get say so too."""
     _route_exports(http_server)
-    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/bg/exports.html", "Exports") as agent:
+    async with agent_in_hidden_tab(users_chrome, http_server, tmp_path, "/bg/exports.html", "Exports") as agent:
         for selector, method, path, name in (
             ("#csv", "GET", "/bg/export.csv?month=3", "march.csv"),
             ("#post", "POST", "/bg/export-post.csv", "open.csv"),
@@ -336,7 +343,7 @@ _ORDERS = (
 )
 
 
-async def test_an_error_page_is_previewed_as_its_text_not_its_stylesheet(fresh_chromium, http_server, tmp_path):
+async def test_an_error_page_is_previewed_as_its_text_not_its_stylesheet(users_chrome, http_server, tmp_path):
     """A ColdFusion error page answers the save with 20 KB of CSS before its message. The bundle's and
     network_save_body's previews showed the first characters of the body: CSS. They show the page's title
     and visible text now, and a JSON answer's token is masked inline, while the saved file keeps both bodies
@@ -346,7 +353,7 @@ async def test_an_error_page_is_previewed_as_its_text_not_its_stylesheet(fresh_c
     http_server.route("/bg/save.cfm", Reply(500, _CF_ERROR))
     expired = f'{{"error": "expired", "access_token": "{token}"}}'
     http_server.route("/bg/login.json", Reply(401, expired, "application/json"))
-    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/bg/ordini.html", "Ordini") as agent:
+    async with agent_in_hidden_tab(users_chrome, http_server, tmp_path, "/bg/ordini.html", "Ordini") as agent:
         await interact(agent, "click", selector="#save")
         for _ in range(100):
             posts = {r["url"]: r for r in records(await agent.s("network_list", method="POST"))}
@@ -386,7 +393,7 @@ async def test_an_error_page_is_previewed_as_its_text_not_its_stylesheet(fresh_c
 
 
 async def test_a_log_call_the_page_never_reads_holds_neither_a_click_nor_network_idle(
-    fresh_chromium, http_server, tmp_path
+    users_chrome, http_server, tmp_path
 ):
     """A page that fires a fetch() and never reads its answer (a log call): Chrome ends such a request
     only when its body is read, so it never ended. wait_for network_idle timed out on that page, and every
@@ -401,7 +408,7 @@ async def test_a_log_call_the_page_never_reads_holds_neither_a_click_nor_network
         ),
     )
     http_server.route("/bg/log", Reply(200, "logged"))
-    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/bg/logging.html", "Logging") as agent:
+    async with agent_in_hidden_tab(users_chrome, http_server, tmp_path, "/bg/logging.html", "Logging") as agent:
         clicked = await interact(agent, "click", selector="#go")
         assert [r[4] for r in clicked["followed"]["requests"]] == ["/bg/log"]
         logged = records(await agent.s("network_list", url_contains="/bg/log"))
@@ -412,7 +419,7 @@ async def test_a_log_call_the_page_never_reads_holds_neither_a_click_nor_network
         assert idle.structured_content["state"]["inFlight"] == 0
 
 
-async def test_a_click_that_loads_a_frame_names_the_frame_and_where_it_went(fresh_chromium, http_server, tmp_path):
+async def test_a_click_that_loads_a_frame_names_the_frame_and_where_it_went(users_chrome, http_server, tmp_path):
     """A legacy back office: a menu, and the work in a frame named main. Posting the frame's form loads
     the answer into that frame; the click said only which request it sent. It now says which frame moved
     and where, in both renderings; a click that moves no frame says none."""
@@ -427,7 +434,7 @@ async def test_a_click_that_loads_a_frame_names_the_frame_and_where_it_went(fres
               "<input name=code value=X12><button>Confirm</button></form>"),
     )  # fmt: skip
     http_server.route("/bg/saved.html", Reply(200, "<!doctype html><title>Saved</title><p>Saved"))
-    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/bg/office.html", "Back office") as agent:
+    async with agent_in_hidden_tab(users_chrome, http_server, tmp_path, "/bg/office.html", "Back office") as agent:
         snap = await agent.s("snapshot")
         confirm = uid_of(snap, "button", "Confirm")
         quiet = await interact(agent, "click", selector="#menu")
@@ -446,7 +453,7 @@ _CLIENT_FORM = (
 )
 
 
-async def test_a_submit_the_browsers_form_check_stops_says_which_fields(fresh_chromium, http_server, tmp_path):
+async def test_a_submit_the_browsers_form_check_stops_says_which_fields(users_chrome, http_server, tmp_path):
     """Save on a form with an empty required field and a value that fails its pattern: Chrome sends
     nothing and shows a bubble, and the click's answer said 'nothing observable followed'. It now names
     each rejected field with the browser's message, in the page and in a frame of it; once the fields
@@ -462,7 +469,7 @@ async def test_a_submit_the_browsers_form_check_stops_says_which_fields(fresh_ch
         {"field": "Email", "message": "Please fill out this field."},
         {"field": "ZIP", "message": "Please match the requested format."},
     ]
-    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/bg/client.html", "Client") as agent:
+    async with agent_in_hidden_tab(users_chrome, http_server, tmp_path, "/bg/client.html", "Client") as agent:
         result = await agent.call("browser_interact", CALL, action="click", selector="button")
         assert result.structured_content["followed"]["invalidFields"] == expected, result.structured_content
         assert (
@@ -492,13 +499,13 @@ _TABLE_FORM = """<!doctype html><title>Registry</title><form method=post action=
 </table></form>"""
 
 
-async def test_a_bare_field_of_a_table_form_is_named_by_its_form_name(fresh_chromium, http_server, tmp_path):
+async def test_a_bare_field_of_a_table_form_is_named_by_its_form_name(users_chrome, http_server, tmp_path):
     """A legacy form lays its labels out in the table cell beside each input: the inputs have no
     accessible name, and an interactive_only snapshot listed 'textbox', 'textbox', 'combobox' with
     nothing to tell them apart. A control without a name now shows its form field name (or id), the
     name its value is posted under; a named control shows none, and no value appears that was not."""
     http_server.route("/bg/registry.html", Reply(200, _TABLE_FORM))
-    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/bg/registry.html", "Registry") as agent:
+    async with agent_in_hidden_tab(users_chrome, http_server, tmp_path, "/bg/registry.html", "Registry") as agent:
         result = await agent.call("browser_session", CALL, action="snapshot", interactive_only=True)
         text = result.content[0].text
         bare = ('textbox field="company" value="ACME SRL"', 'textbox field="vat" value=""', 'combobox field="province"')

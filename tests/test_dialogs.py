@@ -90,10 +90,10 @@ async def _blocked_everywhere(agent: Any, message: str | None, *, users: bool = 
         assert result.is_error and result.structured_content["code"] == ErrorCode.DIALOG_OPEN, result.content[0].text
 
 
-async def test_users_confirm_after_a_selector_action_is_left_to_the_user(fresh_chromium, http_server, tmp_path):
-    orders, _front = await _open(fresh_chromium, http_server)
-    async with serving(tmp_path / "artifacts") as agent, users_hands(fresh_chromium.http_url, orders) as hands:
-        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+async def test_users_confirm_after_a_selector_action_is_left_to_the_user(users_chrome, http_server, tmp_path):
+    orders, _front = await _open(users_chrome, http_server)
+    async with serving(tmp_path / "artifacts") as agent, users_hands(users_chrome.http_url, orders) as hands:
+        await agent.s("attach_cdp", cdp_url=users_chrome.http_url)
         await agent.s("select_page_by_title", title_contains="Orders")
         clicked = await agent.call("browser_interact", action="click", selector="#plain")
         assert not clicked.is_error, clicked.content[0].text

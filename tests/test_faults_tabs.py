@@ -102,12 +102,12 @@ LOOKUP = """<!doctype html><title>Customer lookup</title><ul><li><a href="#"
 
 
 async def test_a_lookup_popup_that_closes_itself_hands_the_agent_back_to_its_opener(
-    fresh_chromium, http_server, tmp_path
+    users_chrome, http_server, tmp_path
 ):
     """The legacy lookup window: opened from the form, a pick fills the form's field and closes it."""
     http_server.route("/popup/order.html", Reply(200, ORDER_ENTRY))
     http_server.route("/popup/lookup.html", Reply(200, LOOKUP))
-    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/popup/order.html", "Order entry") as agent:
+    async with agent_in_hidden_tab(users_chrome, http_server, tmp_path, "/popup/order.html", "Order entry") as agent:
         form = (await agent.s("get_current_page"))["page"]["stable_page_id"]
         opened = await interact(agent, "click", selector="button")
         assert opened["followed"]["newTabs"][0]["title"] == "Customer lookup", opened

@@ -35,11 +35,11 @@ city.addEventListener('input', () => { typed++ });
 </script>"""
 
 
-async def test_a_fill_runs_the_change_handlers_the_page_hangs_on_the_field(fresh_chromium, http_server, tmp_path: Path):
+async def test_a_fill_runs_the_change_handlers_the_page_hangs_on_the_field(users_chrome, http_server, tmp_path: Path):
     http_server.route("/fill/order.html", Reply(200, ORDER))
     http_server.route("/fill/customer", Reply(200, '{"name": "ACME Ltd"}', content_type="application/json"))
     http_server.route("/fill/save", Reply(200, "<title>Saved</title>"))
-    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/fill/order.html", "Order entry") as agent:
+    async with agent_in_hidden_tab(users_chrome, http_server, tmp_path, "/fill/order.html", "Order entry") as agent:
         looked_up = await interact(agent, "fill", selector="#custno", value="4711")
         (lookup,) = records(looked_up["followed"], "requests")
         assert lookup["url"] == "/fill/customer?no=4711" and lookup["status"] == 200, looked_up
@@ -72,11 +72,11 @@ DATES = """<!doctype html><title>Delivery</title>
 
 
 async def test_a_value_a_date_or_number_field_cannot_hold_is_refused_with_the_format_it_takes(
-    fresh_chromium, http_server, tmp_path: Path
+    users_chrome, http_server, tmp_path: Path
 ):
     """The user's locale shows 15/03/2024; the field holds 2024-03-15. The refusal says which."""
     http_server.route("/fill/dates.html", Reply(200, DATES))
-    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/fill/dates.html", "Delivery") as agent:
+    async with agent_in_hidden_tab(users_chrome, http_server, tmp_path, "/fill/dates.html", "Delivery") as agent:
         day = uid_of(await agent.s("snapshot", interactive_only=True), "date", "Delivery date")
         refused = await interact_err(agent, "fill_uid", "INVALID_ARGUMENT", uid=day, value="15/03/2024")
         assert "YYYY-MM-DD" in refused["hint"], refused
@@ -104,7 +104,7 @@ suggestions.addEventListener('click', e => { cust.value = e.target.textContent; 
 
 
 async def test_a_debounced_autocomplete_in_a_background_tab_answers_within_the_fill(
-    fresh_chromium, http_server, tmp_path: Path
+    users_chrome, http_server, tmp_path: Path
 ):
     """A hidden tab runs the page's timers once a second: the 150 ms debounce fires up to a second late."""
     http_server.route("/fill/suggest.html", Reply(200, SUGGEST))
@@ -112,7 +112,7 @@ async def test_a_debounced_autocomplete_in_a_background_tab_answers_within_the_f
         "/fill/suggest",
         Reply(200, '[{"id": 7, "name": "ACME Ltd"}, {"id": 9, "name": "ACME Corp"}]', "application/json"),
     )
-    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/fill/suggest.html", "Order entry") as agent:
+    async with agent_in_hidden_tab(users_chrome, http_server, tmp_path, "/fill/suggest.html", "Order entry") as agent:
         for value in ("ACM", "ACME"):  # twice: the second lands anywhere in the page's one-second rhythm
             typed = await interact(agent, "fill", selector="#cust", value=value)
             (asked,) = records(typed["followed"], "requests")

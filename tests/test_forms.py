@@ -52,7 +52,7 @@ async def out(agent: Any) -> str:
     return await agent.js("document.getElementById('out').textContent")
 
 
-async def test_order_form_in_a_background_tab_of_the_users_chrome(fresh_chromium, http_server, tmp_path: Path):
+async def test_order_form_in_a_background_tab_of_the_users_chrome(users_chrome, http_server, tmp_path: Path):
     posts = _route_order(http_server)
     artifacts = tmp_path / "artifacts"
     (artifacts / "uploads").mkdir(parents=True)
@@ -60,13 +60,13 @@ async def test_order_form_in_a_background_tab_of_the_users_chrome(fresh_chromium
     (tmp_path / "private.txt").write_text("do not send")
     os.symlink(tmp_path / "private.txt", artifacts / "uploads" / "escape.txt")
 
-    user = UserTabs(fresh_chromium.http_url)
+    user = UserTabs(users_chrome.http_url)
     order_tab = await user.open(http_server.url("/bg/order.html"))
     front = await user.open(http_server.url("/faults/tab.html?name=front"))
-    await activate(fresh_chromium.http_url, front)
+    await activate(users_chrome.http_url, front)
 
     async with serving(artifacts) as agent:
-        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("attach_cdp", cdp_url=users_chrome.http_url)
         await agent.s("select_page_by_title", title_contains="New order")
         assert await agent.js("document.visibilityState") == "hidden"
         snap = await agent.s("snapshot", interactive_only=True)
@@ -156,8 +156,8 @@ async def test_order_form_in_a_background_tab_of_the_users_chrome(fresh_chromium
         assert post["express"] == ["on"] and post["pay"] == ["card"] and post["extras"] == ["gift", "ins"]
         assert post["ref"] == ["PO-77"]
 
-    assert await visibility(fresh_chromium.http_url, front) == "visible"
-    assert await visibility(fresh_chromium.http_url, order_tab) == "hidden"
+    assert await visibility(users_chrome.http_url, front) == "visible"
+    assert await visibility(users_chrome.http_url, order_tab) == "hidden"
 
 
 async def test_type_text_keys_and_refusals(fresh_chromium, http_server, tmp_path: Path):

@@ -21,9 +21,9 @@ from targets.errors import ErrorCode, ToolFailure
 
 async def _page(agent, chrome, http_server):
     user = UserTabs(chrome.http_url)
-    await user.open(http_server.url("/bg/widgets.html"))
     front = await user.open(http_server.url("/faults/tab.html?name=front"))
     await activate(chrome.http_url, front)
+    await user.open(http_server.url("/bg/widgets.html"), background=True)  # loads hidden (Ctrl+click)
     await agent.s("attach_cdp", cdp_url=chrome.http_url)
     await agent.s("select_page_by_title", title_contains="Widgets")
     assert await agent.js("document.visibilityState") == "hidden"
@@ -39,11 +39,11 @@ async def out(agent) -> str:
     return await agent.js("document.getElementById('out').textContent")
 
 
-async def test_building_blocks_in_a_background_tab(fresh_chromium, http_server, tmp_path: Path):
+async def test_building_blocks_in_a_background_tab(users_chrome, http_server, tmp_path: Path):
     upload = tmp_path / "invoice.txt"
     upload.write_text("total 12")
     async with serving(tmp_path / "artifacts") as agent:
-        page = await _page(agent, fresh_chromium, http_server)
+        page = await _page(agent, users_chrome, http_server)
 
         result = await inp.drag(await _el(page, "#card"), await _el(page, "#lane"), "drag", timeout_ms=3000)
         assert result["html5"] and (await out(agent)).endswith("dragstart;drop:card-7;")

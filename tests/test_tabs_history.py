@@ -143,16 +143,16 @@ async def _visible(http_url: str, target_id: str) -> str:
         return reply["result"]["value"]
 
 
-async def test_history_and_reload_in_a_background_tab_of_the_users_chrome(fresh_chromium, http_server, tmp_path):
+async def test_history_and_reload_in_a_background_tab_of_the_users_chrome(users_chrome, http_server, tmp_path):
     _pages(http_server)
-    user = UserTabs(fresh_chromium.http_url)
+    user = UserTabs(users_chrome.http_url)
     work = await user.open(http_server.url("/hist/one"))
     watched = await user.open(http_server.url("/hist/three"))
     await user.close_all_but({work, watched})
-    await _activate(fresh_chromium.http_url, watched)  # the user looks at "three"; the agent works in "one"
+    await _activate(users_chrome.http_url, watched)  # the user looks at "three"; the agent works in "one"
 
     async with serving(tmp_path / "artifacts") as agent:
-        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("attach_cdp", cdp_url=users_chrome.http_url)
         await agent.s("select_page_by_title", title_contains="Hist one")
         assert await agent.js("document.visibilityState") == "hidden"
         await agent.s("navigate", url=http_server.url("/hist/two"))
@@ -166,9 +166,9 @@ async def test_history_and_reload_in_a_background_tab_of_the_users_chrome(fresh_
         assert await agent.js("document.visibilityState") == "hidden"  # still in the background
 
     # The tab the user looks at was never touched, and is still the one in front.
-    tabs = {t.id: t.url for t in await cdp_core.list_targets(fresh_chromium.http_url)}
+    tabs = {t.id: t.url for t in await cdp_core.list_targets(users_chrome.http_url)}
     assert tabs[watched] == http_server.url("/hist/three") and tabs[work] == http_server.url("/hist/two")
-    assert await _visible(fresh_chromium.http_url, watched) == "visible"
+    assert await _visible(users_chrome.http_url, watched) == "visible"
 
 
 async def test_new_page_and_close_page_in_the_users_chrome(fresh_chromium, http_server, tmp_path):

@@ -42,11 +42,11 @@ async def _users_background_tab(chrome: Any, http_server: Any, path: str) -> Non
     assert await visibility(chrome.http_url, tab) == "hidden"
 
 
-async def test_bundle_counts_page_labels_and_screenshot_are_true(fresh_chromium, http_server, tmp_path: Path):
+async def test_bundle_counts_page_labels_and_screenshot_are_true(users_chrome, http_server, tmp_path: Path):
     _route_500(http_server)
-    await _users_background_tab(fresh_chromium, http_server, "/truth/form.html")
+    await _users_background_tab(users_chrome, http_server, "/truth/form.html")
     async with serving(tmp_path / "artifacts") as agent:
-        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        await agent.s("attach_cdp", cdp_url=users_chrome.http_url)
         await agent.s("select_page_by_title", title_contains="Edit order")
         saved = await agent.call("browser_interact", action="click", selector="#save")
         assert "POST" in saved.content[0].text and "500" in saved.content[0].text, saved.content[0].text

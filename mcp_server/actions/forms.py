@@ -217,10 +217,13 @@ async def type_text(ctx: ToolContext, args: TypeTextArgs) -> ActionResult:
     def progress(done: int) -> None:
         ctx.status(f"typed {done} of {len(args.text)} chars")
 
-    async def keys(session: Any) -> None:
-        await inp.type_text(session, args.text, on_progress=progress)
+    async def keys(session: Any, element: Element | None = None) -> None:
+        if args.text:
+            async with inp.keys_reach(session, element, what, "typing"):
+                await inp.type_text(session, args.text, on_progress=progress)
         if args.submit_key:
-            await press_combo(session, args.submit_key)
+            async with inp.keys_reach(session, element, what, f"key {args.submit_key}"):
+                await press_combo(session, args.submit_key)
 
     if args.uid is not None:
 
@@ -229,7 +232,7 @@ async def type_text(ctx: ToolContext, args: TypeTextArgs) -> ActionResult:
             await inp.focus_to_type(element, what, timeout_ms=args.timeout_ms)
             await element.call(_CARET_END_JS)
             await note_typing_watched(element)
-            await keys(element.session)
+            await keys(element.session, element)
 
         elements, followed, dialog = await _act_on(ctx, [args.uid], what, perform)
         into = elements[0].label

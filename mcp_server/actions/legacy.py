@@ -218,11 +218,23 @@ async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> ActionResult:
     path = ctx.artifacts.new_path("screenshots", page.stable_page_id, ".png")
     path.write_bytes(data)
     images = [(shot["data"], "image/png")] if args.inline else []
+    kind = ""
+    full = args.full_page
+    if full:
+        # Say "full page" only when the image is as tall as the page (a hidden tab may give the viewport)
+        got = _png_height(data)
+        full = got >= height
+        kind = ", full page" if full else f", NOT the full page: {got} of {height} px tall"
     return ActionResult(
-        text=f"Screenshot saved: {path} ({len(data)} bytes{', full page' if args.full_page else ''})",
-        data={"path": str(path), "bytes": len(data), "fullPage": args.full_page},
+        text=f"Screenshot saved: {path} ({len(data)} bytes{kind})",
+        data={"path": str(path), "bytes": len(data), "fullPage": full},
         images=images,
     )
+
+
+def _png_height(data: bytes) -> int:
+    """The height in the PNG's header (IHDR), 0 when it is not a PNG."""
+    return int.from_bytes(data[20:24], "big") if data[12:16] == b"IHDR" else 0
 
 
 # -- evaluate_js ----------------------------------------------------------------------------

@@ -35,10 +35,12 @@ from .actions import (
     set_checked,
     set_input_files,
 )
+from .delivery import keys_reach
 from .element import Element, element_from_selector, element_from_uid
 from .keyboard import UnknownKey, parse_combo, press_combo
 
 __all__ = [
+    "keys_reach",
     "Element",
     "NotActionable",
     "Point",

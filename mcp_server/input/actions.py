@@ -19,9 +19,10 @@ from targets.errors import ErrorCode, ToolFailure
 
 from . import mouse
 from .actionability import NotActionable, Point, actionable_point, check_state, not_interactable
+from .delivery import MOVE, PRESS, RELEASE, keys_reach, not_delivered, watching
 from .element import Element
 from .filling import fill
-from .keyboard import UnknownKey, press_combo
+from .keyboard import UnknownKey, parse_combo, press_combo
 
 __all__ = [
     "click",
@@ -82,13 +83,25 @@ async def click(
 ) -> None:
     """Wait until actionable, then move, press and release at the element's center."""
     point = await actionable_point(element, what, timeout_ms=timeout_ms)
-    await mouse.click_at(element.session, point, button=button, click_count=click_count)
+    async with watching(element.session, element.frame_id, PRESS + RELEASE, element.object_id) as seen:
+        closed = await mouse.click_at(element.session, point, button=button, click_count=click_count)
+        if closed:
+            return  # its click handler closed the page: the click happened, the follow-up says so
+        await seen.wait(lambda s: s.got(RELEASE))
+    if not seen.got(PRESS, inside=True):
+        raise not_delivered(what, element.label, seen, PRESS, "click", element.session)
 
 
 async def hover(element: Element, what: str, *, timeout_ms: int) -> None:
     """Move the pointer over the element (mouseover/mouseenter, :hover)."""
     point = await actionable_point(element, what, timeout_ms=timeout_ms, enabled=False)
-    await mouse.move(element.session, point)
+    async with watching(element.session, element.frame_id, MOVE, element.object_id) as seen:
+        await mouse.move(element.session, point)
+        if await seen.wait(lambda s: s.got(MOVE, inside=True)):
+            return
+    # Chrome sends no new mousemove when the pointer is already there: hovered is what counts
+    if not await element.call("function() { return this.matches(':hover'); }"):
+        raise not_delivered(what, element.label, seen, MOVE, "pointer move", element.session)
 
 
 async def scroll_into_view(element: Element, what: str, *, timeout_ms: int) -> None:
@@ -123,13 +136,15 @@ async def press_key(element: Element | None, session: Any, key: str, what: str, 
         await focus(element, what)
         session = element.session
     try:
-        await press_combo(session, key)
+        parse_combo(key)
     except UnknownKey as exc:
         raise ToolFailure(
             ErrorCode.INVALID_ARGUMENT,
             f"{what}: unknown key {str(exc)!r}",
             hint="use a key name like Enter, Tab, Escape, ArrowDown, Backspace, F5, a, or a combination like Control+a",
         ) from None
+    async with keys_reach(session, element, what, f"key {key}"):
+        await press_combo(session, key)
 
 
 async def select_options(
@@ -305,7 +320,11 @@ async def drag(source: Element, target: Element, what: str, *, timeout_ms: int, 
     try:
         await session.send("Input.setInterceptDrags", {"enabled": True}, timeout=10)
         await mouse.move(session, start, deliver=False)
-        await mouse.press(session, start)
+        async with watching(session, source.frame_id, PRESS, source.object_id) as seen:
+            await mouse.press(session, start)
+            if not await seen.wait(lambda s: s.got(PRESS, inside=True)):
+                await mouse.release(session, start)
+                raise not_delivered(what, source.label, seen, PRESS, "press to start the drag", session)
         for step in range(1, steps + 1):
             point = Point(start.x + (end.x - start.x) * step / steps, start.y + (end.y - start.y) * step / steps)
             await mouse.move(session, point, buttons=mouse.BUTTON_BITS["left"])

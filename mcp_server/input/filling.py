@@ -11,6 +11,7 @@ from targets.errors import ErrorCode, ToolFailure
 
 from .actionability import actionable_point
 from .commit import commit_if_watched
+from .delivery import keys_reach
 from .element import Element
 from .keyboard import press_combo
 
@@ -70,10 +71,11 @@ async def fill(element: Element, value: str, what: str, *, timeout_ms: int) -> i
         hint = f"a <input type={kind}> takes {_VALUE_FORMATS[kind]}" if kind in _VALUE_FORMATS else None
         raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{what}: {element.label} {prepared['error']}", hint=hint)
     if prepared.get("insert"):
-        if value:
-            await element.session.send("Input.insertText", {"text": value}, timeout=30)
-        else:
-            await press_combo(element.session, "Delete")
+        async with keys_reach(element.session, element, what, "text insertion"):
+            if value:
+                await element.session.send("Input.insertText", {"text": value}, timeout=30)
+            else:
+                await press_combo(element.session, "Delete")
         await commit_if_watched(element)  # the page's onchange runs now, as when a user moves on
     held = await element.call(_VALUE_JS)
     return len(held or "")

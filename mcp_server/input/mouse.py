@@ -89,8 +89,10 @@ async def release(session: CDPSession, point: Point, *, button: Button = "left",
     )
 
 
-async def click_at(session: CDPSession, point: Point, *, button: Button = "left", click_count: int = 1) -> None:
-    """Move there, then press and release ``click_count`` times (2 = double click)."""
+async def click_at(session: CDPSession, point: Point, *, button: Button = "left", click_count: int = 1) -> bool:
+    """Move there, then press and release ``click_count`` times (2 = double click).
+
+    Returns True when the page went away during the release (its click handler closed it)."""
     await move(session, point, deliver=False)
     for count in range(1, click_count + 1):
         await press(session, point, button=button, click_count=count)
@@ -99,4 +101,5 @@ async def click_at(session: CDPSession, point: Point, *, button: Button = "left"
         except SessionClosed:
             # The page went away while handling the release: its click handler closed the window
             # (a lookup popup's pick). The click happened; the follow-up says the page closed.
-            return
+            return True
+    return False

@@ -1,6 +1,6 @@
 """Benchmark: input on a tab the user is not looking at, before (Playwright) and after (mcp_server.input).
 
-Run: ``.venv/bin/python tests/bench/background_input.py [--rounds 10]``
+Run: ``.venv/bin/python tests/bench/background_input.py [--rounds 10] [--headful]``
 
 A headless Chromium plays the user's Chrome: the form tab is put in the background by
 activating another tab (``/json/activate``), as a user does by clicking another tab. Printed:
@@ -10,6 +10,8 @@ activating another tab (``/json/activate``), as a user does by clicking another 
 - after: each uid and selector action through a real MCP client session on the hidden tab
   (median and worst of the rounds, whole call including the follow-up report), the same click on
   the visible tab, and the input module alone (no MCP, no follow-up) as a ratio hidden/visible;
+- the delivery check alone (input/delivery.py: isolated-world listeners installed and removed),
+  which every click, key press and text insertion pays;
 - fill and submit (POST -> 302 -> page load, the answer naming the POST) and a screenshot,
   all in the hidden tab;
 - the out-of-process iframe click in the hidden tab.
@@ -31,11 +33,13 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import httpx  # noqa: E402
 from faults_util import UserTabs, serving  # noqa: E402
+from headful import VirtualDisplay  # noqa: E402
 from httpserver import Reply, TestServer  # noqa: E402
 from lean_util import records  # noqa: E402
 
 from mcp_server.input import actions as inp  # noqa: E402
 from mcp_server.input import element_from_selector  # noqa: E402
+from mcp_server.input.delivery import PRESS, RELEASE, watching  # noqa: E402
 from targets.process import ChromiumProcess  # noqa: E402
 
 
@@ -121,6 +125,14 @@ async def after(agent: Any, rounds: int, http_url: str, form_tab: str, front_tab
         return took
 
     hidden = [await engine_click() for _ in range(rounds)]
+    element, _ = await element_from_selector(page, "#menu")
+    checks = []
+    for _ in range(rounds):  # what each click pays to know the page got it (input/delivery.py)
+        t0 = time.perf_counter()
+        async with watching(element.session, element.frame_id, PRESS + RELEASE, element.object_id):
+            pass
+        checks.append(time.perf_counter() - t0)
+    await element.release()
     await activate(http_url, form_tab)
     assert await agent.js("document.visibilityState") == "visible"
     visible = [await engine_click() for _ in range(rounds)]
@@ -134,6 +146,7 @@ async def after(agent: Any, rounds: int, http_url: str, form_tab: str, front_tab
     ratio = statistics.median(hidden) / statistics.median(visible)
     print(f"  after   input.click alone     hidden tab : {ms(hidden)}")
     print(f"  after   input.click alone     visible tab: {ms(visible)}  (hidden/visible = {ratio:.2f})")
+    print(f"  after   delivery check alone  hidden tab : {ms(checks)}  (installed and removed, no input)")
 
 
 async def submit_and_screenshot(agent: Any, rounds: int, http_url: str) -> None:
@@ -173,17 +186,19 @@ async def oopif(agent: Any, rounds: int) -> None:
     print(f"  after   MCP click_uid (out-of-process iframe) hidden tab: {ms(times)}")
 
 
-async def run(rounds: int) -> None:
+async def run(rounds: int, headful: bool) -> None:
     server = TestServer().start()
     server.route("/bg/save", Reply(302, "", headers={"Location": "/bg/done.html"}))
-    chrome = ChromiumProcess.start()
+    display = VirtualDisplay.start() if headful else None
+    chrome = ChromiumProcess.start(headless=not headful, env=display.env() if display else None)
     try:
         user = UserTabs(chrome.http_url)
         form_tab = await user.open(server.url("/bg/form.html"))
         await user.open(server.url("/bg/frame_parent.html"))
         front_tab = await user.open(server.url("/faults/tab.html?name=front"))
         await activate(chrome.http_url, front_tab)
-        print(f"Chromium {chrome.http_url}, {rounds} rounds; form tab in the background (/json/activate)")
+        mode = "headful (Xvfb)" if headful else "headless"
+        print(f"Chromium {mode} {chrome.http_url}, {rounds} rounds; form tab in the background (/json/activate)")
         await before_playwright(chrome.http_url, rounds, form_tab, front_tab)
         import tempfile
 
@@ -195,12 +210,16 @@ async def run(rounds: int) -> None:
     finally:
         chrome.stop()
         server.stop()
+        if display is not None:
+            display.stop()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=10)
-    asyncio.run(run(parser.parse_args().rounds))
+    parser.add_argument("--headful", action="store_true", help="a Chromium with a window on Xvfb, as a person's")
+    args = parser.parse_args()
+    asyncio.run(run(args.rounds, args.headful))
 
 
 if __name__ == "__main__":
