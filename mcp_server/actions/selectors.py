@@ -8,7 +8,6 @@ matches is reported. The answer lists what the action caused. Typed values are n
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -17,11 +16,12 @@ from targets.errors import ErrorCode, ToolFailure
 
 from ..answers import Answer, row
 from ..context import ToolContext
-from ..followup import Followup, then_line
+from ..followup import Followup
 from ..input import Element, element_from_selector
 from ..input import actions as inp
 from ..registry import ActionArgs, ActionResult, action
-from .pagejs import ACTIONABILITY_TAKES, input_call, no_dialog, race_dialog, run_js, with_dialog
+from .pagejs import ACTIONABILITY_TAKES, input_call, no_dialog, race_dialog, run_js
+from .selectors_find import ANNOTATE_JS, Outcome, focused_session, selector_action
 
 S = "browser_session"
 I = "browser_interact"  # noqa: E741 - the tool's short name, used as a tag
@@ -87,49 +87,6 @@ class KeyResult(Answer):
 
 # -- annotate / click_by_id -----------------------------------------------------------------
 
-_ANNOTATE_JS = r"""
-(arg) => {
-  const LAYER = '__mcp_annotations';
-  document.getElementById(LAYER)?.remove();
-  document.querySelectorAll('[data-mcp-annotate-id]').forEach((e) => e.removeAttribute('data-mcp-annotate-id'));
-  if (arg.clear) return [];
-  const sel = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[role=button],[role=link],' +
-    '[role=checkbox],[role=radio],[role=tab],[role=menuitem],[role=option],[onclick],[contenteditable=""],' +
-    '[contenteditable=true],[tabindex]:not([tabindex="-1"])';
-  const layer = document.createElement('div');
-  layer.id = LAYER;
-  layer.style.cssText = 'position:absolute;left:0;top:0;width:0;height:0;z-index:2147483647;pointer-events:none';
-  const out = [];
-  let n = 0;
-  for (const el of document.querySelectorAll(sel)) {
-    if (n >= arg.max) break;
-    const r = el.getBoundingClientRect();
-    if (r.width < 1 || r.height < 1) continue;
-    const cs = getComputedStyle(el);
-    if (cs.visibility === 'hidden' || cs.display === 'none') continue;
-    n += 1;
-    el.setAttribute('data-mcp-annotate-id', String(n));
-    const tag = document.createElement('div');
-    tag.textContent = String(n);
-    tag.style.cssText = `position:absolute;left:${r.left + scrollX}px;top:${r.top + scrollY}px;` +
-      'background:#c00;color:#fff;font:bold 11px/14px monospace;padding:0 3px;border-radius:3px;pointer-events:none';
-    layer.appendChild(tag);
-    const isField = ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName);
-    const label = isField
-      ? (el.getAttribute('aria-label') || el.getAttribute('placeholder') || el.name || el.id || '')
-      : (el.innerText || el.getAttribute('aria-label') || el.title || '').trim().replace(/\s+/g, ' ');
-    const item = {id: n, tag: el.tagName.toLowerCase(), text: label.slice(0, 80)};
-    if (el.type && isField) item.type = el.type;
-    if (el.getAttribute('role')) item.role = el.getAttribute('role');
-    if (el.getAttribute('href')) item.href = el.getAttribute('href').slice(0, 200);
-    item.inViewport = r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
-    out.push(item);
-  }
-  document.body.appendChild(layer);
-  return out;
-}
-"""
-
 
 class AnnotateArgs(ActionArgs):
     clear: bool = Field(False, description="Remove the labels instead")
@@ -141,7 +98,7 @@ async def annotate(ctx: ToolContext, args: AnnotateArgs) -> ActionResult:
     """Overlay numbered labels on interactive elements; click one with click_by_id."""
     page = await ctx.page()
     await no_dialog(ctx, page, "annotate")
-    items = await run_js(ctx, page, _ANNOTATE_JS, {"clear": args.clear, "max": args.max_elements}) or []
+    items = await run_js(ctx, page, ANNOTATE_JS, {"clear": args.clear, "max": args.max_elements}) or []
     page.data["annotations"] = {item["id"]: item for item in items}
     if args.clear:
         return ActionResult(text="annotations removed", data={"elements": []})
@@ -197,7 +154,7 @@ async def click_by_id(ctx: ToolContext, args: ClickByIdArgs) -> ActionResult:
     selector = f'[data-mcp-annotate-id="{args.element_id}"]'
     args.timeout_ms = ctx.bound_ms(args.timeout_ms, status=f"click label {args.element_id}: {_ACTIONABLE}")
     try:
-        outcome = await _selector_action(
+        outcome = await selector_action(
             ctx,
             page,
             selector,
@@ -257,43 +214,6 @@ class PressKeyArgs(ActionArgs):
     timeout_ms: int = Field(5000, ge=0, le=120000, description="Timeout in ms")
 
 
-class _Outcome:
-    """What a selector action led to: the dialog it opened, what followed it, the match count."""
-
-    def __init__(self, count: int, dialog: dict[str, Any] | None, followed: dict[str, Any]) -> None:
-        self.count = count
-        self.dialog = dialog
-        self.followed = followed
-
-    def apply(self, result: ActionResult) -> ActionResult:
-        if self.dialog and "dialog" not in self.followed:
-            result = with_dialog(result, self.dialog)
-        elif self.dialog:
-            result.data["dialog"] = self.dialog
-        result.text += then_line(self.followed)
-        if self.followed:
-            result.data["followed"] = self.followed
-        return result
-
-
-async def _selector_action(
-    ctx: ToolContext, page: Any, selector: str, what: str, perform: Callable[[Element], Awaitable[Any]]
-) -> _Outcome:
-    """Find the first match in the selected frame, act (racing a dialog), release, report what followed."""
-    watch = await no_dialog(ctx, page, what)
-    element, count = await input_call(element_from_selector(page, selector), what=what)
-    try:
-        follow = await Followup(page, watch).start()
-        dialog = await race_dialog(perform(element), watch, what)
-    finally:
-        if watch is not None and watch.open is not None:
-            watch.cleanups.append(element.release)
-        else:
-            await element.release()
-    await follow.settle(typing=element.typing_watched)
-    return _Outcome(count, dialog, await follow.report())
-
-
 def _matches(count: int) -> str:
     """What the text says about the match count (the JSON has ``matches``)."""
     return " (1 match)" if count == 1 else f" (first of {count} matches)"
@@ -313,7 +233,7 @@ async def click(ctx: ToolContext, args: ClickArgs) -> ActionResult:
     """Click the element matching a CSS selector."""
     page = await ctx.page()
     args.timeout_ms = ctx.bound_ms(args.timeout_ms, status=f"{args.selector}: {_ACTIONABLE}")  # within the call bound
-    outcome = await _selector_action(
+    outcome = await selector_action(
         ctx,
         page,
         args.selector,
@@ -337,7 +257,7 @@ async def fill(ctx: ToolContext, args: FillArgs) -> ActionResult:
     async def perform(element: Element) -> None:
         held.append(await inp.fill(element, args.value, "fill", timeout_ms=args.timeout_ms))
 
-    outcome = await _selector_action(ctx, page, args.selector, "fill", perform)
+    outcome = await selector_action(ctx, page, args.selector, "fill", perform)
     chars = held[0] if held else len(args.value)
     result = ActionResult(
         text=f"filled {args.selector} ({chars} chars){_matches(outcome.count)}",
@@ -351,7 +271,7 @@ async def hover(ctx: ToolContext, args: HoverArgs) -> ActionResult:
     """Move the mouse over the element matching a CSS selector."""
     page = await ctx.page()
     args.timeout_ms = ctx.bound_ms(args.timeout_ms, status=f"{args.selector}: {_ACTIONABLE}")  # within the call bound
-    outcome = await _selector_action(
+    outcome = await selector_action(
         ctx, page, args.selector, "hover", lambda el: inp.hover(el, "hover", timeout_ms=args.timeout_ms)
     )
     result = ActionResult(
@@ -408,7 +328,7 @@ async def press_key(ctx: ToolContext, args: PressKeyArgs) -> ActionResult:
     where = args.selector or "the focused element"
     args.timeout_ms = ctx.bound_ms(args.timeout_ms, status=f"{where}: {_ACTIONABLE}")  # within the call bound
     if args.selector:
-        outcome = await _selector_action(
+        outcome = await selector_action(
             ctx,
             page,
             args.selector,
@@ -418,22 +338,11 @@ async def press_key(ctx: ToolContext, args: PressKeyArgs) -> ActionResult:
     else:
         watch = await no_dialog(ctx, page, "press_key")
         follow = await Followup(page, watch).start()
-        session = await _focused_session(page)
+        session = await focused_session(page)
         dialog = await race_dialog(
             inp.press_key(None, session, args.key, "press_key", timeout_ms=args.timeout_ms), watch, "press_key"
         )
         await follow.settle()
-        outcome = _Outcome(0, dialog, await follow.report())
+        outcome = Outcome(0, dialog, await follow.report())
     result = ActionResult(text=f"pressed {args.key} in {where}", data={"key": args.key, "selector": args.selector})
     return outcome.apply(result)
-
-
-async def _focused_session(page: Any) -> Any:
-    """The session whose frame has focus (an out-of-process iframe takes keys on its own session)."""
-    from ..input.frames import find_frame
-
-    if page.active_frame:
-        ref = await find_frame(page, page.active_frame)
-        if ref is not None:
-            return ref.session
-    return page.session
