@@ -23,10 +23,11 @@ __all__ = ["ConsoleEvents", "TYPE_ALIASES", "CONSOLE_TYPES"]
 #: console types Chrome names two ways, and the name the timeline uses
 TYPE_ALIASES = {"warn": "warning", "verbose": "debug", "startGroup": "group", "startGroupCollapsed": "group"}
 #: Every type an entry can have (Chrome's console API types as recorded, browser log levels, our
-#: ``pageerror`` and ``issue``): a filter naming anything else would silently match nothing.
+#: ``pageerror`` and ``issue``, and the debugger's ``logpoint`` and ``snapshot`` hits): a filter
+#: naming anything else would silently match nothing.
 CONSOLE_TYPES = (
     "error", "warning", "log", "info", "debug", "pageerror", "issue", "assert", "trace", "table", "dir",
-    "dirxml", "group", "endGroup", "clear", "count", "timeEnd", "profile", "profileEnd",
+    "dirxml", "group", "endGroup", "clear", "count", "timeEnd", "profile", "profileEnd", "logpoint", "snapshot",
 )  # fmt: skip
 
 
