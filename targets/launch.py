@@ -129,6 +129,7 @@ class LaunchTarget(BrowserTarget):
             )
         except Exception as exc:
             await asyncio.to_thread(remove_profile, profile)
+            await self._close_proxy()  # no browser to serve: it must not keep listening
             raise ToolFailure(
                 ErrorCode.LAUNCH_FAILED,
                 f"The internal browser ({executable}) did not start: {_first_line(str(exc))}",
@@ -140,6 +141,7 @@ class LaunchTarget(BrowserTarget):
         except BaseException:
             await _close_quietly(context)
             await asyncio.to_thread(remove_profile, profile)
+            await self._close_proxy()
             raise
         self.context, self.profile_dir, self.browser = context, profile, browser
         self.cdp_url = f"http://127.0.0.1:{port}"
@@ -186,12 +188,15 @@ class LaunchTarget(BrowserTarget):
         if profile is not None:
             # Retries: on Windows the browser's helpers hold files in it for a moment after exit.
             await asyncio.to_thread(remove_profile, profile)
-        if self.proxy is not None:
-            proxy, self.proxy = self.proxy, None
-            await proxy.close()
+        await self._close_proxy()
         self.lost = None
         self.attached_at = None
         self.cdp_url = None
+
+    async def _close_proxy(self) -> None:
+        proxy, self.proxy = self.proxy, None
+        if proxy is not None:
+            await proxy.close()
 
     # -- pages ------------------------------------------------------------------------
 
