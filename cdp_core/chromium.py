@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -33,10 +32,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from .browser_paths import clean_executable_path, install_hint, locate_browser
-from .cleanup import kill_tree_windows, remove_tree
+from .cleanup import kill_tree_windows, remove_tree, running_as_root
 from .discovery import read_devtools_active_port
 from .errors import CDPException, DiscoveryError
-from .lifetime import Watchdog, new_profile_dir, sweep_orphan_profiles
+from .lifetime import Watchdog, new_profile_dir, sweep_profiles
 from .readiness import StderrTail, aprobe_version, port_is_free, probe_version
 
 __all__ = [
@@ -68,9 +67,6 @@ HEADLESS_FLAGS = (
 INSTALL_HINT = install_hint()
 
 
-_port_is_free = port_is_free  # the name tests and older callers use
-
-
 class LaunchError(CDPException, RuntimeError):
     """Chromium could not be started (bad executable, port in use, exited before listening)."""
 
@@ -94,10 +90,6 @@ def find_chrome() -> str:
     if path is not None:
         return path
     raise BrowserNotFound(f"No Chromium or Chrome found (looked at $CHROME_PATH, {', '.join(looked)}). {INSTALL_HINT}")
-
-
-def _is_root() -> bool:
-    return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
 class ChromiumProcess:
@@ -247,12 +239,12 @@ class ChromiumProcess:
             )
         owns = profile_dir is None
         if owns:
-            sweep_orphan_profiles()
+            sweep_profiles()
         profile = Path(profile_dir) if profile_dir is not None else new_profile_dir()
         (profile / "DevToolsActivePort").unlink(missing_ok=True)
         flags = HEADLESS_FLAGS if headless else tuple(f for f in HEADLESS_FLAGS if f != "--headless")
         args = [exe, *flags]
-        if _is_root():
+        if running_as_root():
             args.append("--no-sandbox")
         if port is not None:
             args += [f"--remote-debugging-port={port}", "--remote-debugging-address=127.0.0.1"]
@@ -272,7 +264,7 @@ class ChromiumProcess:
             )
         except OSError as exc:
             if owns:
-                shutil.rmtree(profile, ignore_errors=True)
+                remove_tree(profile)
             raise LaunchError(f"cannot run {exe}: {exc}") from exc
         assert proc.stderr is not None
         chrome = cls(proc, profile, 0, "", owns, exe)

@@ -18,7 +18,7 @@ import pytest
 
 import cdp_core
 from cdp_core import CDPException, ChromiumProcess
-from cdp_core.lifetime import sweep_orphan_profiles
+from cdp_core.lifetime import sweep_profiles
 from cdp_core.readiness import aprobe_version as _aprobe_version
 from cdp_core.readiness import port_is_free as _port_is_free
 from cdp_core.readiness import probe_version as _probe_version
@@ -150,6 +150,6 @@ def test_the_sweep_removes_only_profiles_whose_owner_is_gone(tmp_path: Path) -> 
         (folder / "Default").mkdir()
     os.symlink(f"{socket.gethostname()}-{mine}", in_use / "SingletonLock")
     os.utime(old_unnamed, (time.time() - 3600, time.time() - 3600))
-    removed = sweep_orphan_profiles(tmp_path)
+    removed = sweep_profiles(root=tmp_path)
     assert sorted(removed) == sorted([orphan, old_unnamed])
     assert all(p.exists() for p in (owned, in_use, new_unnamed, other))
