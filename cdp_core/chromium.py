@@ -328,17 +328,20 @@ class ChromiumProcess:
 
     def stop(self) -> None:
         """Terminate the browser (its whole process group) and remove the profile we created."""
-        if self.alive:
-            self._signal_group(signal.SIGTERM)
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        if self._owns_profile:
-            remove_tree(self.profile_dir)  # retries: Windows keeps files locked briefly after exit
-        if self._watchdog is not None:
-            self._watchdog.release()
-            self._watchdog = None
+        try:
+            if self.alive:
+                self._signal_group(signal.SIGTERM)
+                try:
+                    self.proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    self.kill()  # may time out too (a process stuck in the kernel): still clean up below
+        finally:
+            if self._owns_profile:
+                remove_tree(self.profile_dir)  # retries: Windows keeps files locked briefly after exit
+            if self._watchdog is not None:
+                # A browser that outlived SIGKILL is left to the watchdog, which keeps trying.
+                self._watchdog.release(browser_gone=not self.alive)
+                self._watchdog = None
 
     def __enter__(self) -> ChromiumProcess:
         return self

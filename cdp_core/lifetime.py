@@ -98,15 +98,22 @@ class Watchdog:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
-    def release(self) -> None:
-        """The browser was stopped cleanly: let the watchdog exit without killing anything."""
+    def release(self, *, browser_gone: bool = True) -> None:
+        """The browser was stopped cleanly: let the watchdog exit without killing anything.
+
+        ``browser_gone=False`` (it survived our kill): close the pipe without the release byte,
+        so the watchdog kills the process group and removes the profile on its own.
+        """
         if self._write_fd is not None:
-            try:
-                os.write(self._write_fd, b"q")
-            except OSError:
-                pass
+            if browser_gone:
+                try:
+                    os.write(self._write_fd, b"q")
+                except OSError:
+                    pass
             os.close(self._write_fd)
             self._write_fd = None
+        if not browser_gone:
+            self._proc = None  # it works on in its own session; it never waits on us
         if self._proc is not None:
             try:
                 self._proc.wait(2)

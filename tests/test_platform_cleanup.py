@@ -160,3 +160,40 @@ def test_sweep_keeps_an_internal_browser_profile_a_browser_still_runs_on(tmp_pat
 
     assert sweep_profiles(PREFIX, tmp_path, alive=alive) == [] and in_use.exists()
     assert asked == [dead, os.getpid()]  # the injected check (pid_alive, Windows-safe) answers both
+
+
+def test_stop_removes_the_profile_even_when_the_browser_outlives_its_kill(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A browser that survives SIGTERM and SIGKILL (stuck in the kernel): its profile goes, the watchdog takes over."""
+    from cdp_core import chromium
+
+    class Stuck:
+        pid, returncode = 4321, None
+
+        def poll(self) -> int | None:
+            return None
+
+        def wait(self, timeout: float | None = None) -> int:
+            raise subprocess.TimeoutExpired("chromium", timeout or 0)
+
+    class Watchdog:
+        released: list[bool] = []
+
+        def release(self, *, browser_gone: bool = True) -> None:
+            self.released.append(browser_gone)
+
+    signals: list[int] = []
+    monkeypatch.setattr(chromium.os, "killpg", lambda pid, sig: signals.append(sig), raising=False)
+    monkeypatch.setattr(chromium.sys, "platform", "linux")
+    profile = tmp_path / "cdp-chromium-x"
+    (profile / "Default").mkdir(parents=True)
+    (profile / "Default" / "Cookies").write_text("session=1")
+    browser = chromium.ChromiumProcess(Stuck(), profile, 9222, "/devtools/browser/x", owns_profile=True)  # type: ignore[arg-type]
+    dog = Watchdog()
+    browser._watchdog = dog  # type: ignore[assignment]
+    with pytest.raises(subprocess.TimeoutExpired):
+        browser.stop()
+    assert len(signals) == 2  # SIGTERM, then SIGKILL
+    assert not profile.exists()
+    assert dog.released == [False]  # not released: the watchdog still kills the group
