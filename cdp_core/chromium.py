@@ -24,20 +24,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from .browser_paths import clean_executable_path, install_hint, locate_browser
-from .cleanup import kill_tree_windows, remove_tree
+from .cleanup import kill_tree_windows, remove_tree, running_as_root
 from .discovery import read_devtools_active_port
 from .errors import CDPException, DiscoveryError
-from .lifetime import Watchdog, new_profile_dir, sweep_orphan_profiles
-from .readiness import StderrTail, aprobe_version, port_is_free, probe_version
+from .lifetime import Watchdog, new_profile_dir, sweep_profiles
+from .readiness import StderrTail, port_is_free
 
 __all__ = [
     "BrowserNotFound",
@@ -68,9 +68,6 @@ HEADLESS_FLAGS = (
 INSTALL_HINT = install_hint()
 
 
-_port_is_free = port_is_free  # the name tests and older callers use
-
-
 class LaunchError(CDPException, RuntimeError):
     """Chromium could not be started (bad executable, port in use, exited before listening)."""
 
@@ -94,10 +91,6 @@ def find_chrome() -> str:
     if path is not None:
         return path
     raise BrowserNotFound(f"No Chromium or Chrome found (looked at $CHROME_PATH, {', '.join(looked)}). {INSTALL_HINT}")
-
-
-def _is_root() -> bool:
-    return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
 class ChromiumProcess:
@@ -174,15 +167,21 @@ class ChromiumProcess:
         Blocks the calling thread while Chrome starts: in ``async def`` code use :meth:`astart`.
         Raises :class:`BrowserNotFound` or :class:`LaunchError`.
         """
+        if profile_dir is None:
+            sweep_profiles()
         chrome = cls._spawn(executable, port, profile_dir, headless, extra_args, urls, env)
         deadline = time.monotonic() + timeout
         stderr = chrome._stderr
         assert stderr is not None
-        while not chrome._check_ready(probe_version(port) if port and not stderr.listening else ""):
-            if time.monotonic() > deadline:
-                chrome._fail(f"Chromium did not open a debugging port within {timeout:g} s")
+        while True:
+            problem = chrome._not_ready()
+            if problem is None and time.monotonic() > deadline:
+                problem = f"Chromium did not open a debugging port within {timeout:g} s"
+            if problem:
+                chrome._fail(problem)
+            if problem == "":
+                return chrome
             stderr.seen.wait(0.05)
-        return chrome
 
     @classmethod
     async def astart(
@@ -208,23 +207,29 @@ class ChromiumProcess:
         def wake_up() -> None:  # called from the stderr reader thread
             loop.call_soon_threadsafe(wake.set)
 
+        if profile_dir is None:
+            await asyncio.to_thread(sweep_profiles)  # reads the temp dir, may remove profiles: not on the loop
         chrome = cls._spawn(executable, port, profile_dir, headless, extra_args, urls, env, on_listening=wake_up)
         stderr = chrome._stderr
         assert stderr is not None
         deadline = loop.time() + timeout
         try:
-            while not chrome._check_ready(await aprobe_version(port) if port and not stderr.listening else ""):
-                if loop.time() > deadline:
-                    chrome._fail(f"Chromium did not open a debugging port within {timeout:g} s")
+            while True:
+                problem = chrome._not_ready()
+                if problem is None and loop.time() > deadline:
+                    problem = f"Chromium did not open a debugging port within {timeout:g} s"
+                if problem:
+                    await asyncio.to_thread(chrome._fail, problem)  # stopping waits for the process
+                if problem == "":
+                    return chrome
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(0.05):
                         await wake.wait()
         except BaseException:
-            chrome.stop()  # cancelled while starting: never leave the browser behind
+            await asyncio.to_thread(chrome.stop)  # cancelled or failed: never leave the browser behind
             raise
         finally:
             stderr.forget_listener()  # the loop may be closed by the time Chrome exits
-        return chrome
 
     @classmethod
     def _spawn(
@@ -238,7 +243,7 @@ class ChromiumProcess:
         env: Mapping[str, str] | None,
         on_listening: Callable[[], None] | None = None,
     ) -> ChromiumProcess:
-        """Run the executable with its watchdog; the port is not known yet (see :meth:`_check_ready`)."""
+        """Run the executable with its watchdog; the port is not known yet (see :meth:`_not_ready`)."""
         exe = executable or find_chrome()
         if port and not port_is_free(port):
             raise LaunchError(
@@ -246,13 +251,11 @@ class ChromiumProcess:
                 "choose another port, or 0 for a free one"
             )
         owns = profile_dir is None
-        if owns:
-            sweep_orphan_profiles()
         profile = Path(profile_dir) if profile_dir is not None else new_profile_dir()
         (profile / "DevToolsActivePort").unlink(missing_ok=True)
         flags = HEADLESS_FLAGS if headless else tuple(f for f in HEADLESS_FLAGS if f != "--headless")
         args = [exe, *flags]
-        if _is_root():
+        if running_as_root():
             args.append("--no-sandbox")
         if port is not None:
             args += [f"--remote-debugging-port={port}", "--remote-debugging-address=127.0.0.1"]
@@ -272,7 +275,7 @@ class ChromiumProcess:
             )
         except OSError as exc:
             if owns:
-                shutil.rmtree(profile, ignore_errors=True)
+                remove_tree(profile)
             raise LaunchError(f"cannot run {exe}: {exc}") from exc
         assert proc.stderr is not None
         chrome = cls(proc, profile, 0, "", owns, exe)
@@ -281,30 +284,35 @@ class ChromiumProcess:
         chrome._stderr = StderrTail(proc.stderr, on_listening=on_listening)
         return chrome
 
-    def _check_ready(self, probed_path: str) -> bool:
-        """True once the port is known: Chrome's stderr line, ``DevToolsActivePort`` or a probe answer.
+    def _not_ready(self) -> str | None:
+        """'' once the port is known (Chrome's stderr line, or ``DevToolsActivePort`` for port 0),
+        None while waiting, else why the start failed (the caller then calls :meth:`_fail`).
 
-        Raises :class:`LaunchError` (after stopping the browser) when it exited instead.
+        A fixed port is ready only on Chrome's own ``DevTools listening on`` line (Puppeteer and
+        Playwright wait for it too): an answer on ``/json/version`` there may come from another
+        browser that took the port between our free-port check and Chrome's listen.
         """
         stderr = self._stderr
         assert stderr is not None
+        taken = stderr.port_taken or (
+            stderr.listening is not None and bool(self._requested_port) and stderr.listening_host != "127.0.0.1"
+        )
+        if taken:  # Chrome fell back to [::1]: 127.0.0.1's port is another process's
+            return f"port {self._requested_port} on 127.0.0.1 was taken by another process while Chromium started"
         if stderr.listening is not None:
             self.port, self.ws_path = stderr.listening
-            return True
-        if probed_path:
-            self.port, self.ws_path = self._requested_port or 0, probed_path  # probed only for a fixed port
-            return True
+            return ""
         if not self._requested_port:
             try:
                 self.port, self.ws_path = read_devtools_active_port(self.profile_dir)
-                return True
+                return ""
             except DiscoveryError:
                 pass
         if self.proc.poll() is not None:
-            self._fail(f"Chromium exited with code {self.proc.returncode} before listening")
-        return False
+            return f"Chromium exited with code {self.proc.returncode} before listening"
+        return None
 
-    def _fail(self, problem: str) -> None:
+    def _fail(self, problem: str) -> NoReturn:
         stderr = self._stderr
         self.stop()
         said = stderr.text() if stderr is not None else ""
@@ -336,17 +344,20 @@ class ChromiumProcess:
 
     def stop(self) -> None:
         """Terminate the browser (its whole process group) and remove the profile we created."""
-        if self.alive:
-            self._signal_group(signal.SIGTERM)
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        if self._owns_profile:
-            remove_tree(self.profile_dir)  # retries: Windows keeps files locked briefly after exit
-        if self._watchdog is not None:
-            self._watchdog.release()
-            self._watchdog = None
+        try:
+            if self.alive:
+                self._signal_group(signal.SIGTERM)
+                try:
+                    self.proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    self.kill()  # may time out too (a process stuck in the kernel): still clean up below
+        finally:
+            if self._owns_profile:
+                remove_tree(self.profile_dir)  # retries: Windows keeps files locked briefly after exit
+            if self._watchdog is not None:
+                # A browser that outlived SIGKILL is left to the watchdog, which keeps trying.
+                self._watchdog.release(browser_gone=not self.alive)
+                self._watchdog = None
 
     def __enter__(self) -> ChromiumProcess:
         return self

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["end_tree_command", "kill_tree_windows", "pid_alive", "remove_tree"]
+__all__ = ["end_tree_command", "kill_tree_windows", "pid_alive", "remove_tree", "running_as_root"]
 
 log = logging.getLogger("cdp_core.cleanup")
 
@@ -51,6 +51,12 @@ def kill_tree_windows(pid: int, run: Callable[..., Any] = subprocess.run) -> boo
     except (OSError, subprocess.SubprocessError):
         return False
     return getattr(done, "returncode", 1) == 0
+
+
+def running_as_root() -> bool:
+    """Root on POSIX, where Chrome refuses to start with its sandbox; never on Windows (no ``geteuid``)."""
+    geteuid = getattr(os, "geteuid", None)
+    return geteuid is not None and geteuid() == 0
 
 
 def pid_alive(pid: int, platform: str | None = None) -> bool:

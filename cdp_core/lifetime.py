@@ -10,24 +10,31 @@ Two mechanisms, both for :class:`cdp_core.chromium.ChromiumProcess`:
   sends it when the spawning *thread* exits (a worker thread, ``asyncio.to_thread``), and it
   exists on Linux only. A clean :meth:`Watchdog.release` writes one byte first, so the
   watchdog exits without touching a process group whose id may be reused later.
-- **A sweep of orphaned profiles.** Temporary profiles are named ``cdp-chromium-<pid>-*``
-  after the process that created them. :func:`sweep_orphan_profiles` removes those whose
+- **A sweep of orphaned profiles.** Temporary profiles are named ``<prefix><pid>-*``
+  (``cdp-chromium-`` here, ``mcp-browser-launch-`` for the MCP server's internal browser)
+  after the process that created them. :func:`sweep_profiles` removes those whose
   owner is gone and whose browser (Chrome's ``SingletonLock`` names ``host-pid``) is not
   running, so parallel workers and servers sharing the temp dir never lose a live profile.
 """
 
 from __future__ import annotations
 
+import logging
 import os
-import shutil
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["PROFILE_PREFIX", "Watchdog", "new_profile_dir", "sweep_orphan_profiles"]
+from .cleanup import pid_alive, remove_tree
+
+__all__ = ["PROFILE_PREFIX", "Watchdog", "new_profile_dir", "sweep_profiles"]
+
+log = logging.getLogger("cdp_core.lifetime")
 
 PROFILE_PREFIX = "cdp-chromium-"
 
@@ -91,15 +98,22 @@ class Watchdog:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
-    def release(self) -> None:
-        """The browser was stopped cleanly: let the watchdog exit without killing anything."""
+    def release(self, *, browser_gone: bool = True) -> None:
+        """The browser was stopped cleanly: let the watchdog exit without killing anything.
+
+        ``browser_gone=False`` (it survived our kill): close the pipe without the release byte,
+        so the watchdog kills the process group and removes the profile on its own.
+        """
         if self._write_fd is not None:
-            try:
-                os.write(self._write_fd, b"q")
-            except OSError:
-                pass
+            if browser_gone:
+                try:
+                    os.write(self._write_fd, b"q")
+                except OSError:
+                    pass
             os.close(self._write_fd)
             self._write_fd = None
+        if not browser_gone:
+            self._proc = None  # it works on in its own session; it never waits on us
         if self._proc is not None:
             try:
                 self._proc.wait(2)
@@ -108,24 +122,12 @@ class Watchdog:
             self._proc = None
 
 
-def new_profile_dir() -> Path:
-    """A fresh temporary profile named after this process (the sweep's owner check reads it)."""
-    return Path(tempfile.mkdtemp(prefix=f"{PROFILE_PREFIX}{os.getpid()}-"))
+def new_profile_dir(prefix: str = PROFILE_PREFIX, root: str | Path | None = None) -> Path:
+    """A fresh owner-only temporary profile named ``<prefix><pid>-*`` (the sweep's owner check reads the pid)."""
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=root))
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True  # exists, owned by someone else
-    return True
-
-
-def _browser_running(profile: Path) -> bool:
+def _browser_running(profile: Path, alive: Callable[[int], bool]) -> bool:
     """Chrome's ``SingletonLock`` symlink reads ``<host>-<pid>`` while a browser uses the profile."""
     try:
         target = os.readlink(profile / "SingletonLock")
@@ -134,41 +136,61 @@ def _browser_running(profile: Path) -> bool:
     host, _, pid = target.rpartition("-")
     if host and host != socket.gethostname():
         return True  # another machine's browser (a shared temp dir): not ours to judge
-    return pid.isdigit() and _pid_alive(int(pid))
+    return pid.isdigit() and alive(int(pid))
 
 
-def _owner_pid(name: str) -> int | None:
-    head = name[len(PROFILE_PREFIX) :].split("-", 1)[0]
-    return int(head) if head.isdigit() and "-" in name[len(PROFILE_PREFIX) :] else None
+def _owner_pid(name: str, prefix: str) -> int | None:
+    rest = name[len(prefix) :]
+    head = rest.split("-", 1)[0]
+    return int(head) if head.isdigit() and "-" in rest else None
 
 
-def sweep_orphan_profiles(tmp: str | Path | None = None) -> list[Path]:
-    """Remove ``cdp-chromium-*`` profiles left by processes that are gone; answer what was removed.
+def _mine(path: Path) -> bool:
+    """A folder of this user (POSIX: same uid; Windows: %TEMP% is per user), never a symlink."""
+    info = path.lstat()
+    if not stat.S_ISDIR(info.st_mode):
+        return False
+    getuid = getattr(os, "getuid", None)
+    return getuid is None or info.st_uid == getuid()
 
-    A profile is kept while its owner process (the pid in its name) lives or a browser runs
-    on it; one without an owner pid in its name is kept for ten minutes after its last change.
+
+def sweep_profiles(
+    prefix: str = PROFILE_PREFIX,
+    root: str | Path | None = None,
+    *,
+    alive: Callable[[int], bool] = pid_alive,
+    remove: Callable[..., bool] = remove_tree,
+) -> list[Path]:
+    """Remove ``<prefix>*`` profiles left by processes that are gone; answer what was removed.
+
+    Used for ChromiumProcess's ``cdp-chromium-`` profiles and the internal browser's
+    ``mcp-browser-launch-`` ones. A profile is kept while its owner process (the pid in its
+    name) lives or a browser runs on it (its ``SingletonLock``); one without an owner pid in its
+    name (older versions) is kept for ten minutes after its last change. Only this user's
+    folders, never a symlink.
     """
-    root = Path(tmp or tempfile.gettempdir())
+    folder = Path(root) if root is not None else Path(tempfile.gettempdir())
     removed: list[Path] = []
     try:
-        entries = list(root.glob(f"{PROFILE_PREFIX}*"))
+        entries = list(folder.glob(f"{prefix}*"))
     except OSError:
         return removed
     now = time.time()
     for path in entries:
         try:
-            if not path.is_dir() or path.is_symlink() or path.stat().st_uid != getattr(os, "getuid", lambda: 0)():
+            if not _mine(path):
                 continue
-            owner = _owner_pid(path.name)
-            if owner is not None and (owner == os.getpid() or _pid_alive(owner)):
+            owner = _owner_pid(path.name, prefix)
+            if owner is not None and (owner == os.getpid() or alive(owner)):
                 continue
             if owner is None and now - path.stat().st_mtime < _UNNAMED_GRACE_S:
                 continue
-            if _browser_running(path):
+            if _browser_running(path, alive):
                 continue
         except OSError:
             continue
-        shutil.rmtree(path, ignore_errors=True)
-        if not path.exists():
+        if remove(path, attempts=3):
             removed.append(path)
+    if removed:
+        log.info("removed %d browser profile(s) left by processes that were killed", len(removed))
     return removed

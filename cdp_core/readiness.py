@@ -1,17 +1,15 @@
 """When a Chromium we started is ready, and whether a port is free: what ``ChromiumProcess`` waits on.
 
 A browser on port 0 writes ``DevToolsActivePort``; one on a fixed port does not, so readiness
-also comes from Chrome's stderr line ``DevTools listening on ws://...`` (:class:`StderrTail`)
-and from an answer on ``/json/version`` (:func:`probe_version`, :func:`aprobe_version`),
-whichever comes first.
+also comes from Chrome's stderr line ``DevTools listening on ws://...`` (:class:`StderrTail`).
+No ``/json/version`` probe: on a fixed port its answer may come from another browser that took
+the port between our free-port check and Chrome's listen. Chrome then listens on ``[::1]``
+instead (or prints ``Cannot start http server``), which its line says, and the start fails.
 """
 
 from __future__ import annotations
 
-import asyncio
 import collections
-import http.client
-import json
 import os
 import re
 import socket
@@ -19,7 +17,7 @@ import threading
 from collections.abc import Callable
 from typing import IO
 
-__all__ = ["StderrTail", "aprobe_version", "port_is_free", "probe_version"]
+__all__ = ["StderrTail", "port_is_free"]
 
 
 def port_is_free(port: int) -> bool:
@@ -44,47 +42,11 @@ def port_is_free(port: int) -> bool:
 
 
 #: Chrome's own announcement on stderr, for any port: ``DevTools listening on ws://HOST:PORT/devtools/browser/ID``.
-_LISTENING = re.compile(rb"DevTools listening on ws://[^\s/]+:(\d+)(/devtools/browser/\S+)")
+_LISTENING = re.compile(rb"DevTools listening on ws://([^\s/]+):(\d+)(/devtools/browser/\S+)")
 
 
-def _version_path(raw: bytes) -> str:
-    """The browser websocket's path from a ``/json/version`` answer ('' when it is not one)."""
-    try:
-        url = str(json.loads(raw).get("webSocketDebuggerUrl", ""))
-    except (ValueError, AttributeError):
-        return ""
-    match = re.match(r"ws://[^/]+(/devtools/browser/\S+)$", url)
-    return match.group(1) if match else ""
-
-
-def probe_version(port: int) -> str:
-    """Ask ``/json/version`` on a fixed port; the websocket path, or '' while nothing answers."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=0.5)
-    try:
-        conn.request("GET", "/json/version")
-        response = conn.getresponse()
-        return _version_path(response.read()) if response.status == 200 else ""
-    except (OSError, http.client.HTTPException):
-        return ""
-    finally:
-        conn.close()
-
-
-async def aprobe_version(port: int) -> str:
-    """:func:`probe_version` on the event loop (Chrome serves HTTP/1.1 only)."""
-    try:
-        async with asyncio.timeout(0.5):
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            try:
-                writer.write(f"GET /json/version HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = re.search(rb"(?im)^content-length:\s*(\d+)", head)
-                body = await reader.readexactly(int(length.group(1))) if length else b""
-            finally:
-                writer.close()
-    except (OSError, TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-        return ""
-    return _version_path(body) if head.startswith(b"HTTP/1.1 200") else ""
+#: Chrome's line when another process holds the fixed port (then an answer there is not ours).
+_PORT_TAKEN = b"Cannot start http server"
 
 
 class StderrTail:
@@ -99,6 +61,10 @@ class StderrTail:
         self._size = 0
         self._limit = limit
         self.listening: tuple[int, str] | None = None
+        #: The host of that line: ``[::1]`` instead of ``127.0.0.1`` when 127.0.0.1's port was taken.
+        self.listening_host = ""
+        #: Chrome said it could not open its debugging port (another process listens there).
+        self.port_taken = False
         self.seen = threading.Event()
         self._on_listening = on_listening
         self._thread = threading.Thread(target=self._drain, args=(stream,), name="chromium-stderr", daemon=True)
@@ -108,10 +74,14 @@ class StderrTail:
         with stream:
             for line in iter(stream.readline, b""):
                 if self.listening is None and (match := _LISTENING.search(line)):
-                    self.listening = (int(match.group(1)), match.group(2).decode())
+                    self.listening_host = match.group(1).decode()
+                    self.listening = (int(match.group(2)), match.group(3).decode())
                     self.seen.set()
                     if self._on_listening is not None:
                         self._on_listening()
+                if _PORT_TAKEN in line:
+                    self.port_taken = True
+                    self.seen.set()
                 self._chunks.append(line)
                 self._size += len(line)
                 while self._size > self._limit and len(self._chunks) > 1:

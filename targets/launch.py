@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import cdp_core
 from cdp_core import DiscoveryError, read_devtools_active_port
+from cdp_core.cleanup import remove_tree, running_as_root
+from cdp_core.lifetime import new_profile_dir, sweep_profiles
 
 from .base import BrowserTarget
 from .chrome_path import BrowserNotFound, find_chrome
@@ -25,7 +27,6 @@ from .emulation import Viewport
 from .errors import ErrorCode, ToolFailure
 from .file_names import safe_file_name
 from .hub import Listeners, SessionHub, utc_now
-from .launch_profiles import new_profile_dir, remove_profile, sweep_stale_profiles
 from .page import PageHandle
 from .policy import PolicyInterceptor, UrlPolicy
 from .policy_proxy import PolicyProxy, proxy_flags
@@ -41,6 +42,11 @@ __all__ = ["LaunchTarget", "LAUNCH_VIEWPORT"]
 LAUNCH_VIEWPORT = Viewport(1280, 800, 1.0)
 
 log = logging.getLogger("targets.launch")
+
+#: The internal browser's temporary profiles are ``<PROFILE_PREFIX><server pid>-*``: a profile holds
+#: what the pages stored (cookies, tokens), so the first launch of a server sweeps those whose
+#: server was killed (``cdp_core.lifetime.sweep_profiles``), never one of a server still running.
+PROFILE_PREFIX = "mcp-browser-launch-"
 
 #: Whether this server process already swept stale profiles (the first launch does it).
 _swept: list[bool] = []
@@ -105,15 +111,15 @@ class LaunchTarget(BrowserTarget):
             raise ToolFailure(ErrorCode.BROWSER_NOT_FOUND, str(exc)) from exc
         if not _swept:
             _swept.append(True)  # once per server: profiles left by servers that were killed
-            await asyncio.to_thread(sweep_stale_profiles)
-        profile = new_profile_dir()
+            await asyncio.to_thread(sweep_profiles, PROFILE_PREFIX)
+        profile = new_profile_dir(PROFILE_PREFIX)
         args = ["--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1", *_QUIET_FLAGS]
         if self.policy.patterns:
             # WebSockets, prefetch, prerender, preconnect, loadNetworkResource: what Fetch never
             # pauses goes through our loopback proxy, which holds ALLOWED_URLS (policy_proxy.py).
             self.proxy = self.proxy or PolicyProxy(self.policy)
             args += proxy_flags(await self.proxy.start())
-        if _running_as_root():
+        if running_as_root():
             args.append("--no-sandbox")
         # One Playwright driver per manager: a relaunch after a crash then costs only the browser start.
         pw = self._pw or await async_playwright().start()
@@ -128,7 +134,8 @@ class LaunchTarget(BrowserTarget):
                 viewport={"width": LAUNCH_VIEWPORT.width, "height": LAUNCH_VIEWPORT.height},
             )
         except Exception as exc:
-            await asyncio.to_thread(remove_profile, profile)
+            await asyncio.to_thread(remove_tree, profile)
+            await self._close_proxy()  # no browser to serve: it must not keep listening
             raise ToolFailure(
                 ErrorCode.LAUNCH_FAILED,
                 f"The internal browser ({executable}) did not start: {_first_line(str(exc))}",
@@ -139,7 +146,8 @@ class LaunchTarget(BrowserTarget):
             browser = await cdp_core.connect(f"http://127.0.0.1:{port}")
         except BaseException:
             await _close_quietly(context)
-            await asyncio.to_thread(remove_profile, profile)
+            await asyncio.to_thread(remove_tree, profile)
+            await self._close_proxy()
             raise
         self.context, self.profile_dir, self.browser = context, profile, browser
         self.cdp_url = f"http://127.0.0.1:{port}"
@@ -185,13 +193,16 @@ class LaunchTarget(BrowserTarget):
             await _stop_quietly(pw)
         if profile is not None:
             # Retries: on Windows the browser's helpers hold files in it for a moment after exit.
-            await asyncio.to_thread(remove_profile, profile)
-        if self.proxy is not None:
-            proxy, self.proxy = self.proxy, None
-            await proxy.close()
+            await asyncio.to_thread(remove_tree, profile)
+        await self._close_proxy()
         self.lost = None
         self.attached_at = None
         self.cdp_url = None
+
+    async def _close_proxy(self) -> None:
+        proxy, self.proxy = self.proxy, None
+        if proxy is not None:
+            await proxy.close()
 
     # -- pages ------------------------------------------------------------------------
 
@@ -259,12 +270,6 @@ class LaunchTarget(BrowserTarget):
         """Wait for downloads being saved (tests, read_downloaded_file)."""
         if self._download_tasks:
             await asyncio.wait(set(self._download_tasks), timeout=30)
-
-
-def _running_as_root() -> bool:
-    """Root on POSIX (Chrome refuses its sandbox there); never on Windows, which has no ``geteuid``."""
-    geteuid = getattr(os, "geteuid", None)
-    return geteuid is not None and geteuid() == 0
 
 
 def _leave_dialog_open(_dialog: Any) -> None:

@@ -96,9 +96,12 @@ class PolicyProxy:
             if not verdict.allowed:
                 return await self._refuse(writer, f"{host}:{port}", verdict)
             up_reader, up_writer = await asyncio.open_connection(host, port)
-            writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
-            await writer.drain()
-            await _pipe_both(reader, writer, up_reader, up_writer)
+            try:
+                writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                await writer.drain()
+                await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+            finally:
+                up_writer.close()
             return
         verdict = self.policy.check_url(target)
         parts = urllib.parse.urlsplit(target)
@@ -112,18 +115,28 @@ class PolicyProxy:
         upgrade = any(line.lower().startswith("upgrade:") for line in header_lines)
         headers.append("Connection: Upgrade" if upgrade else "Connection: close")
         up_reader, up_writer = await asyncio.open_connection(host, port)
-        up_writer.write("\r\n".join([f"{method} {path} {version}", *headers, "", ""]).encode("latin-1"))
-        await up_writer.drain()
-        # The answer's head gets ``Connection: close`` as well: the browser then opens a new
-        # connection (checked anew) for its next request instead of reusing this one.
-        answer = await asyncio.wait_for(up_reader.readuntil(b"\r\n\r\n"), _HEAD_TIMEOUT_S * 4)
-        status_line, *answer_lines = answer[:-4].decode("latin-1").split("\r\n")
-        if " 101 " not in f"{status_line} ":
-            answer_lines = [line for line in answer_lines if line.split(":", 1)[0].strip().lower() != "connection"]
-            answer_lines.append("Connection: close")
-        writer.write("\r\n".join([status_line, *answer_lines, "", ""]).encode("latin-1"))
-        await writer.drain()
-        await _pipe_both(reader, writer, up_reader, up_writer)
+        upload: asyncio.Task[None] | None = None
+        try:
+            up_writer.write("\r\n".join([f"{method} {path} {version}", *headers, "", ""]).encode("latin-1"))
+            await up_writer.drain()
+            # The body (a form POST, a fetch POST) goes up while we wait for the answer: the
+            # server answers only once it has the body, so waiting for the answer first hung.
+            upload = asyncio.create_task(_pipe(reader, up_writer))
+            # The answer's head gets ``Connection: close`` as well: the browser then opens a new
+            # connection (checked anew) for its next request instead of reusing this one.
+            answer = await asyncio.wait_for(up_reader.readuntil(b"\r\n\r\n"), _HEAD_TIMEOUT_S * 4)
+            status_line, *answer_lines = answer[:-4].decode("latin-1").split("\r\n")
+            if " 101 " not in f"{status_line} ":
+                answer_lines = [line for line in answer_lines if line.split(":", 1)[0].strip().lower() != "connection"]
+                answer_lines.append("Connection: close")
+            writer.write("\r\n".join([status_line, *answer_lines, "", ""]).encode("latin-1"))
+            await writer.drain()
+            await _pipe(up_reader, writer)
+        finally:
+            # Also on a timeout or a cancel (close()): neither the upload nor the server's socket outlives us.
+            if upload is not None:
+                upload.cancel()
+            up_writer.close()
 
     async def _refuse(self, writer: asyncio.StreamWriter, what: str, verdict: Verdict) -> None:
         self.blocked.append({"url": what, "reason": verdict.reason})
@@ -144,24 +157,14 @@ def _host_port(authority: str, default: int) -> tuple[str, int]:
     return parsed.host.strip("[]"), port if port is not None else default
 
 
-async def _pipe_both(
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
-    up_reader: asyncio.StreamReader,
-    up_writer: asyncio.StreamWriter,
-) -> None:
-    async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-        try:
-            while chunk := await src.read(65536):
-                dst.write(chunk)
-                await dst.drain()
-        except OSError:
-            pass
-        finally:
-            with contextlib.suppress(OSError):
-                dst.close()
-
+async def _pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+    """Copy until ``src`` ends, then close ``dst``: the other direction then ends too."""
     try:
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        while chunk := await src.read(65536):
+            dst.write(chunk)
+            await dst.drain()
+    except OSError:
+        pass
     finally:
-        up_writer.close()
+        with contextlib.suppress(OSError):
+            dst.close()

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from .finding import FIXED_PORTS
+
 if TYPE_CHECKING:
     from .profile_dirs import ProfileDir
 
@@ -44,5 +46,5 @@ class TargetSettings:
     #: Where ``attach_cdp`` without a URL looks for ``DevToolsActivePort``: None means the standard
     #: user data dirs of this system (targets.profile_dirs); tests point it at fake dirs.
     profile_dirs: list[ProfileDir] | None = None
-    #: Ports asked ``/json/version`` besides the files (the flag flow's 9222); tests use none.
-    probe_ports: tuple[int, ...] = (9222,)
+    #: Ports asked ``/json/version`` besides the files (finding.FIXED_PORTS: the flag flow's 9222); tests use none.
+    probe_ports: tuple[int, ...] = FIXED_PORTS

@@ -18,10 +18,8 @@ import pytest
 
 import cdp_core
 from cdp_core import CDPException, ChromiumProcess
-from cdp_core.lifetime import sweep_orphan_profiles
-from cdp_core.readiness import aprobe_version as _aprobe_version
+from cdp_core.lifetime import sweep_profiles
 from cdp_core.readiness import port_is_free as _port_is_free
-from cdp_core.readiness import probe_version as _probe_version
 
 
 def _free_port() -> int:
@@ -47,13 +45,9 @@ def test_a_fixed_port_is_ready_and_free_again_right_after_stop() -> None:
         with socket.create_connection(("127.0.0.1", port)) as conn:  # a connection we close first: TIME-WAIT
             conn.sendall(f"GET /json/version HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
             assert conn.recv(100).startswith(b"HTTP/1.1 200")
-        # Readiness of a fixed port without Chrome's stderr line: /json/version, either way.
-        assert _probe_version(port) == chrome.ws_path
-        assert asyncio.run(_aprobe_version(port)) == chrome.ws_path
     finally:
         chrome.stop()
     assert _port_is_free(port), "a port whose connections are in TIME-WAIT reads as taken"
-    assert asyncio.run(_aprobe_version(port)) == ""  # nobody answers now
     again = ChromiumProcess.start(port=port)
     try:
         assert again.alive and again.port == port
@@ -150,6 +144,45 @@ def test_the_sweep_removes_only_profiles_whose_owner_is_gone(tmp_path: Path) -> 
         (folder / "Default").mkdir()
     os.symlink(f"{socket.gethostname()}-{mine}", in_use / "SingletonLock")
     os.utime(old_unnamed, (time.time() - 3600, time.time() - 3600))
-    removed = sweep_orphan_profiles(tmp_path)
+    removed = sweep_profiles(root=tmp_path)
     assert sorted(removed) == sorted([orphan, old_unnamed])
     assert all(p.exists() for p in (owned, in_use, new_unnamed, other))
+
+
+@pytest.mark.parametrize("start", ["sync", "async"])
+def test_a_fixed_port_grabbed_by_another_browser_is_never_taken_for_ours(
+    start: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process took the port between our free check and Chrome's listen: its answer is not ours."""
+    import http.server
+    import threading
+
+    from cdp_core import chromium
+
+    class OtherBrowser(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:  # noqa: N802
+            body = b'{"webSocketDebuggerUrl": "ws://127.0.0.1:1/devtools/browser/not-ours"}'
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), OtherBrowser)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    port = other.server_address[1]
+    monkeypatch.setattr(chromium, "port_is_free", lambda p: True)  # the race: free when we looked
+    try:
+        with pytest.raises(cdp_core.LaunchError) as failure:
+            if start == "sync":
+                ChromiumProcess.start(port=port).stop()
+            else:
+                asyncio.run(ChromiumProcess.astart(port=port)).stop()
+        assert "taken by another process" in str(failure.value)
+    finally:
+        other.shutdown()
+        other.server_close()

@@ -16,7 +16,8 @@ import pytest
 
 from cdp_core import cleanup
 from cdp_core.cleanup import end_tree_command, kill_tree_windows, pid_alive, remove_tree
-from targets.launch_profiles import PREFIX, new_profile_dir, sweep_stale_profiles
+from cdp_core.lifetime import new_profile_dir, sweep_profiles
+from targets.launch import PROFILE_PREFIX as PREFIX
 
 
 def _dead_pid() -> int:
@@ -56,7 +57,7 @@ def test_pid_alive():
 
 
 def test_profile_name_carries_the_server_pid(tmp_path: Path):
-    profile = new_profile_dir(str(tmp_path))
+    profile = new_profile_dir(PREFIX, tmp_path)
     assert profile.name.startswith(f"{PREFIX}{os.getpid()}-") and profile.is_dir()
 
 
@@ -92,7 +93,7 @@ def test_sweep_removes_only_profiles_whose_server_is_gone(tmp_path: Path):
         stale = tmp_path / f"{PREFIX}{dead}-abc"
         running = tmp_path / f"{PREFIX}{sleeper.pid}-abc"  # another server, still running
         own = tmp_path / f"{PREFIX}{os.getpid()}-abc"
-        old_style = tmp_path / f"{PREFIX}x1y2z3"  # a version without the pid: unknown owner
+        old_style = tmp_path / f"{PREFIX}x1y2z3"  # a version without the pid, just made: unknown owner
         other = tmp_path / "something-else"
         for folder in (stale, running, own, old_style, other):
             (folder / "Default").mkdir(parents=True)
@@ -103,7 +104,7 @@ def test_sweep_removes_only_profiles_whose_server_is_gone(tmp_path: Path):
         if sys.platform != "win32":  # symlinks need a privilege there
             (tmp_path / f"{PREFIX}{dead}-link").symlink_to(outside, target_is_directory=True)
 
-        removed = sweep_stale_profiles(tmp_path)
+        removed = sweep_profiles(PREFIX, tmp_path)
 
         assert removed == [stale] and not stale.exists()
         assert running.exists() and own.exists() and old_style.exists() and other.exists()
@@ -114,7 +115,7 @@ def test_sweep_removes_only_profiles_whose_server_is_gone(tmp_path: Path):
 
 
 def test_sweep_of_a_missing_folder_is_quiet(tmp_path: Path):
-    assert sweep_stale_profiles(tmp_path / "nope") == []
+    assert sweep_profiles(PREFIX, tmp_path / "nope") == []
 
 
 def test_chromium_process_on_windows_ends_the_tree_with_taskkill(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
@@ -141,3 +142,58 @@ def test_chromium_process_on_windows_ends_the_tree_with_taskkill(tmp_path: Path,
     browser = chromium.ChromiumProcess(Proc(), profile, 9222, "/devtools/browser/x", owns_profile=True)  # type: ignore[arg-type]
     browser.stop()
     assert ended == [4321] and not profile.exists()
+
+
+def test_sweep_keeps_an_internal_browser_profile_a_browser_still_runs_on(tmp_path: Path):
+    """One sweep for both kinds of profile: the internal browser's keep Chrome's SingletonLock check too."""
+    import socket
+
+    dead = _dead_pid()
+    in_use = tmp_path / f"{PREFIX}{dead}-abc"  # its server is gone, its browser is not
+    (in_use / "Default").mkdir(parents=True)
+    os.symlink(f"{socket.gethostname()}-{os.getpid()}", in_use / "SingletonLock")
+    asked: list[int] = []
+
+    def alive(pid: int) -> bool:
+        asked.append(pid)
+        return pid_alive(pid)
+
+    assert sweep_profiles(PREFIX, tmp_path, alive=alive) == [] and in_use.exists()
+    assert asked == [dead, os.getpid()]  # the injected check (pid_alive, Windows-safe) answers both
+
+
+def test_stop_removes_the_profile_even_when_the_browser_outlives_its_kill(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A browser that survives SIGTERM and SIGKILL (stuck in the kernel): its profile goes, the watchdog takes over."""
+    from cdp_core import chromium
+
+    class Stuck:
+        pid, returncode = 4321, None
+
+        def poll(self) -> int | None:
+            return None
+
+        def wait(self, timeout: float | None = None) -> int:
+            raise subprocess.TimeoutExpired("chromium", timeout or 0)
+
+    class Watchdog:
+        released: list[bool] = []
+
+        def release(self, *, browser_gone: bool = True) -> None:
+            self.released.append(browser_gone)
+
+    signals: list[int] = []
+    monkeypatch.setattr(chromium.os, "killpg", lambda pid, sig: signals.append(sig), raising=False)
+    monkeypatch.setattr(chromium.sys, "platform", "linux")
+    profile = tmp_path / "cdp-chromium-x"
+    (profile / "Default").mkdir(parents=True)
+    (profile / "Default" / "Cookies").write_text("session=1")
+    browser = chromium.ChromiumProcess(Stuck(), profile, 9222, "/devtools/browser/x", owns_profile=True)  # type: ignore[arg-type]
+    dog = Watchdog()
+    browser._watchdog = dog  # type: ignore[assignment]
+    with pytest.raises(subprocess.TimeoutExpired):
+        browser.stop()
+    assert len(signals) == 2  # SIGTERM, then SIGKILL
+    assert not profile.exists()
+    assert dog.released == [False]  # not released: the watchdog still kills the group

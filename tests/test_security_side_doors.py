@@ -191,3 +191,82 @@ async def _open(port: int) -> Any:
     import asyncio
 
     return await asyncio.open_connection("127.0.0.1", port)
+
+
+async def test_a_form_post_and_a_fetch_post_through_the_proxy_get_their_answer(tmp_path: Path, http_server):
+    """A request with a body (a form POST, a fetch POST) completes through the ALLOWED_URLS proxy.
+
+    The proxy used to wait for the server's answer before forwarding the body, while the server
+    waited for the body: every POST of an allowed local app hung until it timed out.
+    """
+
+    def posted(request: Any) -> Reply:
+        return Reply(200, f"<!doctype html><title>posted {request.body.decode()}</title>")
+
+    http_server.route("/side/posted", posted)
+    http_server.route("/side/fetched", lambda r: Reply(200, b"fetched " + r.body, "text/plain"))
+    http_server.route(
+        "/side/form.html",
+        Reply(
+            200,
+            "<!doctype html><title>form</title><form method=post action=/side/posted>"
+            "<input name=field value=sent-by-form></form>",
+        ),  # fmt: skip
+    )
+    settings = Settings(artifact_dir=str(tmp_path / "artifacts"), allowed_urls=[http_server.base])
+    manager, server = build_app(settings)
+    try:
+        async with Client(server) as client:
+            nav = await client.call_tool(
+                "browser_session", {"action": "navigate", "url": http_server.url("/side/form.html")}
+            )
+            assert not nav.is_error, nav.structured_content
+            fetched = await client.call_tool(
+                "browser_session",
+                {
+                    "action": "evaluate_js",
+                    "expression": "fetch('/side/fetched', {method: 'POST', body: 'x'.repeat(100000)})"
+                    ".then(r => r.text()).then(t => t.length + ':' + t.slice(0, 10))",
+                },
+            )
+            assert not fetched.is_error, fetched.structured_content
+            assert fetched.structured_content["result"] == f"{len('fetched ') + 100000}:fetched xx"
+            await client.call_tool(
+                "browser_session", {"action": "evaluate_js", "expression": "document.forms[0].submit(); 1"}
+            )
+            with anyio.fail_after(20):
+                while True:
+                    title = await client.call_tool(
+                        "browser_session", {"action": "evaluate_js", "expression": "document.title"}
+                    )
+                    if title.structured_content.get("result") == "posted field=sent-by-form":
+                        break
+                    await anyio.sleep(0.2)
+    finally:
+        await manager.close()
+    assert [r.method for r in http_server.requests if r.path in ("/side/fetched", "/side/posted")] == ["POST", "POST"]
+
+
+async def test_the_proxy_forwards_a_body_sent_after_the_head(http_server):
+    """The body may come in a later packet than the head: the proxy forwards it before the answer exists."""
+    import asyncio
+
+    from targets.policy import UrlPolicy
+    from targets.policy_proxy import PolicyProxy
+
+    http_server.route("/side/echo", lambda r: Reply(200, b"got " + r.body, "text/plain"))
+    proxy = PolicyProxy(UrlPolicy(allowed_urls=[http_server.base]))
+    port = await proxy.start()
+    try:
+        reader, writer = await _open(port)
+        writer.write(f"POST {http_server.url('/side/echo')} HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n".encode())
+        await writer.drain()
+        await asyncio.sleep(0.1)  # the head alone first, as a browser may send it
+        writer.write(b"hello")
+        await writer.drain()
+        async with asyncio.timeout(10):
+            answer = await reader.read()
+        writer.close()
+    finally:
+        await proxy.close()
+    assert answer.split(b"\r\n")[0].endswith(b"200 OK") and answer.endswith(b"got hello")

@@ -596,6 +596,30 @@ async def test_a_browser_that_does_not_start_is_a_clear_failure(http_server):
         await manager.close()
 
 
+async def test_a_browser_that_does_not_start_leaves_no_allowed_urls_proxy_listening(http_server, monkeypatch):
+    """The ALLOWED_URLS proxy starts before the browser: a failed start must close it, not leave a port open."""
+    from targets import policy_proxy
+
+    ports: list[int] = []
+    real_start = policy_proxy.PolicyProxy.start
+
+    async def start(self: policy_proxy.PolicyProxy) -> int:
+        ports.append(await real_start(self))
+        return ports[-1]
+
+    monkeypatch.setattr(policy_proxy.PolicyProxy, "start", start)
+    manager = BrowserManager(TargetSettings(chrome_path="/bin/false", allowed_urls=[http_server.base]))
+    try:
+        failure = await _failure(manager.navigate(http_server.url("/targets/a.html")))
+        assert failure.code == "LAUNCH_FAILED" and ports
+        assert manager.launch.proxy is None
+        with pytest.raises(OSError):  # nobody listens there any more
+            _reader, writer = await asyncio.open_connection("127.0.0.1", ports[-1])
+            writer.close()
+    finally:
+        await manager.close()
+
+
 async def test_attach_starts_on_the_tab_the_user_looks_at(manager, http_server, fresh_chromium):
     ids = await _user_tabs(fresh_chromium, [http_server.url(p) for p in USER_TABS])
     async with cdp_core.connect(fresh_chromium.http_url) as user:  # the user clicks on the middle tab
