@@ -47,6 +47,14 @@ def test_a_hard_link_to_the_audit_log_is_refused(artifacts: Artifacts):
     assert artifacts.resolve_inside("other.txt", kind="downloads").name == "other.txt"  # others still fine
 
 
+@pytest.mark.parametrize("name", ["STATE/cookies.json", "State/cookies.json", "traces/../STATE/cookies.json"])
+def test_every_spelling_of_the_state_folder_is_refused(artifacts: Artifacts, name: str):
+    """On a case-insensitive disk ``STATE/`` is ``state/``, where exported cookie values live."""
+    with pytest.raises(ToolFailure) as refused:
+        artifacts.resolve_inside(name)  # no kind: any folder of the root but state/
+    assert refused.value.code == ErrorCode.PATH_OUTSIDE_ARTIFACTS and "state/" in refused.value.message
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="symlinks need a privilege on Windows")
 def test_identity_helpers(tmp_path: Path):
     (tmp_path / "a").mkdir()
