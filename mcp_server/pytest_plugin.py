@@ -27,6 +27,7 @@ package is installed in, so ``cdp_core`` and ``mcp`` are imported by the fixture
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import sys
@@ -257,7 +258,14 @@ def _artifacts_root(config: pytest.Config) -> Path:
 
 
 def _artifacts_dir(item: pytest.Item) -> Path:
-    name = re.sub(r"[^\w.\-]+", "-", item.nodeid).strip("-")[:150]
+    """The test's own folder: its id made file-safe; a long id is cut and ends in a hash of the whole id.
+
+    Why the hash: two long parametrised ids share their first 150 characters, and one test's
+    set-up clears stale evidence from its folder, so a shared folder lost the other's evidence.
+    """
+    name = re.sub(r"[^\w.\-]+", "-", item.nodeid).strip("-")
+    if len(name) > 150:
+        name = name[:140] + "-" + hashlib.sha256(item.nodeid.encode()).hexdigest()[:9]
     return _artifacts_root(item.config) / name
 
 
