@@ -108,12 +108,6 @@ class CdpTarget(BrowserTarget):
     def attached(self) -> bool:
         return self.browser is not None
 
-    async def attach(self, url: str, *, allow_remote: bool = False) -> None:
-        """Connect and attach to every tab; raises CDP_UNREACHABLE / NO_ACTIVE_PAGE without state change."""
-        ws_url, _ = await resolve_ws_url(url, allow_remote=allow_remote)
-        browser = await open_browser(url, ws_url)
-        await self.adopt(browser, url, ws_url, allow_remote=allow_remote)
-
     async def adopt(self, browser: cdp_core.Browser, url: str, ws_url: str, *, allow_remote: bool = False) -> None:
         """Attach to every tab over the websocket ``browser`` just opened; closes it on failure."""
         peer = browser.connection.peer
@@ -257,15 +251,6 @@ async def _found_by_port_file(url: str, dirs: Any) -> Any:
     if parts.scheme not in ("http", "ws") or not port or not is_loopback_address(parts.hostname or ""):
         return None
     return await found_by_port(port, standard_profile_dirs() if dirs is None else dirs)
-
-
-async def open_browser(url: str, ws_url: str, *, open_timeout: float = 10.0) -> cdp_core.Browser:
-    """Open the one websocket (raises CDP_PERMISSION_DENIED when the person clicked Cancel)."""
-    try:
-        # A ws:// URL: no second discovery, and cdp_core follows no redirect.
-        return await cdp_core.connect(ws_url, open_timeout=open_timeout)
-    except Exception as exc:  # refused socket, failed websocket handshake, a redirect
-        raise handshake_failure(url, exc) from exc
 
 
 def handshake_failure(url: str, exc: BaseException) -> ToolFailure:
