@@ -131,13 +131,25 @@ class AttachedChrome:
     def __init__(self, url: str) -> None:
         from urllib.parse import urlsplit
 
+        from cdp_core.discovery import is_loopback_address
+
         parts = urlsplit(url)
-        if parts.scheme not in ("http", "ws") or parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+        host = parts.hostname or ""
+        try:
+            port = parts.port or 80
+        except ValueError:
+            port = None
+        # The server's rule: an IP literal in 127.0.0.0/8 or ::1; the name localhost is 127.0.0.1,
+        # never looked up (a hosts file or DNS could point it elsewhere).
+        if parts.scheme not in ("http", "ws") or port is None or "@" in parts.netloc or not (
+            host == "localhost" or is_loopback_address(host)
+        ):
             raise pytest.UsageError(f"--cdp-url {url!r}: give a loopback endpoint, http://127.0.0.1:PORT or ws://...")
-        self.port = parts.port or 80
-        self.cdp_url = f"http://{parts.netloc}"
+        address = "127.0.0.1" if host == "localhost" else (f"[{host}]" if ":" in host else host)
+        self.port = port
+        self.cdp_url = f"http://{address}:{port}"
         if parts.scheme == "ws":
-            self.ws_url = url
+            self.ws_url = parts._replace(netloc=f"{address}:{port}").geturl()
         else:
             import json
             import urllib.request

@@ -14,7 +14,6 @@ a second dialog; Playwright never connects to the user's Chrome.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import re
 import urllib.parse
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import cdp_core
 from cdp_core import CDPException
+from cdp_core.discovery import is_loopback_address  # re-exported: targets.cdp.is_loopback_address
 
 from . import emulation
 from .base import BrowserTarget
@@ -35,16 +35,6 @@ if TYPE_CHECKING:
 __all__ = ["CdpTarget", "check_cdp_url", "chrome_command_hint", "is_loopback_address"]
 
 log = logging.getLogger("targets.cdp")
-
-
-def is_loopback_address(host: str) -> bool:
-    """True for an IP literal in 127.0.0.0/8 or ``::1`` (IPv4-mapped too); names are never looked up."""
-    try:
-        address = ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
-    except ValueError:
-        return False
-    mapped = getattr(address, "ipv4_mapped", None)
-    return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
 def check_cdp_url(url: str, *, allow_remote: bool) -> str:
