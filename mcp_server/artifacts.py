@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from targets.errors import ErrorCode, ToolFailure
+from targets.file_identity import is_within, same_path
 
-from .file_identity import is_within, same_path
 from .owner_only import restrict_to_owner
 
 __all__ = ["Artifacts", "AUDIT_FILE_NAME", "PRIVATE_KINDS"]
