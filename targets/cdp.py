@@ -170,8 +170,17 @@ class CdpTarget(BrowserTarget):
 
         Emulation we set (viewport, network, user agent...) is cleared first: Chrome drops a gone
         session's overrides too, but the user must not depend on that to get their tab back.
+        Before that the manager's ``before_detach`` listeners run (debug points remove their
+        breakpoints and page binding): every way of letting go comes here (detach_cdp, server
+        shutdown, attaching to another Chrome), so none leaves them behind.
         """
         if self.connected:
+            pages = list(self.registry.all_pages)
+            for listener in list(self.listeners.before_detach):  # each one, whatever the others do
+                try:
+                    await asyncio.wait_for(listener(pages), 10)
+                except Exception as exc:  # noqa: BLE001 - a listener must not keep the socket open
+                    log.warning("before-detach listener failed: %s", exc)
             await asyncio.gather(*(emulation.undo(page) for page in self.registry.pages))
         await self._drop_connection()
         self.cdp_url = None
