@@ -30,7 +30,7 @@ from .errors import ErrorCode, ToolFailure
 from .hub import Listeners, SessionHub, utc_now
 
 if TYPE_CHECKING:
-    from playwright.async_api import BrowserContext
+    pass
 
 __all__ = ["CdpTarget", "check_cdp_url", "chrome_command_hint", "is_loopback_address"]
 
@@ -187,19 +187,6 @@ class CdpTarget(BrowserTarget):
         self.attached_at = None
         self.lost = None
         self.found = None
-
-    async def _playwright_contexts(self) -> list[BrowserContext]:
-        """Never: Playwright's own connection would be a second websocket, a second Allow dialog."""
-        raise ToolFailure(
-            ErrorCode.NOT_ALLOWED,
-            "Playwright does not connect to the user's Chrome: one websocket per attachment (ours).",
-            hint="Use the server's actions; they all go through the attachment's one connection.",
-        )
-
-    def state(self) -> dict[str, Any]:
-        data = super().state()
-        data["playwrightConnected"] = False  # never (see _playwright_contexts); kept for readers of state()
-        return data
 
 
 async def resolve_ws_url(url: str, *, allow_remote: bool, dirs: Any = None) -> tuple[str, Any]:
