@@ -182,3 +182,20 @@ async def port_accepts(port: int, host: str = "127.0.0.1", timeout: float = 1.0)
     with contextlib.suppress(Exception):
         await writer.wait_closed()
     return True
+
+
+def is_loopback_address(host: str) -> bool:
+    """True for an IP literal in 127.0.0.0/8 or ``::1`` (IPv4-mapped too, brackets and zone allowed).
+
+    Names are never looked up, ``localhost`` included: a caller that accepts the name maps it to
+    ``127.0.0.1`` itself, so that DNS or a hosts file cannot point a "local" endpoint elsewhere.
+    One rule for the server's ``--cdp-url`` check, the connected peer and the pytest plugin.
+    """
+    import ipaddress
+
+    try:
+        address = ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))

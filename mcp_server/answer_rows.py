@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["rows"]
+__all__ = ["record", "rows"]
 
 
 def _structured(answer: Any) -> Mapping[str, Any]:
@@ -25,7 +25,8 @@ def _structured(answer: Any) -> Mapping[str, Any]:
     return data
 
 
-def _record(row: Any, columns: list[str]) -> dict[str, Any]:
+def record(row: Any, columns: list[str]) -> dict[str, Any]:
+    """One row as a dict: its columns by name, then its trailing object's keys (an object row as is)."""
     if isinstance(row, Mapping):  # an entry written as an object already
         return dict(row)
     out: dict[str, Any] = {}
@@ -47,4 +48,4 @@ def rows(answer: Any, key: str = "entries") -> list[dict[str, Any]]:
     listed = data.get(key) or []
     columns = list(data.get("columns") or [])
     shared = data.get("shared") or {}
-    return [{**shared, **_record(row, columns)} for row in listed]
+    return [{**shared, **record(row, columns)} for row in listed]

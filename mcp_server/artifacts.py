@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from targets.errors import ErrorCode, ToolFailure
+from targets.file_identity import is_within, same_path
 
-from .file_identity import same_path
 from .owner_only import restrict_to_owner
 
 __all__ = ["Artifacts", "AUDIT_FILE_NAME", "PRIVATE_KINDS"]
@@ -154,7 +154,7 @@ class Artifacts:
                 hint="give a file name such as report.json",
                 path=str(path),
             )
-        private = next((k for k in PRIVATE_KINDS if k != kind and self.root / k in resolved.parents), None)
+        private = next((k for k in PRIVATE_KINDS if k != kind and is_within(resolved, self.root / k)), None)
         if private is not None:
             raise ToolFailure(
                 ErrorCode.PATH_OUTSIDE_ARTIFACTS,

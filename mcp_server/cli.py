@@ -8,16 +8,12 @@ the internal browser and detaches from the user's Chrome (never closes it).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib.util
 import logging
 import os
-import signal
 import sys
 import textwrap
-import threading
 import time
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -262,91 +258,6 @@ def _refusal_recorder(server: Any) -> Any:
     return record
 
 
-async def _serve_http(server: Any, manager: Any, host: str, port: int, secret: Any) -> None:
-    import uvicorn
-    from mcp.server.transport_security import TransportSecuritySettings
-
-    from .gc_tuning import tune_gc
-    from .http_auth import BearerAuth
-
-    tune_gc()
-
-    # DNS rebinding: only loopback Host and Origin values are accepted.
-    security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
-        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
-    )
-    # Local programs and other local users: every request needs the bearer secret (http_auth.py).
-    app = BearerAuth(server.streamable_http_app(host=host, transport_security=security), secret.value)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    web = _graceful_server(config)
-    try:
-        print(f"mcp-browser: streamable HTTP on http://{host}:{port}/mcp", file=sys.stderr, flush=True)
-        print(f"mcp-browser: {_secret_line(secret)}", file=sys.stderr, flush=True)
-        await web.serve()
-    finally:
-        await _close(manager)
-
-
-def _secret_line(secret: Any) -> str:
-    """Where the client finds the bearer secret (never the secret itself: stderr may be logged)."""
-    if secret.path is None:
-        return "clients must send Authorization: Bearer $MCP_HTTP_TOKEN"
-    kept = "new for this start" if secret.origin == "generated" and secret.path.name == "http-token" else secret.origin
-    return f"clients must send Authorization: Bearer <the secret in {secret.path.resolve()}> ({kept})"
-
-
-def _http_secret(server: Any) -> Any:
-    """The HTTP transport's secret (http_auth.resolve_secret), or the exit code after saying why not."""
-    from .http_auth import SecretError, resolve_secret
-
-    app = server.browser_mcp
-    settings = app.settings
-    try:
-        secret = resolve_secret(settings.http_token, settings.http_token_file, app.artifacts.root)
-    except (SecretError, OSError) as exc:
-        print(f"mcp-browser: the HTTP secret cannot be used: {exc}", file=sys.stderr)
-        return 2
-    if secret.path is not None:
-        app.artifacts.protect(secret.path)  # no agent path (screenshot, download...) may read or overwrite it
-    return secret
-
-
-def _graceful_server_class() -> Any:
-    import uvicorn
-
-    class GracefulServer(uvicorn.Server):
-        """uvicorn's server, minus the re-raise of the signal that stopped it.
-
-        uvicorn stops on SIGTERM/SIGINT and then raises the same signal again, which killed the
-        process before our ``finally`` closed the internal browser: its profile (cookies,
-        localStorage) stayed in /tmp and Chromium ran on. Here the signal only stops serving;
-        shutdown then closes the browsers and removes every temporary profile.
-        """
-
-        @contextlib.contextmanager
-        def capture_signals(self) -> Iterator[None]:
-            if threading.current_thread() is not threading.main_thread():
-                yield
-                return
-            from .stop_signals import stop_signals
-
-            stops = stop_signals()  # SIGHUP on POSIX, SIGBREAK (Ctrl-Break) on Windows
-            previous = {sig: signal.signal(sig, self.handle_exit) for sig in stops}
-            try:
-                yield
-            finally:
-                for sig, handler in previous.items():
-                    signal.signal(sig, handler)
-
-    return GracefulServer
-
-
-def _graceful_server(config: Any) -> Any:
-    return _graceful_server_class()(config)
-
-
 def server_command_path(executable: str | None = None, platform: str | None = None) -> str:
     """The installed ``mcp-browser`` command next to this Python: ``mcp-browser.exe`` on Windows.
 
@@ -429,11 +340,13 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if ns.http:
-            secret = _http_secret(server)
+            from .http_serve import http_secret, serve_http
+
+            secret = http_secret(server)
             if isinstance(secret, int):
                 anyio.run(_close, manager)
                 return secret
-            anyio.run(_serve_http, server, manager, ns.host, ns.port, secret)
+            anyio.run(serve_http, server, manager, ns.host, ns.port, secret)
         else:
             if sys.stdin.isatty():
                 # Someone ran it in a terminal (make serve): say that the silence is waiting, not hanging.

@@ -99,12 +99,18 @@ def install(manager: BrowserManager) -> None:
     add_closed = getattr(manager, "add_page_closed_listener", None)
     if add_closed is not None:
         add_closed(on_closed)
+    add_before_detach = getattr(manager, "add_before_detach_listener", None)
+    if add_before_detach is not None:
+        add_before_detach(release)  # every way of letting the user's Chrome go: detach, shutdown, re-attach
 
 
-async def release(manager: BrowserManager, target: str) -> None:
-    """Remove every debug point of ``target``'s pages before its sessions go (detach): the page as it was."""
-    registry = getattr(getattr(manager, target, None), "registry", None)
-    for page in getattr(registry, "all_pages", ()) if registry is not None else ():
+async def release(pages: list[PageHandle]) -> None:
+    """Remove every debug point of these pages before their sessions go: the page as it was.
+
+    Run by the cdp target's detach (``before_detach``), so the ``__mcpDebug_*`` binding and the
+    breakpoints never outlive the attachment, however it ends.
+    """
+    for page in pages:
         points = existing(page)
         if points is not None:
             try:

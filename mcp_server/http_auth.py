@@ -22,10 +22,13 @@ import json
 import os
 import secrets
 import stat
+import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .owner_only import restrict_to_owner
 
 __all__ = ["HttpSecret", "BearerAuth", "resolve_secret", "DEFAULT_FILE_NAME", "MIN_SECRET_CHARS"]
 
@@ -86,6 +89,10 @@ def _write_new(path: Path) -> str:
     try:
         if hasattr(os, "fchmod"):
             os.fchmod(fd, 0o600)  # an older file keeps its mode through O_CREAT: set it
+        if sys.platform == "win32":
+            # The mode bits do not reach Windows ACLs: the file would inherit its folder's entries
+            # (Users can read a folder outside the artifacts root). Owner-only before the secret is in it.
+            restrict_to_owner(path)
         os.write(fd, (value + "\n").encode())
     finally:
         os.close(fd)

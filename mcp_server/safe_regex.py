@@ -1,4 +1,4 @@
-"""Caller-supplied regular expressions, run with a time bound and off the event loop.
+r"""Caller-supplied regular expressions, run with a time bound and off the event loop.
 
 A pattern such as ``(a+)+b`` backtracks exponentially on a long run of ``a``: with the
 standard ``re`` module one ``search`` on a 30-character URL takes minutes, holding the GIL,
@@ -11,9 +11,12 @@ Compiling is bounded too. ``regex`` (like ``re``) writes a counted repeat out in
 every level of nesting: ``((a{100}){100}){300}`` (45 characters) compiles to three million nodes
 and took the server from 93 to 1,038 MiB, which it kept, since compiled patterns are cached.
 So a caller pattern is parsed first (Python's own ``re`` parser: it builds the tree without
-expanding anything, and rejects invalid syntax), its expanded size is counted
-(:func:`expanded_size`), and a pattern over :data:`MAX_EXPANDED_SIZE` is refused before
-``regex.compile`` runs; the compiled pattern is never put in ``regex``'s cache.
+expanding anything), its expanded size is counted (:func:`expanded_size`), and a pattern over
+:data:`MAX_EXPANDED_SIZE` is refused before ``regex.compile`` runs; the compiled pattern is
+never put in ``regex``'s cache. ``regex`` accepts more than ``re`` (``\p{L}``, ``(?V1)`` set
+operations, fuzzy matches): a pattern only ``regex`` understands is measured by
+:func:`rough_size`, a small tokenizer that multiplies ``{n,m}`` counts through group nesting
+(an upper bound of the real expansion), and then ``regex`` itself judges its syntax.
 
 Every regex an agent sends (``wait_for url_matches``, and any action that adds one) must use
 :func:`compile_pattern` and :func:`search`.
@@ -35,6 +38,7 @@ __all__ = [
     "CallerPattern",
     "compile_pattern",
     "expanded_size",
+    "rough_size",
     "search",
     "MATCH_TIMEOUT_S",
     "MAX_EXPANDED_SIZE",
@@ -90,6 +94,72 @@ def expanded_size(tree: Any) -> int:
     return total
 
 
+_COUNT = regex.compile(r"\{(\d*)(?:(,)(\d*))?\}")
+#: Group nesting the tokenizer follows; deeper is refused (re's parser gives up near there too).
+_MAX_DEPTH = 200
+
+
+def rough_size(source: str) -> int:
+    r"""An upper bound of the nodes ``source`` expands to, for a pattern ``re`` cannot parse.
+
+    Each atom (a character, an escape such as ``\p{L}``, a whole ``[...]`` class) counts 1, a
+    group 1 plus its content, and a counted repeat ``{n}``, ``{n,m}``, ``{n,}``, ``{,m}`` multiplies
+    the atom or group before it by its upper count when finite, its lower count otherwise, as
+    :func:`expanded_size` does. A brace that is not a count (``{e<=1}``) is an atom. Raises
+    ValueError for nesting deeper than :data:`_MAX_DEPTH`.
+    """
+    frames: list[list[int]] = [[0, 0]]  # per open group: [total, size of the last atom]
+    i, n = 0, len(source)
+    while i < n:
+        char = source[i]
+        if char == "\\":
+            i += 2
+            if source[i - 1 : i] in ("p", "P", "N", "x") and source[i : i + 1] == "{":
+                closing = source.find("}", i)
+                i = n if closing < 0 else closing + 1  # \p{L}, \N{name}, \x{263a}: one atom
+            atom = 1
+        elif char == "[":
+            i += 1
+            depth = 1
+            while i < n and depth:  # nested sets are regex's V1 syntax
+                if source[i] == "\\":
+                    i += 1
+                elif source[i] == "[" and i + 1 < n and source[i + 1] != "]":
+                    depth += 1
+                elif source[i] == "]":
+                    depth -= 1
+                i += 1
+            atom = 1
+        elif char == "(":
+            if len(frames) > _MAX_DEPTH:
+                raise ValueError(f"groups nested deeper than {_MAX_DEPTH}")
+            frames.append([0, 0])
+            i += 1
+            continue
+        elif char == ")" and len(frames) > 1:
+            inner = frames.pop()
+            atom = 1 + inner[0]
+            i += 1
+        elif char == "{" and (count := _COUNT.match(source, i)) is not None and (count[1] or count[3]):
+            low = int(count[1] or 0)
+            high = None if count[2] and not count[3] else int(count[3] or count[1])
+            times = max(high if high is not None else low, 1)
+            frame = frames[-1]
+            frame[0] += frame[1] * (times - 1)
+            frame[1] *= times
+            i = count.end()
+            continue
+        else:
+            atom = 1
+            i += 1
+        frames[-1][0] += atom
+        frames[-1][1] = atom
+    while len(frames) > 1:  # an unclosed group: regex refuses it, the count is still an upper bound
+        inner = frames.pop()
+        frames[-1][0] += 1 + inner[0]
+    return frames[0][0]
+
+
 def compile_pattern(source: str, *, field: str) -> CallerPattern:
     """Compile ``source`` after checking its syntax and its expanded size; INVALID_ARGUMENT otherwise.
 
@@ -103,8 +173,10 @@ def compile_pattern(source: str, *, field: str) -> CallerPattern:
             hint="use a shorter pattern or a plain substring",
         )
     try:
-        tree = sre_parse.parse(source)
-        size = expanded_size(tree)
+        try:
+            size = expanded_size(sre_parse.parse(source))
+        except sre_constants.error:
+            size = rough_size(source)  # perhaps valid for regex (\p{L}...): regex.compile judges it below
     except (sre_constants.error, OverflowError, RecursionError, ValueError) as exc:
         raise ToolFailure(
             ErrorCode.INVALID_ARGUMENT,

@@ -15,9 +15,9 @@ import os
 from pathlib import Path
 
 from targets.errors import ErrorCode, ToolFailure
+from targets.file_identity import is_within
 
 from .artifacts import Artifacts
-from .file_identity import is_within
 
 __all__ = ["UPLOADS", "upload_folders", "resolve_upload"]
 

@@ -14,7 +14,6 @@ a second dialog; Playwright never connects to the user's Chrome.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import re
 import urllib.parse
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import cdp_core
 from cdp_core import CDPException
+from cdp_core.discovery import is_loopback_address  # re-exported: targets.cdp.is_loopback_address
 
 from . import emulation
 from .base import BrowserTarget
@@ -30,21 +30,11 @@ from .errors import ErrorCode, ToolFailure
 from .hub import Listeners, SessionHub, utc_now
 
 if TYPE_CHECKING:
-    from playwright.async_api import BrowserContext
+    pass
 
 __all__ = ["CdpTarget", "check_cdp_url", "chrome_command_hint", "is_loopback_address"]
 
 log = logging.getLogger("targets.cdp")
-
-
-def is_loopback_address(host: str) -> bool:
-    """True for an IP literal in 127.0.0.0/8 or ``::1`` (IPv4-mapped too); names are never looked up."""
-    try:
-        address = ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
-    except ValueError:
-        return False
-    mapped = getattr(address, "ipv4_mapped", None)
-    return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
 def check_cdp_url(url: str, *, allow_remote: bool) -> str:
@@ -107,12 +97,6 @@ class CdpTarget(BrowserTarget):
     @property
     def attached(self) -> bool:
         return self.browser is not None
-
-    async def attach(self, url: str, *, allow_remote: bool = False) -> None:
-        """Connect and attach to every tab; raises CDP_UNREACHABLE / NO_ACTIVE_PAGE without state change."""
-        ws_url, _ = await resolve_ws_url(url, allow_remote=allow_remote)
-        browser = await open_browser(url, ws_url)
-        await self.adopt(browser, url, ws_url, allow_remote=allow_remote)
 
     async def adopt(self, browser: cdp_core.Browser, url: str, ws_url: str, *, allow_remote: bool = False) -> None:
         """Attach to every tab over the websocket ``browser`` just opened; closes it on failure."""
@@ -186,27 +170,23 @@ class CdpTarget(BrowserTarget):
 
         Emulation we set (viewport, network, user agent...) is cleared first: Chrome drops a gone
         session's overrides too, but the user must not depend on that to get their tab back.
+        Before that the manager's ``before_detach`` listeners run (debug points remove their
+        breakpoints and page binding): every way of letting go comes here (detach_cdp, server
+        shutdown, attaching to another Chrome), so none leaves them behind.
         """
         if self.connected:
+            pages = list(self.registry.all_pages)
+            for listener in list(self.listeners.before_detach):  # each one, whatever the others do
+                try:
+                    await asyncio.wait_for(listener(pages), 10)
+                except Exception as exc:  # noqa: BLE001 - a listener must not keep the socket open
+                    log.warning("before-detach listener failed: %s", exc)
             await asyncio.gather(*(emulation.undo(page) for page in self.registry.pages))
         await self._drop_connection()
         self.cdp_url = None
         self.attached_at = None
         self.lost = None
         self.found = None
-
-    async def _playwright_contexts(self) -> list[BrowserContext]:
-        """Never: Playwright's own connection would be a second websocket, a second Allow dialog."""
-        raise ToolFailure(
-            ErrorCode.NOT_ALLOWED,
-            "Playwright does not connect to the user's Chrome: one websocket per attachment (ours).",
-            hint="Use the server's actions; they all go through the attachment's one connection.",
-        )
-
-    def state(self) -> dict[str, Any]:
-        data = super().state()
-        data["playwrightConnected"] = False  # never (see _playwright_contexts); kept for readers of state()
-        return data
 
 
 async def resolve_ws_url(url: str, *, allow_remote: bool, dirs: Any = None) -> tuple[str, Any]:
@@ -257,15 +237,6 @@ async def _found_by_port_file(url: str, dirs: Any) -> Any:
     if parts.scheme not in ("http", "ws") or not port or not is_loopback_address(parts.hostname or ""):
         return None
     return await found_by_port(port, standard_profile_dirs() if dirs is None else dirs)
-
-
-async def open_browser(url: str, ws_url: str, *, open_timeout: float = 10.0) -> cdp_core.Browser:
-    """Open the one websocket (raises CDP_PERMISSION_DENIED when the person clicked Cancel)."""
-    try:
-        # A ws:// URL: no second discovery, and cdp_core follows no redirect.
-        return await cdp_core.connect(ws_url, open_timeout=open_timeout)
-    except Exception as exc:  # refused socket, failed websocket handshake, a redirect
-        raise handshake_failure(url, exc) from exc
 
 
 def handshake_failure(url: str, exc: BaseException) -> ToolFailure:

@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import urllib.parse
-from pathlib import Path
 
-__all__ = ["FileUrlRefused", "file_url_path", "same_or_inside"]
+__all__ = ["FileUrlRefused", "file_url_path"]
 
 _SINGLE_DOT = {".", "%2e"}
 _DOUBLE_DOT = {"..", ".%2e", "%2e.", "%2e%2e"}
@@ -72,15 +70,3 @@ def file_url_path(url: str) -> str:
     if os.name == "nt" and segments and _DRIVE.match(segments[0]):
         return segments[0][0] + ":\\" + "\\".join(segments[1:])
     return "/" + "/".join(segments)
-
-
-def _fold(path: Path) -> str:
-    """A path as the file system compares it: case-insensitive on Windows and macOS (their default volumes)."""
-    text = os.path.normcase(str(path))
-    return text.casefold() if sys.platform in ("win32", "darwin") else text
-
-
-def same_or_inside(path: Path, root: Path) -> bool:
-    """Whether ``path`` is ``root`` or below it (both resolved), compared as the file system compares names."""
-    p, r = _fold(path), _fold(root)
-    return p == r or p.startswith(r.rstrip(os.sep) + os.sep)

@@ -24,12 +24,14 @@ from cdp_core import Browser, CDPEvent, CDPException, CDPSession
 from .page import PageHandle, SessionKind, SessionRecord
 from .registry import PageRegistry
 
-__all__ = ["SessionHub", "Listeners", "SessionListener", "PageClosedListener", "utc_now"]
+__all__ = ["SessionHub", "Listeners", "SessionListener", "PageClosedListener", "BeforeDetachListener", "utc_now"]
 
 log = logging.getLogger("targets.hub")
 
 SessionListener = Callable[[PageHandle, CDPSession, str], Awaitable[None]]
 PageClosedListener = Callable[[PageHandle], None]
+#: Awaited with the pages of a connection about to be let go (detach, shutdown, attaching elsewhere).
+BeforeDetachListener = Callable[[list[PageHandle]], Awaitable[None]]
 
 #: A listener that takes longer than this is abandoned, so a tab is never left frozen.
 LISTENER_TIMEOUT = 10.0
@@ -48,6 +50,8 @@ class Listeners:
     def __init__(self) -> None:
         self.session: list[SessionListener] = []
         self.page_closed: list[PageClosedListener] = []
+        #: What must leave the user's pages while our sessions can still reach them (debug points).
+        self.before_detach: list[BeforeDetachListener] = []
 
 
 def _kind_of(target_type: str) -> SessionKind | None:

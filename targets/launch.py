@@ -222,9 +222,6 @@ class LaunchTarget(BrowserTarget):
         except cdp_core.CDPException as exc:
             log.debug("closing %s: %s", page.stable_page_id, exc)
 
-    async def _playwright_contexts(self) -> list[BrowserContext]:
-        return [self.context] if self.context is not None else []
-
     # -- downloads --------------------------------------------------------------------
 
     def _watch_downloads(self, pw_page: Page) -> None:

@@ -21,7 +21,7 @@ from .cdp import CdpTarget
 from .chrome_path import BrowserNotFound, find_chrome
 from .errors import ErrorCode, ToolFailure
 from .handshake import Handshake
-from .hub import Listeners, PageClosedListener, SessionListener, utc_now
+from .hub import BeforeDetachListener, Listeners, PageClosedListener, SessionListener, utc_now
 from .launch import LaunchTarget
 from .page import PageHandle
 from .settings import DEFAULT_CDP_URL, TargetSettings
@@ -76,6 +76,10 @@ class BrowserManager(AttachActions, TabActions):
 
     def add_page_closed_listener(self, cb: PageClosedListener) -> None:
         self.listeners.page_closed.append(cb)
+
+    def add_before_detach_listener(self, cb: BeforeDetachListener) -> None:
+        """Await ``cb(pages)`` before the user's Chrome is let go, while its sessions still answer."""
+        self.listeners.before_detach.append(cb)
 
     # -- targets ----------------------------------------------------------------------
 

@@ -1,33 +1,23 @@
 """One tab as the rest of the server sees it: a flattened CDP session plus a registry identity.
 
 A :class:`PageHandle` lives as long as the tab is attached. Capture and snapshot layers
-keep their per-page state in :attr:`PageHandle.data`; actions that need Playwright's
-actionability checks ask for :meth:`PageHandle.playwright_page`, which the owning target
-resolves lazily (the internal browser only: Playwright never connects to the user's Chrome,
-whose one websocket is ours).
+keep their per-page state in :attr:`PageHandle.data`; actions (input included) go through
+its CDP sessions, in both browsers alike.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal
 
 from cdp_core import CDPException, CDPSession
 
 from .errors import ErrorCode, ToolFailure
 
-if TYPE_CHECKING:
-    from playwright.async_api import Frame, Page
-
 __all__ = ["PageHandle", "SessionRecord", "SessionKind"]
 
 SessionKind = Literal["page", "iframe", "worker"]
-
-
-class _Owner(Protocol):
-    async def playwright_page_for(self, page: PageHandle) -> Page: ...
-    async def playwright_frame_for(self, page: PageHandle) -> Frame: ...
 
 
 @dataclass(eq=False)
@@ -61,21 +51,10 @@ class PageHandle:
     data: dict[str, Any] = field(default_factory=dict)
     #: Every live session of this page: its own first, then iframes and workers.
     sessions: list[SessionRecord] = field(default_factory=list, repr=False)
-    _owner: _Owner | None = field(default=None, repr=False)
+    #: The target that owns the page (its registry, its inherited capture state).
+    _owner: Any = field(default=None, repr=False)
     #: Set once the page's own listeners ran (child sessions wait for it, keeping the order page -> children).
     _ready: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
-
-    async def playwright_page(self) -> Page:
-        """The same tab through Playwright (for click/fill/hover/press with actionability checks)."""
-        self._check_open()
-        assert self._owner is not None
-        return await self._owner.playwright_page_for(self)
-
-    async def playwright_frame(self) -> Frame:
-        """The frame chosen by select_frame (:attr:`active_frame`), else the main frame."""
-        self._check_open()
-        assert self._owner is not None
-        return await self._owner.playwright_frame_for(self)
 
     async def is_hidden(self, *, timeout: float = 5) -> bool:
         """The tab is in the background (``document.visibilityState`` hidden): no animation frames,

@@ -21,7 +21,8 @@ from typing import Any
 
 from cdp_core import Browser, CDPEvent, CDPException
 
-from .file_urls import FileUrlRefused, file_url_path, same_or_inside
+from .file_identity import is_within, is_within_granted, same_path
+from .file_urls import FileUrlRefused, file_url_path
 from .settings import TargetSettings
 
 __all__ = ["UrlPolicy", "PolicyInterceptor", "Verdict"]
@@ -195,20 +196,19 @@ class UrlPolicy:
             return Verdict(False, f"{_short(url)} is not a usable file path ({exc})")
         for private in self.private_paths:
             private_path = Path(private).expanduser().resolve()
-            if same_or_inside(path, private_path) or _is_rotation_of(path, private_path):
+            if is_within(path, private_path) or _is_rotation_of(path, private_path):
                 return Verdict(False, f"{path} belongs to the server (artifacts, audit log) and is never opened")
         if not self.allowed_file_roots:
             return Verdict(True)
         for root in self.allowed_file_roots:
-            if same_or_inside(path, Path(root).expanduser().resolve()):
+            if is_within_granted(path, Path(root).expanduser().resolve()):
                 return Verdict(True)
         return Verdict(False, f"{path} is outside ALLOWED_FILE_ROOTS ({', '.join(self.allowed_file_roots)})")
 
 
 def _is_rotation_of(path: Path, private: Path) -> bool:
     """``audit.jsonl.1`` and friends are as private as ``audit.jsonl``."""
-    same_folder = same_or_inside(path.parent, private.parent) and same_or_inside(private.parent, path.parent)
-    return same_folder and path.name.casefold().startswith(private.name.casefold() + ".")
+    return same_path(path.parent, private.parent) and path.name.casefold().startswith(private.name.casefold() + ".")
 
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}

@@ -31,6 +31,7 @@ __all__ = [
 ]
 
 from mcp_server.answer_budget import FACTOR, SLACK, json_limit  # the one rule, shared with the server
+from mcp_server.answer_rows import record  # the one reader of rows, shared with mcp_server.testing.rows
 
 
 def answer_text(result: Any) -> str:
@@ -99,17 +100,6 @@ def assert_carries(result: Any, *needles: Any) -> None:
             in_json = str(needle) in js
         assert str(needle) in text, f"{needle!r} missing from the text:\n{text[:1500]}"
         assert in_json, f"{needle!r} missing from structuredContent:\n{js[:1500]}"
-
-
-def record(row: list[Any], columns: list[str]) -> dict[str, Any]:
-    """One row as a dict: its columns by name, then its trailing object's keys."""
-    out: dict[str, Any] = {}
-    for i, value in enumerate(row):
-        if isinstance(value, dict) and (i >= len(columns) or i == len(row) - 1):
-            out.update(value)
-        elif i < len(columns) and value is not None:
-            out[columns[i]] = value
-    return out
 
 
 def records(data: dict[str, Any], key: str = "entries") -> list[dict[str, Any]]:

@@ -16,10 +16,12 @@ import asyncio
 from typing import Any
 
 import anyio
+import pytest
 from lean_util import assert_lean, records
 from test_background_tab import agent_in_hidden_tab
 
 import cdp_core
+from cdp_core import ChromiumProcess
 
 ORDER = "{cliente: 'Bianchi', limite: 1000, righe: [{prezzo: 2, quantita: 3}, {prezzo: 5, quantita: 1}]}"
 
@@ -135,11 +137,28 @@ async def test_values_in_a_background_tab_without_freezing_it(fresh_chromium, ht
         assert beat["gap"] < baseline["gap"] + 2000, (baseline, beat)
 
 
-async def test_detach_with_a_point_set_leaves_the_page_running(fresh_chromium, http_server, tmp_path):
-    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/debug/index.html", "Ordini debug") as agent:
-        await lean(agent, "debug_snapshot", source="ordini.js", line=20)
-        await lean(agent, "debug_exceptions", mode="all")
-        await agent.s("detach_cdp")
+@pytest.mark.parametrize("let_go", ["detach_cdp", "server_shutdown", "attach_elsewhere"])
+async def test_letting_go_with_a_point_set_leaves_the_page_as_it_was(fresh_chromium, http_server, tmp_path, let_go):
+    """However the attachment ends (detach_cdp, the server stopping, attach_cdp to another Chrome),
+    the page keeps no ``__mcpDebug_*`` binding and no point of ours fires."""
+    other = ChromiumProcess.start() if let_go == "attach_elsewhere" else None
+    try:
+        async with agent_in_hidden_tab(
+            fresh_chromium, http_server, tmp_path, "/debug/index.html", "Ordini debug"
+        ) as agent:
+            await lean(agent, "debug_logpoint", source="ordini.js", line=14, expression="totale")
+            await lean(agent, "debug_snapshot", source="ordini.js", line=20)
+            await lean(agent, "debug_exceptions", mode="all")
+            bound = await agent.js("Object.keys(globalThis).filter(k => k.startsWith('__mcp')).length")
+            assert bound > 0  # the binding is there while attached: the check below can fail
+            if let_go == "detach_cdp":
+                await agent.s("detach_cdp")
+            elif other is not None:
+                await agent.s("attach_cdp", cdp_url=other.http_url)
+            # server_shutdown: leaving the block stops the server
+    finally:
+        if other is not None:
+            other.stop()
     # The user's own look at the tab: the point's line and a debugger; statement run through.
     async with cdp_core.connect(fresh_chromium.http_url) as user:
         tab = next(t for t in await user.pages() if t["url"].endswith("/debug/index.html"))

@@ -26,7 +26,7 @@ from mcp_server.registry import legacy_map
 from mcp_server.server import BrowserMCP
 from mcp_server.settings import Settings
 from targets import BrowserManager
-from targets.errors import ErrorCode, ToolFailure
+from targets.errors import ErrorCode
 
 LEGACY_TOOLS = {
     "browser_navigate": ("browser_session", "navigate"),
@@ -106,21 +106,6 @@ FRAME_LOADED_JS = """new Promise((resolve) => {
     && f.contentWindow.location.href.endsWith('/mcp/frame.html');
   if (done()) resolve(true); else f.addEventListener('load', () => resolve(true));
 })"""
-
-
-async def _playwright_sees_selected_frame(mcp: Session) -> None:
-    """Playwright learns of a new frame over its own connection, a moment after our CDP session does.
-
-    (A select_frame right after the load can beat it: targets then answers FRAME_NOT_FOUND.)
-    """
-    page = await mcp.app.manager.current_page()
-    for _ in range(50):
-        try:
-            await page.playwright_frame()
-            return
-        except ToolFailure:
-            await anyio.sleep(0.05)
-    await page.playwright_frame()
 
 
 async def open_app(mcp: Session, http_server, query: str = "") -> dict[str, Any]:
@@ -324,7 +309,6 @@ async def test_frames(mcp: Session, http_server):
     assert len(frames) == 2 and frames[0].get("selected", False) and frames[1]["name"] == "child"
     picked = await mcp.s("select_frame", frame_name="child")
     assert picked["frame"]["url"].endswith("/mcp/frame.html")
-    await _playwright_sees_selected_frame(mcp)
     await mcp.ok("browser_click", selector="#fbtn")
     assert "frame clicked" in (await mcp.s("get_dom"))["html"]
     assert (await mcp.s("list_frames"))["frames"][1].get("selected", False)
@@ -376,8 +360,7 @@ async def test_tabs_selection_and_ambiguity(mcp: Session, http_server):
         await mcp.err("browser_session", ErrorCode.PAGE_NOT_FOUND, action="select_page", stable_page_id="p999")
         await mcp.err("browser_session", ErrorCode.INVALID_ARGUMENT, action="select_page")
     finally:
-        pw = await extra.playwright_page()
-        await pw.close()
+        await mcp.app.manager.launch.close_page(extra)
     await mcp.s("list_pages")
 
 
@@ -553,7 +536,7 @@ async def test_no_active_page_and_policy_errors_without_launching(tmp_path: Path
 async def test_selected_tab_closed_says_page_closed(mcp: Session, http_server):
     await open_app(mcp, http_server, "?keep")
     extra = await mcp.app.manager.new_page(http_server.url("/mcp/app.html?doomed"))
-    await (await extra.playwright_page()).close()
+    await mcp.app.manager.launch.browser.close_target(extra.target_id)  # closed in the browser, not by the agent
     closed = await mcp.err("browser_session", ErrorCode.PAGE_CLOSED, action="get_dom")
     assert "list_pages" in closed["hint"]
     pages = (await mcp.s("list_pages"))["pages"]

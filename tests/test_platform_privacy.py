@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from mcp_server.artifacts import Artifacts
-from mcp_server.file_identity import is_within, same_path
 from mcp_server.owner_only import icacls_command, restrict_to_owner, windows_owner_dacl
 from mcp_server.uploads import resolve_upload
 from targets.errors import ErrorCode, ToolFailure
+from targets.file_identity import is_within, same_path
 
 
 @pytest.fixture
@@ -45,6 +45,14 @@ def test_a_hard_link_to_the_audit_log_is_refused(artifacts: Artifacts):
     with pytest.raises(ToolFailure, match="audit log"):
         artifacts.resolve_inside("innocent.txt", kind="downloads")
     assert artifacts.resolve_inside("other.txt", kind="downloads").name == "other.txt"  # others still fine
+
+
+@pytest.mark.parametrize("name", ["STATE/cookies.json", "State/cookies.json", "traces/../STATE/cookies.json"])
+def test_every_spelling_of_the_state_folder_is_refused(artifacts: Artifacts, name: str):
+    """On a case-insensitive disk ``STATE/`` is ``state/``, where exported cookie values live."""
+    with pytest.raises(ToolFailure) as refused:
+        artifacts.resolve_inside(name)  # no kind: any folder of the root but state/
+    assert refused.value.code == ErrorCode.PATH_OUTSIDE_ARTIFACTS and "state/" in refused.value.message
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="symlinks need a privilege on Windows")
@@ -153,3 +161,28 @@ def test_icacls_fallback_grants_the_user_alone():
         r"OFFICE\ana:(OI)(CI)F",
         "/Q",
     ]
+
+
+def test_file_urls_use_the_same_identity_rules(tmp_path: Path):
+    """targets.policy (file: URLs) had its own case rule: a hard link or another spelling of the
+    audit log passed it on Linux; an allowed root must still not grant a differently cased folder."""
+    from targets.policy import UrlPolicy
+
+    artifacts = tmp_path / "project" / ".mcp-browser-artifacts"
+    artifacts.mkdir(parents=True)
+    audit = artifacts / "audit.jsonl"
+    audit.write_text("{}\n")
+    site = tmp_path / "site"
+    site.mkdir()
+    os.link(audit, site / "notes.txt")  # the audit log under an innocent name inside the root
+    (site / "page.html").write_text("<p>ok</p>")
+    policy = UrlPolicy(allow_file_urls=True, allowed_file_roots=[str(site)], private_paths=[str(artifacts), str(audit)])
+    assert policy.check_url((site / "page.html").as_uri()).allowed
+    assert not policy.check_url((site / "notes.txt").as_uri()).allowed
+    open_policy = UrlPolicy(allow_file_urls=True, private_paths=[str(artifacts), str(audit)])
+    assert not open_policy.check_url((tmp_path / "project" / ".MCP-Browser-Artifacts" / "x.html").as_uri()).allowed
+    assert not open_policy.check_url((artifacts / "AUDIT.jsonl.1").as_uri()).allowed
+    if sys.platform not in ("win32", "darwin"):  # a case-sensitive disk: SITE is another folder
+        (tmp_path / "SITE").mkdir()
+        (tmp_path / "SITE" / "page.html").write_text("<p>other</p>")
+        assert not policy.check_url((tmp_path / "SITE" / "page.html").as_uri()).allowed

@@ -161,3 +161,17 @@ def test_a_secret_file_others_can_read_or_a_short_secret_stops_the_start(tmp_pat
         timeout=60,
     )
     assert short.returncode == 2 and "MCP_HTTP_TOKEN" in short.stderr.decode()
+
+
+def test_on_windows_a_new_secret_file_is_restricted_to_its_owner_before_the_secret_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """chmod 0600 means nothing to a Windows ACL: a file in a shared folder inherited its readers."""
+    from mcp_server import http_auth
+
+    restricted: list[tuple[Path, str]] = []
+    monkeypatch.setattr(http_auth.sys, "platform", "win32")  # the owner-only call is stood in for below
+    monkeypatch.setattr(http_auth, "restrict_to_owner", lambda path: restricted.append((path, path.read_text())))
+    secret = http_auth.resolve_secret(None, tmp_path / "shared" / "token", tmp_path / "artifacts")
+    assert restricted == [(tmp_path / "shared" / "token", "")]  # the file itself, while still empty
+    assert (tmp_path / "shared" / "token").read_text().strip() == secret.value

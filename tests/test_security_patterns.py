@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import regex
 import regex._main as regex_main  # type: ignore[import-not-found]
 from test_security_jsonrpc import INIT, StdioPeer
@@ -97,3 +98,20 @@ def test_caller_patterns_stay_out_of_the_regex_cache():
     pattern = safe_regex.compile_pattern(r"/cache-probe-\d{3}\.html", field="url_matches")
     assert pattern.compiled.search("http://127.0.0.1/cache-probe-123.html")
     assert not any(key[0] == r"/cache-probe-\d{3}\.html" for key in regex_main._cache)
+
+
+def test_syntax_only_regex_knows_is_accepted_and_still_bounded():
+    r"""Patterns are compiled with ``regex``: what it accepts (``\p{L}``, fuzzy matches) is not refused by ``re``."""
+    letters = safe_regex.compile_pattern(r"/users/\p{L}+$", field="url_matches")
+    assert letters.compiled.search("http://127.0.0.1/users/zoë")
+    assert safe_regex.compile_pattern(r"(?e)(orders){e<=1}", field="url_matches").compiled.search("/ordrs")
+    nested = r"\p{L}" + "(" * 300 + ")" * 300
+    for hostile in (r"\p{L}((a{100}){100}){300}", r"\p{L}(?:(?:b{1,100}){1,100}){1,300}", nested):
+        try:
+            safe_regex.compile_pattern(hostile, field="url_matches")
+        except safe_regex.ToolFailure as exc:
+            assert exc.code == "INVALID_ARGUMENT", hostile
+        else:
+            raise AssertionError(f"{hostile[:50]!r} was compiled")
+    with pytest.raises(safe_regex.ToolFailure, match="not a valid regular expression"):
+        safe_regex.compile_pattern(r"\p{L}(", field="url_matches")  # invalid for regex too: still refused

@@ -243,10 +243,7 @@ def _still_asking(hs: Any) -> ActionResult:
 @action(S, "detach_cdp", NoArgs, lock="state", result=TargetAnswer)
 async def detach_cdp(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """Disconnect from the user's Chrome (it stays open, tabs untouched)."""
-    from ..debug_points import release
-
-    await release(ctx.manager, "cdp")  # breakpoints and the page binding go before the sessions do
-    info = await ctx.manager.detach_cdp()
+    info = await ctx.manager.detach_cdp()  # debug points leave the pages first (before_detach)
     active = info.get("activeTarget")
     text = f"detached from Chrome at {info.get('cdpUrl')}; it keeps running; active target now {active or 'none'}"
     if info.get("withdrewRequest"):
@@ -284,10 +281,6 @@ async def close_browser_target(ctx: ToolContext, args: CloseTargetArgs) -> Actio
             "closing the user's Chrome is not allowed",
             hint="use detach_cdp (or close_browser_target target=cdp) to disconnect; Chrome stays open",
         )
-    if args.target == "cdp":
-        from ..debug_points import release
-
-        await release(ctx.manager, "cdp")
     info = await ctx.manager.close_browser_target(args.target, close_chrome=False)
     if args.target == "launch":
         what = "closed the internal browser" if info.get("closed") else "the internal browser was not running"
