@@ -83,9 +83,6 @@ class _Subscriber:
         self.dropped = 0
         self.errors = 0
 
-    def wants(self, method: str) -> bool:
-        return self.methods is None or method in self.methods
-
     def offer(self, event: CDPEvent) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 

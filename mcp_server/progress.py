@@ -39,7 +39,6 @@ class Progress:
         self._status: str | None = None
         self._waiting: str | None = None
         self._last = 0.0
-        self._sent = 0
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
 
@@ -59,10 +58,6 @@ class Progress:
         """Set while the call waits for a lock; shown before the status."""
         self._waiting = text
 
-    @property
-    def sent(self) -> int:
-        return self._sent
-
     def message(self) -> str:
         parts = [p for p in (self._waiting, self._status) if p]
         text = "; ".join(parts) if parts else "working"
@@ -78,7 +73,6 @@ class Progress:
             total = self.total if self.total is not None and self.total >= value else None
             try:
                 await self.send(value, total, self.message())
-                self._sent += 1
             except Exception:  # noqa: BLE001 - a lost progress message must never fail the call
                 pass
 

@@ -243,10 +243,6 @@ class BrowserMCP:
         finally:
             self.running.pop(call_id, None)
 
-    def calls_running(self, action: str | None = None) -> int:
-        """How many calls are in progress (of ``action``, when given): tests and status read this."""
-        return sum(1 for c in self.running.values() if action is None or c.action == action)
-
     def _pick_action(self, tool: str, route: Route, args: dict[str, Any]) -> tuple[ActionSpec, str]:
         names = list(route.actions)
         action = args.pop("action", None)

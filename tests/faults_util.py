@@ -84,6 +84,11 @@ async def wait_until(predicate: Any, timeout: float = 10.0, what: str = "conditi
             await asyncio.sleep(0.02)
 
 
+def calls_running(app: BrowserMCP, action: str) -> int:
+    """How many calls of ``action`` the server has in progress: the point a test waits for."""
+    return sum(1 for c in app.running.values() if c.action == action)
+
+
 class UserTabs:
     """The user's hands on their Chrome: open and close tabs over a CDP client of their own."""
 

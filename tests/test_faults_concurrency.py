@@ -14,7 +14,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from faults_util import Agent, InsideProbe, UserTabs, serving, wait_until
+from faults_util import Agent, InsideProbe, UserTabs, calls_running, serving, wait_until
 from lean_util import records
 from mcp_http import http_client, running_http_server
 
@@ -80,7 +80,7 @@ async def test_a_selection_change_does_not_wait_for_a_wait_for_which_stays_on_it
             return result
 
         waiter = asyncio.ensure_future(waiting())
-        await wait_until(lambda: agent.app.calls_running("wait_for") == 1, what="wait_for running")
+        await wait_until(lambda: calls_running(agent.app, "wait_for") == 1, what="wait_for running")
         await asyncio.sleep(0.3)  # it has polled the slow tab a few times
         # a wait is no state change: select_page (which is one) goes ahead between two polls
         switched = await agent.call("browser_session", action="select_page", stable_page_id=ids["Faults other"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from faults_util import UserTabs, serving, wait_until
+from faults_util import UserTabs, calls_running, serving, wait_until
 from httpserver import Reply
 from lean_util import assert_lean, records
 from test_background_tab import agent_in_hidden_tab, interact
@@ -51,7 +51,7 @@ async def test_selected_tab_closed_mid_call_and_between_calls(fresh_chromium, ht
         waiting = asyncio.ensure_future(
             agent.call("browser_session", action="wait_for", text="never there", timeout_ms=60000)
         )
-        await wait_until(lambda: agent.app.calls_running("wait_for") == 1, what="wait_for running")
+        await wait_until(lambda: calls_running(agent.app, "wait_for") == 1, what="wait_for running")
         await user.close(tabs["wait"])
         result = await waiting
         sc = result.structured_content

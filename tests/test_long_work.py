@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 import pytest
-from faults_util import Agent, InsideProbe, UserTabs, serving, wait_until
+from faults_util import Agent, InsideProbe, UserTabs, calls_running, serving, wait_until
 from lean_util import assert_lean, records
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
@@ -54,7 +54,7 @@ async def test_reads_answer_while_a_six_second_wait_for_runs(fresh_chromium, htt
         waiter = asyncio.ensure_future(
             agent.call("browser_session", action="wait_for", text="never on the page", timeout_ms=6000)
         )
-        await wait_until(lambda: agent.app.calls_running("wait_for") == 1, what="wait_for running")
+        await wait_until(lambda: calls_running(agent.app, "wait_for") == 1, what="wait_for running")
         reads = [
             ("console_list", {}),
             ("network_list", {}),
@@ -319,7 +319,7 @@ async def test_cancellation_frees_the_page_within_100_ms(fresh_chromium, http_se
 
                     async with anyio.create_task_group() as tg:
                         tg.start_soon(call)
-                        await wait_until(lambda name=name: app.calls_running(name) == 1, what=f"{name} running")
+                        await wait_until(lambda name=name: calls_running(app, name) == 1, what=f"{name} running")
                         await asyncio.sleep(0.5)  # well into its wait
                         cancelled_at = time.monotonic()
                         tg.cancel_scope.cancel()
@@ -353,7 +353,7 @@ async def test_a_runaway_url_regex_is_stopped_and_never_blocks_another_clients_t
             waiter = asyncio.ensure_future(
                 agent.call("browser_session", action="wait_for", url_matches="(a+)+b", timeout_ms=20000)
             )
-            await wait_until(lambda: agent.app.calls_running("wait_for") == 1, what="wait_for running")
+            await wait_until(lambda: calls_running(agent.app, "wait_for") == 1, what="wait_for running")
             await asyncio.sleep(0.2)  # the match is running in its worker thread
             listed = 0
             while not waiter.done() and listed < 5:

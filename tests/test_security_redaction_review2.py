@@ -36,8 +36,6 @@ def test_a_bearer_value_is_masked_whatever_the_header_is_called():
     headers = {"X-Original-Bearer": f"Bearer {SECRET}", "X-Upstream": f"Bearer {SECRET}"}
     out = HeaderRedactor().headers(headers)
     assert SECRET not in json.dumps(out)
-    listed = HeaderRedactor().header_list(headers)
-    assert SECRET not in json.dumps(listed)
 
 
 def test_a_field_named_pw_is_masked():

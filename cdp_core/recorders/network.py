@@ -232,9 +232,6 @@ class NetworkRecorder(NetworkEvents, NetworkBodies, NetworkShapes):
                 return chain[-1].id
         return None
 
-    def has(self, entry_id: int) -> bool:
-        return int(entry_id) in self._entries
-
     def clear(self) -> int:
         """Forget stored entries and held bodies; in-flight requests keep being recorded."""
         n = len(self._entries)

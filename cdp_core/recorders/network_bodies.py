@@ -56,7 +56,6 @@ class NetworkBodies(RecorderState):
             # Never fetch what we would not keep: the encoded size or the declared length over the cap.
             if (entry.encoded_bytes or 0) > self.eager_body_max_bytes or (declared or 0) > self.eager_body_max_bytes:
                 entry.body_state = "too_large"
-                self.eager_skipped += 1
                 want_response = False
         if not (want_request or want_response):
             return
@@ -64,7 +63,6 @@ class NetworkBodies(RecorderState):
             dropped = self._eager_queue.popleft()
             if dropped.body_state == "pending":
                 dropped.body_state = "none"
-            self.eager_skipped += 1
         if want_response:
             entry.body_state = "pending"
         entry.extras["eager_request"] = want_request

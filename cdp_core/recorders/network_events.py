@@ -193,7 +193,6 @@ class NetworkEvents(RecorderState):
             text += f" (CORS: {p['corsErrorStatus'].get('corsError')})"
         entry.failure_text = text
         self._grow(entry, len(text))
-        entry.canceled = bool(p.get("canceled"))
         entry.end_ts = float(p.get("timestamp") or entry.start_ts)
         if p.get("type"):
             entry.resource_type = str(p["type"]).lower()

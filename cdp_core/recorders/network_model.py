@@ -161,7 +161,6 @@ class Entry:
     finished: bool = False
     failed: bool = False
     failure_text: str | None = None
-    canceled: bool = False
     #: the file name Chrome suggested when it took this response as a download (None: not one)
     download: str | None = None
     encoded_bytes: int | None = None

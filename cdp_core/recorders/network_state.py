@@ -116,7 +116,6 @@ class RecorderState:
         self._eager_queue_max = eager_queue_max
         self._eager_workers_max = max(1, eager_workers)
         self._eager_workers: set[asyncio.Task[None]] = set()
-        self.eager_skipped = 0
         self._sessions: list[CDPSession] = []
         self._subscriptions: list[Any] = []
 

@@ -127,17 +127,6 @@ class HeaderRedactor:
             out[str(name)] = REDACTED if self.is_redacted(str(name)) else _redact_tokens(str(value))
         return out
 
-    def header_list(self, headers: Mapping[str, Any] | None) -> list[dict[str, str]]:
-        """HAR-style ``[{name, value}]``; multi-line values (Set-Cookie) become one item per line."""
-        items: list[dict[str, str]] = []
-        for name, value in (headers or {}).items():
-            if self.is_redacted(str(name)):
-                items.append({"name": str(name), "value": REDACTED})
-                continue
-            for line in str(value).split("\n"):
-                items.append({"name": str(name), "value": _redact_tokens(line)})
-        return items
-
 
 # -- structured bodies -----------------------------------------------------------------------
 

@@ -110,10 +110,6 @@ class TraceResult:
     #: with ``data_loss_occurred`` means the buffer filled up and the end is missing.
     buffer_usage: float = 0.0
 
-    @property
-    def duration_s(self) -> float:
-        return self.stopped_at - self.started_at
-
 
 class Tracer:
     """One trace at a time on one session: ``await start()``, then ``await stop(path)``.

@@ -279,11 +279,6 @@ class UidRegistry:
             ):
                 self.retire(uid, f"it is from an old document ({reason})")
 
-    def retire_all(self, reason: str) -> None:
-        """The page is gone or was replaced wholesale."""
-        for uid in list(self._by_uid):
-            self.retire(uid, reason)
-
     def __len__(self) -> int:
         return len(self._by_uid)
 

@@ -27,7 +27,7 @@ from pydantic import Field
 
 from cdp_core.errors import CDPException
 from cdp_core.recorders.trace_summary import TraceSummaryError, summarize
-from cdp_core.recorders.tracing import NoTraceRunning, TraceAlreadyRunning, Tracer, TraceResult
+from cdp_core.recorders.tracing import NoTraceRunning, TraceAlreadyRunning, Tracer
 from targets.errors import ErrorCode, ToolFailure
 
 from ..registry import ActionArgs, ActionResult, action
@@ -52,7 +52,6 @@ class TraceState:
     save_path: Path | None = None  # chosen at start, used by stop unless stop names another
     reloaded: bool = False
     last_path: Path | None = None
-    last_result: TraceResult | None = None
 
 
 @dataclass
@@ -276,7 +275,6 @@ async def performance_stop_trace(ctx: ToolContext, args: StopTraceArgs) -> Actio
         if browser.tracing is page:
             browser.tracing = None
     state.last_path = result.path
-    state.last_result = result
     browser.last_path = result.path
     ctx.status(f"saved {result.bytes_written / 1e6:.1f} MB; summarizing the trace")
     summary = await _summary_of(ctx, result.path)
