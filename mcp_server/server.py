@@ -50,12 +50,11 @@ from .progress import Progress
 from .registry import ActionResult, ActionSpec
 from .settings import Settings
 from .tool_catalog import Route, build_routes
+from .version import SERVER_NAME, server_version
 
 __all__ = ["BrowserMCP", "build_server", "SERVER_NAME", "server_version", "CallRecord"]
 
 log = logging.getLogger(__name__)
-
-SERVER_NAME = "mcp-browser-debug"
 
 INSTRUCTIONS = (
     "Start with browser_session action=get_capabilities. Attach to the user's Chrome with attach_cdp "
@@ -64,14 +63,6 @@ INSTRUCTIONS = (
     "lists are rows under `columns`, a row's trailing object holds its other fields."
 )
 
-
-def server_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("mcp-browser-debug")
-    except Exception:  # noqa: BLE001 - running from a source tree without metadata
-        return "0.0.0"
 
 
 @dataclass

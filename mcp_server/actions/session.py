@@ -118,7 +118,7 @@ def _actions_by_tool() -> dict[str, list[str]]:
 @action(S, "get_capabilities", NoArgs, read_only=True, lock="read", result=CapabilitiesAnswer)
 async def get_capabilities(ctx: ToolContext, args: NoArgs) -> ActionResult:
     """What this server can do: version, browser targets, actions (experimental ones marked)."""
-    from ..server import SERVER_NAME, server_version
+    from ..version import SERVER_NAME, server_version
 
     caps = ctx.manager.capabilities()
     brief = browser_brief(caps)

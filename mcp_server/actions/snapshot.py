@@ -16,13 +16,13 @@ from pydantic import Field
 from cdp_core import CDPSession
 from cdp_core.recorders.accessibility import FrameNotFound, SelectorNotFound, SnapshotOptions, take_snapshot
 from cdp_core.recorders.snapshot_format import Snapshot, diff_snapshots, render_diff
-from cdp_core.recorders.uids import UidRegistry
 from targets.errors import ErrorCode, ToolFailure
 
 from ..answers import Answer, SnapshotRow
 from ..context import ToolContext
 from ..dialogs import DialogWatch, dialog_watch, require_no_dialog
 from ..followup import Followup
+from ..input.element import registry_of
 from ..registry import ActionArgs, ActionResult, action
 from .snapshot_render import CUT_HINT, diff_data, snapshot_data
 
@@ -44,14 +44,6 @@ S = "browser_session"
 
 # -- per-page state -------------------------------------------------------------------------
 
-
-def registry_of(page: PageHandle) -> UidRegistry:
-    """The page's uid registry (created on first use, dropped with the page handle)."""
-    registry = page.data.get("snapshot")
-    if not isinstance(registry, UidRegistry):
-        registry = UidRegistry()
-        page.data["snapshot"] = registry
-    return registry
 
 
 def child_sessions(page: PageHandle) -> dict[str, CDPSession]:

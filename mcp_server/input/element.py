@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cdp_core import CDPError, CDPException, CDPSession
+from cdp_core.recorders.uids import UidRegistry
 from targets.errors import ErrorCode, ToolFailure
 
 from .frames import FrameRef, find_frame, frame_document
@@ -18,7 +19,7 @@ from .frames import FrameRef, find_frame, frame_document
 if TYPE_CHECKING:
     from targets import PageHandle
 
-__all__ = ["Element", "element_from_uid", "element_from_selector"]
+__all__ = ["Element", "element_from_uid", "element_from_selector", "registry_of"]
 
 _DESCRIBE_JS = """function() {
   const el = this;
@@ -94,12 +95,19 @@ async def _describe(element: Element) -> Element:
     return element
 
 
+def registry_of(page: PageHandle) -> UidRegistry:
+    """The page's uid registry (created on first use, dropped with the page handle)."""
+    registry = page.data.get("snapshot")
+    if not isinstance(registry, UidRegistry):
+        registry = UidRegistry()
+        page.data["snapshot"] = registry
+    return registry
+
+
 async def element_from_uid(page: PageHandle, uid: int) -> Element:
     """The element behind a snapshot uid (STALE_UID when it is gone or from an old document)."""
     from cdp_core.recorders.accessibility import resolve_uid
     from cdp_core.recorders.uids import StaleUid
-
-    from ..actions.snapshot import registry_of
 
     try:
         node = await resolve_uid(registry_of(page), uid)
