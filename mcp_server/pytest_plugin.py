@@ -18,7 +18,7 @@ point ``mcp_browser`` (``-p no:mcp_browser`` turns it off). The fixtures:
 
 The async fixtures are sync fixtures that open their objects on the test's own event loop,
 whichever plugin runs the test (anyio, or pytest-asyncio in strict or auto mode): see
-:mod:`mcp_server.pytest_loops`. When a test fails, the tabs of ``cdp_page`` leave a
+:mod:`mcp_server.fixtures.pytest_loops`. When a test fails, the tabs of ``cdp_page`` leave a
 screenshot, their DOM and their console in the test's artifacts folder, named in the report.
 
 Nothing heavy is imported here: pytest loads this module in every run of a virtualenv the
@@ -37,13 +37,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from .pytest_loops import Hosted, LoopModeError, TestLoop, loop_of_test
+from mcp_server.fixtures.pytest_loops import Hosted, LoopModeError, TestLoop, loop_of_test
 
 if TYPE_CHECKING:
 
     from cdp_core import Browser, CDPSession, ChromiumProcess
-
-    from .pytest_evidence import ConsoleErrors, PageWatch
+    from mcp_server.fixtures.pytest_evidence import ConsoleErrors, PageWatch
 
 __all__ = [
     "AttachedChrome",
@@ -212,7 +211,7 @@ def cdp_page(cdp_browser: Browser, request: pytest.FixtureRequest, pytestconfig:
 
     Its console is recorded from the start (``console_errors``, and the failure evidence).
     """
-    from .pytest_evidence import PageWatch, collect_evidence, write_evidence
+    from mcp_server.fixtures.pytest_evidence import PageWatch, collect_evidence, write_evidence
 
     watch = PageWatch()
     trace = pytestconfig.getoption("cdp_tracing", "off") != "off"
@@ -248,7 +247,7 @@ def console_errors(cdp_page: CDPSession, request: pytest.FixtureRequest) -> Iter
 
     ``console_errors.allow(regex)`` accepts some, ``console_errors.expect(regex)`` requires one.
     """
-    from .pytest_evidence import ConsoleErrors
+    from mcp_server.fixtures.pytest_evidence import ConsoleErrors
 
     (_, _, watch) = next(entry for entry in request.node.stash[_PAGES] if entry[1] is cdp_page)
     check = ConsoleErrors(watch)
@@ -314,7 +313,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     dump = config.getoption("cdp_dump", "off") != "off"
     if not (screenshot or dump or any(watch.tracer for _, _, watch in pages)):
         return
-    from .pytest_evidence import collect_evidence, write_evidence
+    from mcp_server.fixtures.pytest_evidence import collect_evidence, write_evidence
 
     saved: list[Path] = []
     for loop, page, watch in pages:
@@ -344,7 +343,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 # -- the MCP server: its fixtures live in pytest_clients; imported so pytest sees them here -----
 
-from .pytest_clients import (  # noqa: E402, F401 - fixtures are found in the plugin's namespace
+from mcp_server.fixtures.pytest_clients import (  # noqa: E402, F401 - fixtures are found in the plugin's namespace
     _mcp_browser_module_clients,
     _mcp_browser_session_clients,
     mcp_client,

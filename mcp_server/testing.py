@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from cdp_core.chromium import ChromiumProcess
 from cdp_core.navigation import NavigationError, navigate
+from mcp_server.fixtures.answer_rows import rows
+from mcp_server.fixtures.pytest_evidence import ConsoleErrors, ConsoleMessage
+from mcp_server.fixtures.pytest_loops import LoopModeError
 
-from .answer_rows import rows
-from .pytest_evidence import ConsoleErrors, ConsoleMessage
-from .pytest_loops import LoopModeError
 from .pytest_plugin import CDP_URL_ENV, AttachedChrome
 
 __all__ = [

@@ -28,10 +28,10 @@ if str(ROOT) not in sys.path:
 
 from mcp.client import Client  # noqa: E402
 
-from mcp_server import registry  # noqa: E402
-from mcp_server.schema import args_schema  # noqa: E402
-from mcp_server.server import build_server  # noqa: E402
-from mcp_server.settings import Settings  # noqa: E402
+from mcp_server.core import registry  # noqa: E402
+from mcp_server.core.settings import Settings  # noqa: E402
+from mcp_server.surface.schema import args_schema  # noqa: E402
+from mcp_server.surface.server import build_server  # noqa: E402
 
 DEFAULT_OUTPUT = ROOT / "docs" / "tools.md"
 REGENERATE = ".venv/bin/python scripts/gen_tool_reference.py"
@@ -267,7 +267,7 @@ def render(tools: list[dict[str, Any]], specs: list[registry.ActionSpec]) -> str
         out.append(f"| `{tool['name']}` | {twin} | {fields} |")
     out.append("")
 
-    from mcp_server.schema_output import output_schema
+    from mcp_server.surface.schema_output import output_schema
 
     envelope = output_schema()
     out += [

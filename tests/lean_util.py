@@ -8,7 +8,7 @@ Use from any test that drives an action through a real MCP client::
     sc = assert_lean(result)                      # the 1.3x(+400) bound, no nulls / empties
     assert_carries(result, "#3", "save failed")   # what the text says is in the JSON too
 
-The bound (mcp_server/answer_budget.py, one constant for every test): the compact JSON of structuredContent
+The bound (mcp_server/render/answer_budget.py, one constant for every test): the compact JSON of structuredContent
 (``json.dumps(sc, separators=(",", ":"), ensure_ascii=False)``) is at most 1.3x the text's
 characters + 400.
 """
@@ -30,8 +30,8 @@ __all__ = [
     "record",
 ]
 
-from mcp_server.answer_budget import FACTOR, SLACK, json_limit  # the one rule, shared with the server
-from mcp_server.answer_rows import record  # the one reader of rows, shared with mcp_server.testing.rows
+from mcp_server.fixtures.answer_rows import record  # the one reader of rows, shared with mcp_server.testing.rows
+from mcp_server.render.answer_budget import FACTOR, SLACK, json_limit  # the one rule, shared with the server
 
 
 def answer_text(result: Any) -> str:

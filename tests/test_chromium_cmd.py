@@ -121,7 +121,8 @@ def test_cli_reports_a_missing_browser(tmp_path: Path) -> None:
 
 def test_the_chromium_subcommand_loads_neither_mcp_nor_playwright() -> None:
     code = (
-        "import sys; from mcp_server import entry, chromium_cmd; import cdp_core.chromium;"
+        "import sys; from mcp_server import entry; from mcp_server.commands import chromium_cmd;"
+        "import cdp_core.chromium;"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'playwright', 'pydantic', 'targets'}))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

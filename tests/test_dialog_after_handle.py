@@ -17,8 +17,8 @@ from httpserver import Reply
 from lean_util import answer_text
 from mcp.client import Client
 
-from mcp_server.cli import build_app
-from mcp_server.settings import Settings
+from mcp_server.commands.cli import build_app
+from mcp_server.core.settings import Settings
 
 PAGE = """<!doctype html><title>two</title>
 <button id="b" onclick="setTimeout(() => { alert('first'); confirm('second'); document.title = 'done'; }, 0)"

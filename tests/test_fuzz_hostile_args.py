@@ -28,10 +28,10 @@ from hypothesis import strategies as st
 from mcp.client import Client
 
 from mcp_server.actions import load_actions
-from mcp_server.cli import build_app
-from mcp_server.registry import ACTIONS
-from mcp_server.schema import args_schema
-from mcp_server.settings import Settings
+from mcp_server.commands.cli import build_app
+from mcp_server.core.registry import ACTIONS
+from mcp_server.core.settings import Settings
+from mcp_server.surface.schema import args_schema
 
 #: Read-only or export-only actions whose well-typed calls must leave the browser state as it was.
 SAFE = [

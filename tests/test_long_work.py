@@ -22,9 +22,10 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_http import ENTRY, server_env
 
-from mcp_server import capture, safe_regex
-from mcp_server.server import BrowserMCP
-from mcp_server.settings import Settings
+from mcp_server.core.settings import Settings
+from mcp_server.facts import capture
+from mcp_server.guards import safe_regex
+from mcp_server.surface.server import BrowserMCP
 from targets import BrowserManager
 from targets.errors import ErrorCode
 

@@ -13,12 +13,12 @@ from pathlib import Path
 import jsonschema
 from mcp.client import Client
 
-from mcp_server import registry
-from mcp_server.registry import CONDENSED_TOOLS
-from mcp_server.schema import args_schema
-from mcp_server.schema_output import action_rules
-from mcp_server.server import BrowserMCP
-from mcp_server.settings import Settings
+from mcp_server.core import registry
+from mcp_server.core.registry import CONDENSED_TOOLS
+from mcp_server.core.settings import Settings
+from mcp_server.surface.schema import args_schema
+from mcp_server.surface.schema_output import action_rules
+from mcp_server.surface.server import BrowserMCP
 
 TOKEN_BUDGET = 3250  # 3000 until the seven debug actions (issue 32: ~200 tokens); it stood at 3001 before them
 #: What the model reads of a tool (client-facts.md): outputSchema and annotations are for the client.
@@ -179,7 +179,7 @@ def test_output_schemas_say_each_repeated_shape_once():
     """A client checks each outputSchema against the 2020-12 meta-schema at its first call (the
     Python SDK: ~0.2 ms a subschema): shapes several actions return (a page entry, a list's
     paging keys) sit once in ``$defs``, and every rule still reads the same once resolved."""
-    from mcp_server.schema_output import resolved, said_once
+    from mcp_server.surface.schema_output import resolved, said_once
 
     app = _app("condensed")
     for tool, route in app.routes.items():
@@ -202,7 +202,7 @@ def test_output_schemas_say_each_repeated_shape_once():
 
 def _collect(node: dict, shapes: list[str]) -> None:
     """Every subschema of 3+ subschemas under ``node``, as canonical JSON."""
-    from mcp_server.schema_output import _size, _subschemas
+    from mcp_server.surface.schema_output import _size, _subschemas
 
     for _, sub in _subschemas(node):
         if _size(sub) >= 3:

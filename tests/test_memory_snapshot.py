@@ -22,8 +22,8 @@ from mcp.client import Client
 
 import cdp_core
 from cdp_core.heap_snapshot import read_heap_snapshot, summarize_heap
-from mcp_server.cli import build_app
-from mcp_server.settings import Settings
+from mcp_server.commands.cli import build_app
+from mcp_server.core.settings import Settings
 
 PAGE = """<!doctype html><html><head><title>Elenco ordini</title></head><body><table id="t"></table>
 <script>
@@ -158,7 +158,7 @@ async def test_a_summary_longer_than_the_call_bound_answers_with_the_file(
     """A huge heap's summary may outlast MCP_MAX_CALL_SECONDS: the answer still comes in time, with the file."""
     import time
 
-    import mcp_server.actions.memory as memory
+    import mcp_server.actions.evidence.memory as memory
 
     real = memory.heap_summary
 

@@ -20,7 +20,7 @@ from cdp_core.browser_paths import (
     install_hint,
     locate_browser,
 )
-from mcp_server.cli import server_command_path
+from mcp_server.commands.cli import server_command_path
 
 WINDOWS_ENV = {
     "LOCALAPPDATA": r"C:\Users\Ana\AppData\Local",

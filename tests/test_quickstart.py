@@ -20,9 +20,9 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_http import ENTRY, server_env
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from mcp_server import quickstart
-from mcp_server.cli import build_app
-from mcp_server.settings import Settings
+from mcp_server.commands import quickstart
+from mcp_server.commands.cli import build_app
+from mcp_server.core.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -180,7 +180,7 @@ def test_only_the_toolset_changes_tools_list(tmp_path: Path, changes: dict):
     """The cache is keyed on the toolset alone: no other setting may change what tools/list says."""
 
     def tools(**settings: object) -> list[dict]:
-        from mcp_server.server import BrowserMCP
+        from mcp_server.surface.server import BrowserMCP
 
         app = BrowserMCP(Settings(artifact_dir=str(tmp_path), **settings), manager=None)
         return [t.model_dump(mode="json") for t in app.list_tools()]
@@ -195,7 +195,7 @@ def test_quick_start_can_be_turned_off(monkeypatch: pytest.MonkeyPatch):
     assert quickstart.cache_to_record("") is None
     monkeypatch.setenv("MCP_QUICKSTART", "1")
     assert quickstart.enabled() and os.environ["MCP_QUICKSTART"] == "1"
-    from mcp_server import settings
+    from mcp_server.core import settings
 
     assert quickstart.FALSE_WORDS == settings._FALSE  # the same words as the validated setting
     assert Settings.load().quickstart and not Settings.load(env={"MCP_QUICKSTART": "off"}).quickstart

@@ -21,8 +21,8 @@ import pytest
 from httpserver import Reply
 from mcp_http import http_client, running_http_server
 
-from mcp_server.answer_cap import CAP_KEY, cap_answer
-from mcp_server.schema_output import output_schema
+from mcp_server.surface.answer_cap import CAP_KEY, cap_answer
+from mcp_server.surface.schema_output import output_schema
 
 LIMIT = 64 * 1024
 ITEMS = "".join(f"<li><button>item {i} {'x' * 60}</button></li>" for i in range(3000))

@@ -20,8 +20,8 @@ import pytest
 from httpserver import Reply
 from mcp.client import Client
 
-from mcp_server.cli import build_app
-from mcp_server.settings import Settings
+from mcp_server.commands.cli import build_app
+from mcp_server.core.settings import Settings
 
 CSRF = "csrf-val-3e1f"
 AUTHENTICITY = "authn-val-8d20"

@@ -21,10 +21,10 @@ import httpx
 import pytest
 from mcp_http import AUTH, StdoutLines, running_http_server, server_env
 
-from mcp_server import quickstart
-from mcp_server.cli import build_app
-from mcp_server.settings import Settings
-from mcp_server.stdio_guard import request_id
+from mcp_server.commands import quickstart
+from mcp_server.commands.cli import build_app
+from mcp_server.core.settings import Settings
+from mcp_server.surface.stdio_guard import request_id
 
 ROOT = Path(__file__).resolve().parent.parent
 INIT = {

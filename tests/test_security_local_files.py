@@ -19,8 +19,8 @@ import pytest
 from httpserver import Reply
 from mcp.client import Client
 
-from mcp_server.cli import build_app
-from mcp_server.settings import Settings
+from mcp_server.commands.cli import build_app
+from mcp_server.core.settings import Settings
 
 MARK = "local-file-canary-6d1e"
 

@@ -23,8 +23,8 @@ from mcp.client import Client
 
 from cdp_core.recorders.trace_insights import site_of
 from cdp_core.recorders.trace_summary import summarize_events
-from mcp_server.cli import build_app
-from mcp_server.settings import Settings
+from mcp_server.commands.cli import build_app
+from mcp_server.core.settings import Settings
 
 PID, TID = 10, 1
 NAV = 1_000_000.0  # µs

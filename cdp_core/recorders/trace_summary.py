@@ -24,7 +24,7 @@ profile's 0-based positions are converted).
 The work is split along the data's path: :mod:`.trace_reader` (the file as a stream of
 events), :mod:`.trace_collect` (one pass into compact arrays), :mod:`.trace_build` and
 :mod:`.trace_insights` (the summary and DevTools-like insights); the text an agent reads is
-rendered by ``mcp_server.actions.trace``.
+rendered by ``mcp_server.actions.evidence.trace``.
 """
 
 from __future__ import annotations

@@ -12,25 +12,25 @@ import importlib.util
 __all__ = ["MODULES", "load_actions"]
 
 MODULES: list[str] = [
-    "session",
-    "legacy",
-    "legacy_browser",
-    "state",
-    "selectors",
-    "capture",
-    "bundle",
-    "snapshot",
-    "wait",
-    "dialog",
-    "interact",
-    "forms",
-    "trace",
-    "pages",
-    "emulate",
-    "storage",
-    "memory",
-    "looking",
-    "debug",
+    "tabs.session",
+    "flat.page_tools",
+    "flat.browser_tools",
+    "tabs.state",
+    "page.selectors",
+    "evidence.capture",
+    "evidence.bundle",
+    "page.snapshot",
+    "page.wait",
+    "tabs.dialog",
+    "page.interact",
+    "page.forms",
+    "evidence.trace",
+    "tabs.pages",
+    "tabs.emulate",
+    "evidence.storage",
+    "evidence.memory",
+    "page.looking",
+    "evidence.debug",
 ]
 
 
@@ -53,7 +53,7 @@ def _in_module_order() -> None:
     A test that imports one action module before the server loads them all (to unit-test a
     helper of it) must not reorder tools/list and the generated docs/tools.md.
     """
-    from .. import registry
+    from mcp_server.core import registry
 
     rank = {f"{__name__}.{name}": i for i, name in enumerate(MODULES)}
     ordered = sorted(registry.ACTIONS.items(), key=lambda kv: rank.get(kv[1].handler.__module__, len(rank)))

@@ -1,0 +1,200 @@
+"""Turning handler outcomes into MCP answers: the envelope, and every exception into a stable error code.
+
+An ok answer is ``content`` (the handler's short text, plus images when asked) and a
+``structuredContent`` holding the action's data beside ``schemaVersion``, ``status`` and
+``message`` (and ``adapter`` for calls through a condensed tool), passed through
+:func:`mcp_server.render.lean.lean` (no nulls, falses or empty lists: absent means none). The data may
+carry ``hint`` (the next step), as errors do. An error is ``isError: true``
+with a text saying what went wrong and what to do next, and ``{status: "error", code, message,
+hint?, ...details}``. Unexpected exceptions become ``INTERNAL_ERROR``: the server keeps running.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import mcp_types as types
+from pydantic import BaseModel, ValidationError
+from pydantic_core import to_jsonable_python
+
+from cdp_core.errors import CDPError, CDPTimeout, ConnectionClosed, DiscoveryError, SessionClosed
+from mcp_server.core.registry import ActionResult
+from mcp_server.render.lean import lean
+from targets.errors import ErrorCode, ToolFailure
+
+from .schema import ENVELOPE_KEYS, SCHEMA_VERSION
+
+__all__ = ["ok_result", "error_result", "failure_from_exception", "validation_failure", "wire_form"]
+
+log = logging.getLogger(__name__)
+
+
+def _jsonable(value: Any) -> Any:
+    # Handlers may return Paths, datetimes or pydantic models; the wire wants plain JSON.
+    return to_jsonable_python(value, fallback=str)
+
+
+#: envelope keys an ok answer's data may not use (``hint`` it may: the next step, as in errors)
+_OK_RESERVED = tuple(key for key in ENVELOPE_KEYS if key != "hint")
+
+
+def ok_result(result: ActionResult, adapter: dict[str, Any] | None) -> types.CallToolResult:
+    leaned = lean(result.data)
+    data = (leaned if result.plain else _jsonable(leaned)) or {}
+    clashes = [key for key in _OK_RESERVED if key in data]
+    for key in clashes:
+        # Envelope keys win; keep the action's value under a prefixed key rather than lose it.
+        data[f"data_{key}"] = data.pop(key)
+    message = summary(result.text)
+    structured: dict[str, Any] = {"schemaVersion": SCHEMA_VERSION, "status": result.status, "message": message, **data}
+    if adapter is not None:
+        structured["adapter"] = lean(adapter)
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.text)]
+    for b64, mime in result.images:
+        content.append(types.ImageContent(type="image", data=b64, mime_type=mime))
+    return types.CallToolResult(content=content, structured_content=structured, is_error=False)
+
+
+def wire_form(answer: types.CallToolResult) -> dict[str, Any]:
+    """The answer as the SDK puts it on the wire, made without a walk over ``structuredContent``.
+
+    Why: handed a ``CallToolResult``, the SDK dumps it (a walk over every value: the 2000 rows
+    of a console list), then validates and dumps the dict once more for the protocol version;
+    handed this dict, it does only the second. ``structuredContent`` is plain JSON already
+    (:func:`ok_result` and :func:`error_result` make it so), so it goes in as it is.
+    """
+    wire = answer.model_dump(by_alias=True, mode="json", exclude_none=True, exclude={"structured_content"})
+    if answer.structured_content is not None:
+        wire["structuredContent"] = answer.structured_content
+    return wire
+
+
+MESSAGE_CHARS = 300
+
+
+def summary(text: str) -> str:
+    """The envelope's ``message``: the answer's first line, capped (the data holds the rest).
+
+    Without the cap a get_dom answer would carry its HTML twice in structuredContent.
+    """
+    first = text.strip().split("\n", 1)[0]
+    return first if len(first) <= MESSAGE_CHARS else first[: MESSAGE_CHARS - 3] + "..."
+
+
+def error_result(failure: ToolFailure, adapter: dict[str, Any] | None) -> types.CallToolResult:
+    details = _jsonable(lean(failure.details)) or {}
+    structured: dict[str, Any] = {
+        **{k: v for k, v in details.items() if k not in ENVELOPE_KEYS},
+        "schemaVersion": SCHEMA_VERSION,
+        "status": "error",
+        "code": failure.code,
+        "message": failure.message,
+    }
+    if failure.hint:
+        structured["hint"] = failure.hint
+    if adapter is not None:
+        structured["adapter"] = lean(adapter)
+    text = f"Error {failure.code}: {failure.message}"
+    if failure.hint:
+        text += f"\nNext: {failure.hint}"
+    candidates = details.get("candidates")
+    if isinstance(candidates, list) and candidates:
+        text += "\nCandidates:\n" + "\n".join(f"- {_short(c)}" for c in candidates[:20])
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structured_content=structured, is_error=True
+    )
+
+
+def _short(candidate: Any) -> str:
+    if isinstance(candidate, dict):
+        return " ".join(f"{k}={candidate[k]!r}" for k in list(candidate)[:5])
+    return str(candidate)
+
+
+def _fields_of(model: type[BaseModel]) -> str:
+    parts = [f"{name}{'' if info.is_required() else '?'}" for name, info in model.model_fields.items()]
+    return ", ".join(parts) if parts else "none"
+
+
+def validation_failure(
+    exc: ValidationError, *, tool: str, action: str | None, model: type[BaseModel] | None = None
+) -> ToolFailure:
+    """A pydantic error as INVALID_ARGUMENT, listing each bad field and why (and the fields there are)."""
+    problems = []
+    for err in exc.errors():
+        field = ".".join(str(part) for part in err["loc"]) or "(arguments)"
+        kind = err["type"]
+        if kind == "extra_forbidden":
+            msg = "unknown field"
+        elif kind == "missing":
+            msg = "required field missing"
+        else:
+            msg = err["msg"]
+        problems.append({"field": field, "problem": msg})
+    where = f"{tool} action {action!r}" if action else tool
+    summary = "; ".join(f"{p['field']}: {p['problem']}" for p in problems[:5])
+    return ToolFailure(
+        ErrorCode.INVALID_ARGUMENT,
+        f"bad arguments for {where}: {summary}",
+        hint=(
+            f"fields of {action or tool} (? = optional): {_fields_of(model)}"
+            if model is not None
+            else "fix the listed fields (the tool's inputSchema lists every field) and call again"
+        ),
+        errors=problems,
+    )
+
+
+def failure_from_exception(exc: BaseException, *, tool: str, action: str | None) -> ToolFailure:
+    """Map anything a handler raised to a ToolFailure with a stable code."""
+    if isinstance(exc, ToolFailure):
+        return exc
+    if isinstance(exc, ValidationError):
+        return validation_failure(exc, tool=tool, action=action)
+    if isinstance(exc, SessionClosed):
+        return ToolFailure(
+            ErrorCode.PAGE_CLOSED,
+            f"the page's debugging session closed: {exc}",
+            hint="the tab was probably closed; call list_pages and select_page",
+        )
+    if isinstance(exc, ConnectionClosed):
+        return ToolFailure(
+            ErrorCode.BROWSER_DISCONNECTED,
+            f"the browser connection closed: {exc}",
+            hint="attach again (attach_cdp; with Chrome's toggle the user is asked to Allow again) or call "
+            "use_launch_browser to start the internal browser",
+        )
+    if isinstance(exc, CDPTimeout):
+        return ToolFailure(
+            ErrorCode.TIMEOUT, str(exc), hint="the page may be busy (long script, dialog open); retry or reload"
+        )
+    if isinstance(exc, CDPError):
+        return ToolFailure(
+            ErrorCode.CDP_ERROR, str(exc), hint="check the arguments; the browser refused it", method=exc.method
+        )
+    if isinstance(exc, DiscoveryError):
+        return ToolFailure(
+            ErrorCode.CDP_UNREACHABLE,
+            str(exc),
+            hint="turn on chrome://inspect/#remote-debugging in the user's Chrome and call attach_cdp again, or "
+            "start Chrome with --remote-debugging-port=9222 and a dedicated profile and pass cdp_url",
+        )
+    timeout = _playwright_timeout()
+    if timeout is not None and isinstance(exc, timeout):
+        return ToolFailure(ErrorCode.TIMEOUT, str(exc).split("\n")[0], hint="check the selector or raise timeout_ms")
+    log.exception("unexpected error in %s %s", tool, action or "", exc_info=exc)
+    return ToolFailure(
+        ErrorCode.INTERNAL_ERROR,
+        f"internal error: {type(exc).__name__}: {exc}",
+        hint="this is a bug in the server; the browser state is unchanged where possible, retry or report it",
+        exception=type(exc).__name__,
+    )
+
+
+def _playwright_timeout() -> type[BaseException] | None:
+    try:
+        from playwright.async_api import TimeoutError as PlaywrightTimeout
+    except Exception:  # noqa: BLE001 - playwright is optional for the framework
+        return None
+    return PlaywrightTimeout
