@@ -22,7 +22,7 @@ from pathlib import Path
 
 import anyio
 
-from targets.process import ChromiumProcess
+from targets.internal.process import ChromiumProcess
 
 from .install import ensure_peers, installed_versions
 from .pages import BenchPages

@@ -6,9 +6,10 @@ await manager.attach_cdp("http://127.0.0.1:9222")     # the user's Chrome become
 page = await manager.current_page()                    # PageHandle: .session is a cdp_core session
 """
 
+from targets.pages.page import PageHandle, SessionRecord
+
 from .errors import ErrorCode, ToolFailure
 from .manager import BrowserManager
-from .page import PageHandle, SessionRecord
 from .settings import DEFAULT_CDP_URL, TargetSettings
 
 __all__ = [

@@ -1,8 +1,8 @@
 """What both targets share: a ``cdp_core`` connection with its :class:`SessionHub` and a page
 registry. Every action goes through these sessions (no Playwright page is ever looked up).
 
-Subclasses decide how the browser is obtained (:mod:`targets.launch` starts one,
-:mod:`targets.cdp` attaches to the user's).
+Subclasses decide how the browser is obtained (:mod:`targets.internal.launch` starts one,
+:mod:`targets.users_chrome.cdp` attaches to the user's).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import logging
 from typing import Any, Literal
 
 from cdp_core import Browser, CDPException
+from targets.pages.page import PageHandle
+from targets.pages.registry import PageRegistry
 
 from .errors import ErrorCode, ToolFailure
 from .hub import SessionHub, utc_now
-from .page import PageHandle
-from .registry import PageRegistry
 
 __all__ = ["BrowserTarget"]
 

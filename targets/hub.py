@@ -20,9 +20,8 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from cdp_core import Browser, CDPEvent, CDPException, CDPSession
-
-from .page import PageHandle, SessionKind, SessionRecord
-from .registry import PageRegistry
+from targets.pages.page import PageHandle, SessionKind, SessionRecord
+from targets.pages.registry import PageRegistry
 
 __all__ = ["SessionHub", "Listeners", "SessionListener", "PageClosedListener", "BeforeDetachListener", "utc_now"]
 

@@ -15,17 +15,17 @@ import logging
 from typing import Any, Literal
 
 from cdp_core import ConnectionClosed
+from targets.internal.chrome_path import BrowserNotFound, find_chrome
+from targets.internal.launch import LaunchTarget
+from targets.pages.page import PageHandle
+from targets.pages.tabs import TabActions
+from targets.users_chrome.attaching import AttachActions
+from targets.users_chrome.cdp import CdpTarget
+from targets.users_chrome.handshake import Handshake
 
-from .attaching import AttachActions
-from .cdp import CdpTarget
-from .chrome_path import BrowserNotFound, find_chrome
 from .errors import ErrorCode, ToolFailure
-from .handshake import Handshake
 from .hub import BeforeDetachListener, Listeners, PageClosedListener, SessionListener, utc_now
-from .launch import LaunchTarget
-from .page import PageHandle
 from .settings import DEFAULT_CDP_URL, TargetSettings
-from .tabs import TabActions
 
 __all__ = ["BrowserManager"]
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from .finding import FIXED_PORTS
+from targets.users_chrome.finding import FIXED_PORTS
 
 if TYPE_CHECKING:
-    from .profile_dirs import ProfileDir
+    from targets.users_chrome.profile_dirs import ProfileDir
 
 __all__ = ["TargetSettings", "DEFAULT_CDP_URL"]
 
@@ -44,7 +44,7 @@ class TargetSettings:
     #: exported state file through the browser.
     private_paths: list[str] = field(default_factory=list)
     #: Where ``attach_cdp`` without a URL looks for ``DevToolsActivePort``: None means the standard
-    #: user data dirs of this system (targets.profile_dirs); tests point it at fake dirs.
+    #: user data dirs of this system (targets.users_chrome.profile_dirs); tests point it at fake dirs.
     profile_dirs: list[ProfileDir] | None = None
     #: Ports asked ``/json/version`` besides the files (finding.FIXED_PORTS: the flag flow's 9222); tests use none.
     probe_ports: tuple[int, ...] = FIXED_PORTS

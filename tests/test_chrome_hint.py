@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from targets.cdp import chrome_command_hint
+from targets.users_chrome.cdp import chrome_command_hint
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 

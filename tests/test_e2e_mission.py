@@ -31,7 +31,7 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from cdp_core import connect
-from targets.process import ChromiumProcess
+from targets.internal.process import ChromiumProcess
 
 pytestmark = pytest.mark.slow
 

@@ -11,8 +11,8 @@ from httpserver import Reply
 from lean_util import records
 
 import cdp_core
-from targets import emulation
 from targets.errors import ErrorCode
+from targets.pages import emulation
 
 #: What a page can tell about its environment.
 PROBE = (

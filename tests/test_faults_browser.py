@@ -19,7 +19,7 @@ from faults_util import StablePort, UserTabs, serving, wait_until
 from lean_util import records
 
 from targets.errors import ErrorCode
-from targets.process import ChromiumProcess
+from targets.internal.process import ChromiumProcess
 
 
 async def _captured(agent, name: str) -> None:

@@ -17,7 +17,7 @@ import pytest
 from cdp_core import cleanup
 from cdp_core.cleanup import end_tree_command, kill_tree_windows, pid_alive, remove_tree
 from cdp_core.lifetime import new_profile_dir, sweep_profiles
-from targets.launch import PROFILE_PREFIX as PREFIX
+from targets.internal.launch import PROFILE_PREFIX as PREFIX
 
 
 def _dead_pid() -> int:

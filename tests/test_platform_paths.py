@@ -145,13 +145,13 @@ def test_browser_not_found_names_the_places(tmp_path: Path):
     ],
 )
 def test_download_names_are_safe_on_windows(suggested: str | None, saved: str):
-    from targets.file_names import safe_file_name
+    from targets.policies.file_names import safe_file_name
 
     assert safe_file_name(suggested) == saved
 
 
 def test_long_download_names_keep_their_extension():
-    from targets.file_names import safe_file_name
+    from targets.policies.file_names import safe_file_name
 
     name = safe_file_name("a" * 400 + ".csv")
     assert len(name) <= 180 and name.endswith(".csv")

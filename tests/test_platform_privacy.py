@@ -21,7 +21,7 @@ from mcp_server.guards.artifacts import Artifacts
 from mcp_server.guards.owner_only import icacls_command, restrict_to_owner, windows_owner_dacl
 from mcp_server.guards.uploads import resolve_upload
 from targets.errors import ErrorCode, ToolFailure
-from targets.file_identity import is_within, same_path
+from targets.policies.file_identity import is_within, same_path
 
 
 @pytest.fixture
@@ -164,9 +164,9 @@ def test_icacls_fallback_grants_the_user_alone():
 
 
 def test_file_urls_use_the_same_identity_rules(tmp_path: Path):
-    """targets.policy (file: URLs) had its own case rule: a hard link or another spelling of the
+    """targets.policies.policy (file: URLs) had its own case rule: a hard link or another spelling of the
     audit log passed it on Linux; an allowed root must still not grant a differently cased folder."""
-    from targets.policy import UrlPolicy
+    from targets.policies.policy import UrlPolicy
 
     artifacts = tmp_path / "project" / ".mcp-browser-artifacts"
     artifacts.mkdir(parents=True)

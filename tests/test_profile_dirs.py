@@ -1,6 +1,6 @@
 """Finding the user's Chrome without a URL, on every system and browser, with fake profile dirs.
 
-Pure logic: the per-system list of user data dirs (targets/profile_dirs.py) is checked for
+Pure logic: the per-system list of user data dirs (targets/users_chrome/profile_dirs.py) is checked for
 Linux, macOS and Windows with an injected environment; discovery runs over fake dirs whose
 ``DevToolsActivePort`` names a port of a loopback listener that answers ``/json/version`` as
 Chrome's toggle does (404) or as the flag flow does (JSON). The listener also records whether
@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from faults_util import serving
 
-from targets.finding import find_chromes, found_by_port
-from targets.profile_dirs import ProfileDir, standard_profile_dirs, system_of
+from targets.users_chrome.finding import find_chromes, found_by_port
+from targets.users_chrome.profile_dirs import ProfileDir, standard_profile_dirs, system_of
 
 
 class FakeChromePort:

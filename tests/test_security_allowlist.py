@@ -19,7 +19,7 @@ from mcp.client import Client
 
 from mcp_server.commands.cli import build_app
 from mcp_server.core.settings import Settings, SettingsError
-from targets.policy import UrlPattern, UrlPolicy
+from targets.policies.policy import UrlPattern, UrlPolicy
 
 
 @pytest.mark.parametrize(

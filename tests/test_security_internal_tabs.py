@@ -25,7 +25,7 @@ from mcp.client import Client
 import cdp_core
 from mcp_server.commands.cli import build_app
 from mcp_server.core.settings import Settings
-from targets.file_urls import FileUrlRefused, file_url_path
+from targets.policies.file_urls import FileUrlRefused, file_url_path
 
 MARK = "internal-tab-canary-41c7"
 

@@ -149,8 +149,8 @@ async def test_no_side_door_reaches_a_host_the_allow_list_does_not_name(
 
 async def test_the_proxy_checks_each_request_and_never_reuses_a_connection_for_the_next(http_server, refused_host):
     """Plain HTTP is checked per URL (path included); a kept-alive connection cannot carry a second request."""
-    from targets.policy import UrlPolicy
-    from targets.policy_proxy import PolicyProxy
+    from targets.policies.policy import UrlPolicy
+    from targets.policies.policy_proxy import PolicyProxy
 
     http_server.route("/side/app/ok", Reply(200, "ok"))
     proxy = PolicyProxy(UrlPolicy(allowed_urls=[http_server.url("/side/app")]))
@@ -251,8 +251,8 @@ async def test_the_proxy_forwards_a_body_sent_after_the_head(http_server):
     """The body may come in a later packet than the head: the proxy forwards it before the answer exists."""
     import asyncio
 
-    from targets.policy import UrlPolicy
-    from targets.policy_proxy import PolicyProxy
+    from targets.policies.policy import UrlPolicy
+    from targets.policies.policy_proxy import PolicyProxy
 
     http_server.route("/side/echo", lambda r: Reply(200, b"got " + r.body, "text/plain"))
     proxy = PolicyProxy(UrlPolicy(allowed_urls=[http_server.base]))

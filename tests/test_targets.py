@@ -17,7 +17,7 @@ from faults_util import StablePort  # the TIME_WAIT-proof "same port" forwarder
 
 import cdp_core
 from targets import BrowserManager, PageHandle, TargetSettings, ToolFailure
-from targets.process import ChromiumProcess
+from targets.internal.process import ChromiumProcess
 
 USER_TABS = ("/targets/a.html", "/targets/b.html", "/targets/clienti/edit.cfm?id=123")
 
@@ -613,7 +613,7 @@ async def test_a_browser_that_does_not_start_is_a_clear_failure(http_server):
 
 async def test_a_browser_that_does_not_start_leaves_no_allowed_urls_proxy_listening(http_server, monkeypatch):
     """The ALLOWED_URLS proxy starts before the browser: a failed start must close it, not leave a port open."""
-    from targets import policy_proxy
+    from targets.policies import policy_proxy
 
     ports: list[int] = []
     real_start = policy_proxy.PolicyProxy.start

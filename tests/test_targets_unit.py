@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from targets import PageHandle, ToolFailure
-from targets.cdp import check_cdp_url, chrome_command_hint
-from targets.policy import UrlPolicy
-from targets.registry import PageRegistry
+from targets.pages.registry import PageRegistry
+from targets.policies.policy import UrlPolicy
+from targets.users_chrome.cdp import check_cdp_url, chrome_command_hint
 
 # -- URL policy -----------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from typing import Any
 from headful import VirtualDisplay
 
 from cdp_core import ChromiumProcess
-from targets.profile_dirs import ProfileDir, standard_profile_dirs
+from targets.users_chrome.profile_dirs import ProfileDir, standard_profile_dirs
 
 #: A point of the page area (the window fills most of the 1280x800 screen): white page, #666666 dimmed.
 PROBE = (640, 600)

@@ -124,7 +124,7 @@ class Settings(BaseModel):
     @classmethod
     def _parse_patterns(cls, value: list[str]) -> list[str]:
         # A pattern that cannot be parsed would otherwise surface at the first navigation.
-        from targets.policy import UrlPattern
+        from targets.policies.policy import UrlPattern
 
         for raw in value:
             if raw.strip():

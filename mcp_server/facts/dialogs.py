@@ -19,7 +19,7 @@ and every call that needs the page says so at once (DIALOG_OPEN, ``beforeAttach`
 the user to answer it in Chrome; once they do, ``Page.enable`` returns and all is normal.
 
 Nobody but ``handle_dialog`` answers: Playwright, when connected (the internal browser),
-listens for dialogs and leaves them open (see :mod:`targets.launch`).
+listens for dialogs and leaves them open (see :mod:`targets.internal.launch`).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from targets.errors import ErrorCode, ToolFailure
-from targets.file_identity import is_within, same_path
+from targets.policies.file_identity import is_within, same_path
 
 from .owner_only import restrict_to_owner
 

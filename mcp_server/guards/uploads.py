@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from targets.errors import ErrorCode, ToolFailure
-from targets.file_identity import is_within
+from targets.policies.file_identity import is_within
 
 from .artifacts import Artifacts
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from targets.navigation import NO_PAGE, brought_no_page
+from targets.pages.navigation import NO_PAGE, brought_no_page
 
 from .lean import Keep, hoist
 

@@ -40,7 +40,7 @@ from lean_util import records  # noqa: E402
 from mcp_server.input import actions as inp  # noqa: E402
 from mcp_server.input import element_from_selector  # noqa: E402
 from mcp_server.input.delivery import PRESS, RELEASE, watching  # noqa: E402
-from targets.process import ChromiumProcess  # noqa: E402
+from targets.internal.process import ChromiumProcess  # noqa: E402
 
 
 def ms(values: list[float]) -> str:

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 import cdp_core  # noqa: E402
 from cdp_core.recorders.heap import take_heap_snapshot  # noqa: E402
-from targets.process import ChromiumProcess  # noqa: E402
+from targets.internal.process import ChromiumProcess  # noqa: E402
 
 LEAK = """(() => {
   class Row { constructor(i) { this.id = i; this.label = "row " + i; this.cells = [i, i + 1]; } }

@@ -45,7 +45,7 @@ from httpserver import TestServer  # noqa: E402
 import cdp_core  # noqa: E402
 from cdp_core.recorders.trace_summary import summarize  # noqa: E402
 from cdp_core.recorders.tracing import Tracer  # noqa: E402
-from targets.process import ChromiumProcess  # noqa: E402
+from targets.internal.process import ChromiumProcess  # noqa: E402
 
 FIRST = "dashboard.example.com"
 VENDOR = "cdn.vendor-metrics.example.net"

@@ -15,8 +15,8 @@ from pydantic import Field
 
 from mcp_server.core.context import ToolContext
 from mcp_server.core.registry import ActionArgs, ActionResult, action
-from targets import emulation
 from targets.errors import ErrorCode, ToolFailure
+from targets.pages import emulation
 
 S = "browser_session"
 
@@ -50,7 +50,7 @@ def _point(raw: dict[str, float]) -> tuple[float, float]:
 
 
 def _changes(args: EmulateArgs) -> dict[str, Any]:
-    """The settings the call gives, as :func:`targets.emulation.apply` takes them (None clears)."""
+    """The settings the call gives, as :func:`targets.pages.emulation.apply` takes them (None clears)."""
     changes: dict[str, Any] = {}
     if args.network is not None:
         changes["network"] = None if args.network == "none" else args.network

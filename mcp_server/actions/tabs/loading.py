@@ -18,7 +18,7 @@ For a load action (``pages.py`` does this for go_back, go_forward and reload)::
         return outcome  # status "waiting"
     ...  # outcome: url, title, status of the loaded page
 
-The TIMEOUT of ``targets.navigation`` carries ``committed`` (and ``reached``), which is what
+The TIMEOUT of ``targets.pages.navigation`` carries ``committed`` (and ``reached``), which is what
 tells "still loading" from "no response".
 """
 

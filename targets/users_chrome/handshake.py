@@ -15,13 +15,13 @@ import logging
 from typing import Any
 
 import cdp_core
+from targets.hub import utc_now
 
 from .finding import FoundChrome
-from .hub import utc_now
 
 __all__ = ["Handshake", "HANDSHAKE_TIMEOUT"]
 
-log = logging.getLogger("targets.handshake")
+log = logging.getLogger("targets.users_chrome.handshake")
 
 #: How long a handshake may wait for the person's click before we give up on it (Chrome keeps
 #: the dialog up meanwhile; closing our socket takes it away).

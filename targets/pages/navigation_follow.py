@@ -1,6 +1,6 @@
 """The follower of one tab move: which document the command started, and what that document did.
 
-:mod:`targets.navigation` sends the commands (``Page.navigate``, history, reload) and bounds the
+:mod:`targets.pages.navigation` sends the commands (``Page.navigate``, history, reload) and bounds the
 wait; this module reads the main frame's events while it waits and decides when the move is
 done: the new document reached ``wait_until``, failed, was replaced by a navigation that started
 before it committed (a rival: ``navigate`` sends again), moved on by itself after it committed

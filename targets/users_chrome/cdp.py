@@ -21,20 +21,20 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import cdp_core
 from cdp_core import CDPException
-from cdp_core.discovery import is_loopback_address  # re-exported: targets.cdp.is_loopback_address
+from cdp_core.discovery import is_loopback_address  # re-exported: targets.users_chrome.cdp.is_loopback_address
+from targets.base import BrowserTarget
+from targets.errors import ErrorCode, ToolFailure
+from targets.hub import Listeners, SessionHub, utc_now
+from targets.pages import emulation
 
-from . import emulation
-from .base import BrowserTarget
 from .chrome_hints import chrome_command_hint
-from .errors import ErrorCode, ToolFailure
-from .hub import Listeners, SessionHub, utc_now
 
 if TYPE_CHECKING:
     pass
 
 __all__ = ["CdpTarget", "check_cdp_url", "chrome_command_hint", "is_loopback_address"]
 
-log = logging.getLogger("targets.cdp")
+log = logging.getLogger("targets.users_chrome.cdp")
 
 
 def check_cdp_url(url: str, *, allow_remote: bool) -> str:

@@ -12,11 +12,11 @@ import urllib.parse
 from typing import TYPE_CHECKING, Any, Literal
 
 from cdp_core import CDPException, ConnectionClosed, SessionClosed
+from targets.errors import ErrorCode, ToolFailure
+from targets.internal.launch import LAUNCH_VIEWPORT, LaunchTarget
+from targets.users_chrome.cdp import CdpTarget
 
 from . import emulation
-from .cdp import CdpTarget
-from .errors import ErrorCode, ToolFailure
-from .launch import LAUNCH_VIEWPORT, LaunchTarget
 from .navigation import (
     NO_PAGE,
     WAIT_UNTIL,
@@ -31,8 +31,8 @@ from .navigation import (
 from .page import PageHandle
 
 if TYPE_CHECKING:
-    from .hub import SessionListener
-    from .settings import TargetSettings
+    from targets.hub import SessionListener
+    from targets.settings import TargetSettings
 
 __all__ = ["TabActions"]
 
@@ -302,7 +302,7 @@ class TabActions:
         }
 
     async def emulate(self, **changes: Any) -> dict[str, Any]:
-        """Set or clear emulation settings of the selected tab (see :mod:`targets.emulation`)."""
+        """Set or clear emulation settings of the selected tab (see :mod:`targets.pages.emulation`)."""
         page = await self.current_page(launch_if_needed=False)
         if not self._emulation_hooked:
             # After the capture listener: a new iframe's Network domain is enabled when its overrides arrive.

@@ -20,14 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from cdp_core import Browser, CDPEvent, CDPException
+from targets.settings import TargetSettings
 
 from .file_identity import is_within, is_within_granted, same_path
 from .file_urls import FileUrlRefused, file_url_path
-from .settings import TargetSettings
 
 __all__ = ["UrlPolicy", "PolicyInterceptor", "Verdict"]
 
-log = logging.getLogger("targets.policy")
+log = logging.getLogger("targets.policies.policy")
 
 #: Schemes the internal browser may load without any policy: nothing local, nothing privileged.
 _INERT_SCHEMES = ("data", "blob")

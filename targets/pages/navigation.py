@@ -30,8 +30,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from cdp_core import CDPException
+from targets.errors import ErrorCode, ToolFailure
 
-from .errors import ErrorCode, ToolFailure
 from .navigation_follow import ATTEMPTS, EVENTS, MAX_REDIRECTS_SHOWN, WAIT_UNTIL, Follower, StatusFn
 from .page import PageHandle
 

@@ -20,18 +20,18 @@ import cdp_core
 from cdp_core import DiscoveryError, read_devtools_active_port
 from cdp_core.cleanup import remove_tree, running_as_root
 from cdp_core.lifetime import new_profile_dir, sweep_profiles
+from targets.base import BrowserTarget
+from targets.errors import ErrorCode, ToolFailure
+from targets.hub import Listeners, SessionHub, utc_now
+from targets.pages.emulation import Viewport
+from targets.pages.page import PageHandle
+from targets.policies.file_names import safe_file_name
+from targets.policies.policy import PolicyInterceptor, UrlPolicy
+from targets.policies.policy_proxy import PolicyProxy, proxy_flags
+from targets.settings import TargetSettings
 
-from .base import BrowserTarget
 from .chrome_path import BrowserNotFound, find_chrome
-from .emulation import Viewport
-from .errors import ErrorCode, ToolFailure
-from .file_names import safe_file_name
-from .hub import Listeners, SessionHub, utc_now
-from .page import PageHandle
-from .policy import PolicyInterceptor, UrlPolicy
-from .policy_proxy import PolicyProxy, proxy_flags
 from .process import HEADLESS_FLAGS
-from .settings import TargetSettings
 
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext, Download, Page, Playwright
@@ -41,7 +41,7 @@ __all__ = ["LaunchTarget", "LAUNCH_VIEWPORT"]
 #: The internal browser's viewport (Playwright sets it); ``emulate viewport=none`` returns to it.
 LAUNCH_VIEWPORT = Viewport(1280, 800, 1.0)
 
-log = logging.getLogger("targets.launch")
+log = logging.getLogger("targets.internal.launch")
 
 #: The internal browser's temporary profiles are ``<PROFILE_PREFIX><server pid>-*``: a profile holds
 #: what the pages stored (cookies, tokens), so the first launch of a server sweeps those whose

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import ErrorCode, ToolFailure
+from targets.errors import ErrorCode, ToolFailure
+
 from .page import PageHandle
 
 __all__ = ["PageRegistry"]

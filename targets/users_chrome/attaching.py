@@ -11,17 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from targets.errors import ErrorCode, ToolFailure
+from targets.settings import DEFAULT_CDP_URL
+
 from .cdp import CdpTarget, check_cdp_url, chrome_command_hint, handshake_failure, resolve_ws_url
-from .errors import ErrorCode, ToolFailure
 from .finding import FoundChrome, find_chromes, found_in, profile_of
 from .handshake import HANDSHAKE_TIMEOUT, Handshake
 from .profile_dirs import ProfileDir, standard_profile_dirs
-from .settings import DEFAULT_CDP_URL
 
 if TYPE_CHECKING:
-    from .hub import Listeners
-    from .launch import LaunchTarget
-    from .settings import TargetSettings
+    from targets.hub import Listeners
+    from targets.internal.launch import LaunchTarget
+    from targets.settings import TargetSettings
 
 __all__ = ["AttachActions", "AttachPlan"]
 

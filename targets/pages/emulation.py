@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cdp_core import CDPError, CDPException, CDPSession
+from targets.errors import ErrorCode, ToolFailure
 
-from .errors import ErrorCode, ToolFailure
 from .page import PageHandle
 
 __all__ = ["NETWORK_PRESETS", "EmulationState", "Viewport", "parse_viewport", "apply", "undo", "on_session", "state_of"]
 
-log = logging.getLogger("targets.emulation")
+log = logging.getLogger("targets.pages.emulation")
 
 #: DevTools' throttling presets (bytes/s, ms): the same numbers its Network panel and Lighthouse use.
 NETWORK_PRESETS: dict[str, dict[str, Any]] = {

@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from cdp_core import CDPException, CDPSession
-
-from .errors import ErrorCode, ToolFailure
+from targets.errors import ErrorCode, ToolFailure
 
 __all__ = ["PageHandle", "SessionRecord", "SessionKind"]
 

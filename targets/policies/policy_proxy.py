@@ -1,6 +1,6 @@
 """The internal browser's loopback proxy: ``ALLOWED_URLS`` for what the ``Fetch`` interception never sees.
 
-``Fetch`` (:class:`targets.policy.PolicyInterceptor`) pauses documents, subresources and
+``Fetch`` (:class:`targets.policies.policy.PolicyInterceptor`) pauses documents, subresources and
 fetches, but not WebSockets (from a page, a worker or a service worker), speculation-rules
 prefetch and prerender, ``<link rel=preconnect>`` (a bare connection) or the browser's own
 ``Network.loadNetworkResource`` (source maps) and the redirects it follows: in the second
@@ -30,7 +30,7 @@ from .policy import ParsedUrl, UrlPolicy, Verdict
 
 __all__ = ["PolicyProxy", "proxy_flags"]
 
-log = logging.getLogger("targets.policy_proxy")
+log = logging.getLogger("targets.policies.policy_proxy")
 
 _MAX_HEAD = 64 * 1024
 _HEAD_TIMEOUT_S = 30.0
