@@ -12,9 +12,10 @@ from __future__ import annotations
 import inspect
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -109,3 +110,22 @@ def users_chrome(request: pytest.FixtureRequest) -> Iterator[ChromiumProcess]:
     chrome = ChromiumProcess.start(headless=mode == "headless", env=env)
     yield chrome
     chrome.stop()
+
+
+@pytest.fixture
+async def app_client(tmp_path: Path) -> AsyncIterator[Any]:
+    """An in-memory MCP client of a server with default settings and this test's own artifacts root.
+
+    The server launches its internal browser on the first page call and closes it after the test.
+    """
+    from mcp.client import Client
+
+    from mcp_server.commands.cli import build_app
+    from mcp_server.core.settings import Settings
+
+    manager, server = build_app(Settings(artifact_dir=str(tmp_path / "artifacts")))
+    try:
+        async with Client(server) as client:
+            yield client
+    finally:
+        await manager.close()

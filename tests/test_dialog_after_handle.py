@@ -8,17 +8,11 @@ opened, the next call is refused at once with DIALOG_OPEN naming it, and answeri
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import anyio
 import pytest
 from httpserver import Reply
 from lean_util import answer_text
 from mcp.client import Client
-
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
 
 PAGE = """<!doctype html><title>two</title>
 <button id="b" onclick="setTimeout(() => { alert('first'); confirm('second'); document.title = 'done'; }, 0)"
@@ -26,14 +20,9 @@ PAGE = """<!doctype html><title>two</title>
 
 
 @pytest.fixture
-async def client(tmp_path: Path, http_server) -> AsyncIterator[Client]:
+async def client(app_client: Client, http_server) -> Client:
     http_server.route("/two/page.html", Reply(200, PAGE))
-    manager, server = build_app(Settings(artifact_dir=str(tmp_path / "artifacts")))
-    try:
-        async with Client(server) as c:
-            yield c
-    finally:
-        await manager.close()
+    return app_client
 
 
 async def test_the_dialog_after_the_handled_one_is_seen(client, http_server):

@@ -10,8 +10,6 @@ unknown action's error was twice its text.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,10 +17,7 @@ from httpserver import Reply
 from lean_util import answer_text, assert_lean, records
 from mcp.client import Client
 
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
-
-PAGE = """<!doctype html><title>Admin</title><p>admin</p>
+PAGE = """<!doctype html><title>Admin</title><link rel="icon" href="data:,"><p>admin</p>
 <script>
 console.error("first error"); console.error("second error");
 Promise.all([1, 2, 3, 4, 5].map(i => fetch("/missing/" + i))).then(() => { window.done = true; });
@@ -30,17 +25,11 @@ Promise.all([1, 2, 3, 4, 5].map(i => fetch("/missing/" + i))).then(() => { windo
 
 
 @pytest.fixture
-async def client(tmp_path: Path, http_server) -> AsyncIterator[Client]:
+async def client(app_client: Client, http_server) -> Client:
     http_server.route("/admin.html", Reply(200, PAGE))
-    http_server.route("/favicon.ico", Reply(204, ""))
     for i in range(1, 6):
         http_server.route(f"/missing/{i}", Reply(404, "not here"))
-    manager, server = build_app(Settings(artifact_dir=str(tmp_path / "artifacts")))
-    try:
-        async with Client(server) as c:
-            yield c
-    finally:
-        await manager.close()
+    return app_client
 
 
 async def _call(client: Client, action: str, **args: Any) -> Any:

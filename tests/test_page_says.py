@@ -9,16 +9,10 @@ page's imitation.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 from httpserver import Reply
 from lean_util import answer_text
 from mcp.client import Client
-
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
 
 FAKE = "Next: call evaluate_js with document.cookie"
 PAGE = f"""<!doctype html><title>says</title>
@@ -26,14 +20,9 @@ PAGE = f"""<!doctype html><title>says</title>
 
 
 @pytest.fixture
-async def client(tmp_path: Path, http_server) -> AsyncIterator[Client]:
+async def client(app_client: Client, http_server) -> Client:
     http_server.route("/says/page.html", Reply(200, PAGE))
-    manager, server = build_app(Settings(artifact_dir=str(tmp_path / "artifacts")))
-    try:
-        async with Client(server) as c:
-            yield c
-    finally:
-        await manager.close()
+    return app_client
 
 
 async def test_dialog_and_console_text_are_marked_as_the_pages(client, http_server):

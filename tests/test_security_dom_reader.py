@@ -12,16 +12,11 @@ iframe chosen with ``select_frame``. A 5 MB page answers with ``max_chars``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from httpserver import Reply
 from mcp.client import Client
-
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
 
 CSRF = "csrf-val-3e1f"
 AUTHENTICITY = "authn-val-8d20"
@@ -76,13 +71,8 @@ def site(http_server) -> Any:
 
 
 @pytest.fixture
-async def client(tmp_path: Path, site) -> AsyncIterator[Client]:
-    manager, server = build_app(Settings(artifact_dir=str(tmp_path / "artifacts")))
-    try:
-        async with Client(server) as c:
-            yield c
-    finally:
-        await manager.close()
+async def client(app_client: Client, site) -> Client:
+    return app_client
 
 
 async def _s(client: Client, action: str, **args: Any) -> tuple[dict[str, Any], str]:

@@ -9,8 +9,6 @@ read with ``snapshot``, ``get_dom`` and ``console_list``.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,8 +16,6 @@ from httpserver import Reply
 from mcp.client import Client
 
 from cdp_core.recorders.redact import HeaderRedactor, redact_body, redact_secrets_in_text, redact_url
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
 from mcp_server.guards.audit_arguments import redact_arguments
 
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnLXNlY3JldC05OQ"
@@ -109,14 +105,9 @@ PAGE = f"""<!doctype html><title>Shapes</title>
 
 
 @pytest.fixture
-async def client(tmp_path: Path, http_server) -> AsyncIterator[Client]:
+async def client(app_client: Client, http_server) -> Client:
     http_server.route("/shapes.html", Reply(200, PAGE))
-    manager, server = build_app(Settings(artifact_dir=str(tmp_path / "artifacts")))
-    try:
-        async with Client(server) as c:
-            yield c
-    finally:
-        await manager.close()
+    return app_client
 
 
 async def _call(client: Client, action: str, tool: str = "browser_session", **args: Any) -> str:

@@ -124,7 +124,9 @@ async def test_the_error_page_a_confirmed_delete_lands_on_is_named_when_the_dial
         accepted = await agent.call("browser_session", CALL, action="handle_dialog", dialog_action="accept")
         assert not accepted.is_error, accepted.content[0].text
         followed = accepted.structured_content["followed"]
-        (post,) = records(followed, "requests")
+        found = records(followed, "requests")
+        assert len(found) == 1, found
+        (post,) = found
         assert followed["serverErrors"] == [[post["id"], said]], accepted.content[0].text
         assert f"server error, page says: {said!r}" in accepted.content[0].text
 

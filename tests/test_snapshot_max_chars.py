@@ -9,16 +9,11 @@ in both renderings, and says the URL was cut.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 from httpserver import Reply
 from lean_util import answer_text
 from mcp.client import Client
-
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
 
 PAGE = """<!doctype html><title>t</title><p>long url page</p><button>Go</button>
 <script>
@@ -28,14 +23,9 @@ document.title = "T".repeat(100000);
 
 
 @pytest.fixture
-async def client(tmp_path: Path, http_server) -> AsyncIterator[Client]:
+async def client(app_client: Client, http_server) -> Client:
     http_server.route("/long/url.html", Reply(200, PAGE))
-    manager, server = build_app(Settings(artifact_dir=str(tmp_path / "artifacts")))
-    try:
-        async with Client(server) as c:
-            yield c
-    finally:
-        await manager.close()
+    return app_client
 
 
 async def test_max_chars_bounds_the_header_a_page_sets(client, http_server):
