@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from cdp_core.errors import CDPException
-from mcp_server.actions.page.pagejs import capture_png
+from mcp_server.actions.page.screenshots import capture_png
 from mcp_server.core.answers import Answer
 from mcp_server.core.registry import ActionArgs, ActionResult, action
 from mcp_server.facts.body_preview import held_response_preview

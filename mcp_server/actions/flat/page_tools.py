@@ -18,7 +18,6 @@ from pydantic import Field
 
 from cdp_core.errors import CDPError, CDPException, CDPTimeout
 from mcp_server.actions.page.pagejs import (
-    capture_png,
     exception_text,
     no_dialog,
     runaway_failure,
@@ -26,6 +25,7 @@ from mcp_server.actions.page.pagejs import (
     truncate,
     unless_dialog,
 )
+from mcp_server.actions.page.screenshots import capture_png
 from mcp_server.actions.tabs.loading import LOAD_TAKES, StatusFn, bounded_load
 from mcp_server.core.answers import Answer
 from mcp_server.core.context import ToolContext
