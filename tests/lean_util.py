@@ -39,6 +39,12 @@ def answer_text(result: Any) -> str:
     return "\n".join(getattr(block, "text", "") for block in result.content if getattr(block, "type", "") == "text")
 
 
+async def session_call(client: Any, action: str, **args: Any) -> tuple[bool, dict[str, Any], str]:
+    """``browser_session`` ``action``: (is it an error, its structuredContent, its text)."""
+    result = await client.call_tool("browser_session", {"action": action, **args})
+    return bool(result.is_error), result.structured_content or {}, answer_text(result)
+
+
 def structured_json(result: Any) -> str:
     """``JSON(structuredContent)`` as Claude Code / Codex hand it to the model (compact)."""
     return json.dumps(result.structured_content, separators=(",", ":"), ensure_ascii=False)

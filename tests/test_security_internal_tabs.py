@@ -14,12 +14,12 @@ import json
 import urllib.parse
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
 from faults_util import UserTabs
 from httpserver import Reply
+from lean_util import session_call
 from mcp.client import Client
 
 import cdp_core
@@ -30,10 +30,7 @@ from targets.policies.file_urls import FileUrlRefused, file_url_path
 MARK = "internal-tab-canary-41c7"
 
 
-async def _call(client: Client, action: str, **args: Any) -> tuple[bool, dict[str, Any], str]:
-    result = await client.call_tool("browser_session", {"action": action, **args})
-    text = "\n".join(getattr(b, "text", "") or "" for b in result.content)
-    return bool(result.is_error), result.structured_content or {}, text
+_call = session_call
 
 
 @pytest.fixture

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from httpserver import Reply
+from lean_util import session_call
 from mcp.client import Client
 
 from mcp_server.commands.cli import build_app
@@ -25,10 +25,7 @@ from mcp_server.core.settings import Settings
 MARK = "local-file-canary-6d1e"
 
 
-async def _call(client: Client, action: str, **args: Any) -> tuple[bool, dict[str, Any], str]:
-    result = await client.call_tool("browser_session", {"action": action, **args})
-    text = "\n".join(getattr(b, "text", "") or "" for b in result.content)
-    return bool(result.is_error), result.structured_content or {}, text
+_call = session_call
 
 
 @pytest.fixture
