@@ -148,6 +148,12 @@ PHP_FATAL = (
     "  thrown in <b>/var/www/html/orders.php</b> on line <b>17</b><br />"
 )
 PHP_PLAIN = "PHP Notice:  Undefined index: customer in /srv/app/api/orders.php on line 88\n[]"
+PHP_NOTICES_THEN_FATAL = (
+    "<b>Deprecated</b>:  Function utf8_encode() is deprecated in <b>/var/www/gestionale/lib/util.php</b> on line "
+    "<b>12</b><br />\n<b>Warning</b>:  Undefined array key \"note\" in <b>/var/www/gestionale/salva.php</b> on line "
+    "<b>40</b><br />\n<b>Fatal error</b>:  Uncaught PDOException: SQLSTATE[23000]: Integrity constraint violation in "
+    "<b>/var/www/gestionale/salva.php</b> on line <b>87</b><br />"
+)
 PY_TRACE = (
     'Traceback (most recent call last):\n  File "/srv/app/views.py", line 88, in save\n'
     "    qty = data[\"qty\"]\nKeyError: 'qty'\n"
@@ -172,6 +178,11 @@ TOMCAT = """<html><head><title>HTTP Status 500 – Internal Server Error</title>
             PHP_FATAL,
             "PHP Fatal error: Uncaught Error: Call to undefined function fetch_orders() (/var/www/html/orders.php:17)",
         ),
+        (
+            PHP_NOTICES_THEN_FATAL,  # the error that stopped the script, not the notices printed before it
+            "PHP Fatal error: Uncaught PDOException: SQLSTATE[23000]: Integrity constraint violation"
+            " (/var/www/gestionale/salva.php:87)",
+        ),
         (PHP_PLAIN, "PHP Notice: Undefined index: customer (/srv/app/api/orders.php:88)"),
         (PY_TRACE, "Python: KeyError: 'qty' (/srv/app/views.py:88)"),  # an exception's name is no secret field
         (
@@ -180,7 +191,7 @@ TOMCAT = """<html><head><title>HTTP Status 500 – Internal Server Error</title>
             " (OrderServlet.java:42)",
         ),
     ],
-    ids=["coldfusion", "coldfusion-robust-off", "lucee", "php-fatal", "php-plain", "python", "tomcat"],
+    ids=["coldfusion", "coldfusion-robust-off", "lucee", "php-fatal", "php-notices-then-fatal", "php-plain", "python", "tomcat"],
 )
 def test_the_error_pages_of_each_runtime_are_read(body: str, said: str) -> None:
     text = html_text(body, 20_000) if "<" in body else body

@@ -65,7 +65,7 @@ def _line(kind: str, message: str, where: str | None = None) -> str:
 def server_error_in(text: str) -> str | None:
     """The first server error of a known runtime in ``text`` (a body's visible text), as one line."""
     text = text[:_TEXT_CHARS]
-    m = _PHP.search(text)
+    m = _worst_php(text)
     if m:
         level, message, path, line = m.groups()
         return _line(f"PHP {level}", message, f"{path}:{line}")
@@ -99,6 +99,30 @@ def server_error_in(text: str) -> str | None:
             message = m.group(1) + (f": {m.group(2)}" if m.group(2) else "")
             return _line("Java", message, f"{at.group(1)}:{at.group(2)}")
     return None
+
+
+#: PHP levels that stop the script: the line that explains a 500, wherever notices precede it
+_PHP_FATAL = ("Fatal error", "Parse error", "Catchable fatal error", "Recoverable fatal error", "Uncaught exception")
+#: PHP levels that only warn (a script that went on)
+_PHP_WARNING = ("Warning",)
+
+
+def _worst_php(text: str) -> re.Match[str] | None:
+    """The PHP message of the highest level in ``text``, the first of equals.
+
+    Why not simply the first: a script that dies usually printed a ``Deprecated`` notice or a
+    ``Warning`` on its way, and the notice is not why the request failed; the fatal error is.
+    """
+    best: re.Match[str] | None = None
+    best_rank = -1
+    for m in _PHP.finditer(text):
+        level = m.group(1)
+        rank = 2 if level in _PHP_FATAL else 1 if level in _PHP_WARNING else 0
+        if rank > best_rank:
+            best, best_rank = m, rank
+            if rank == 2:
+                break
+    return best
 
 
 def _after(text: str, pattern: re.Pattern[str]) -> str | None:
