@@ -150,7 +150,7 @@ PHP_FATAL = (
 PHP_PLAIN = "PHP Notice:  Undefined index: customer in /srv/app/api/orders.php on line 88\n[]"
 PHP_NOTICES_THEN_FATAL = (
     "<b>Deprecated</b>:  Function utf8_encode() is deprecated in <b>/var/www/gestionale/lib/util.php</b> on line "
-    "<b>12</b><br />\n<b>Warning</b>:  Undefined array key \"note\" in <b>/var/www/gestionale/salva.php</b> on line "
+    '<b>12</b><br />\n<b>Warning</b>:  Undefined array key "note" in <b>/var/www/gestionale/salva.php</b> on line '
     "<b>40</b><br />\n<b>Fatal error</b>:  Uncaught PDOException: SQLSTATE[23000]: Integrity constraint violation in "
     "<b>/var/www/gestionale/salva.php</b> on line <b>87</b><br />"
 )
@@ -191,7 +191,16 @@ TOMCAT = """<html><head><title>HTTP Status 500 – Internal Server Error</title>
             " (OrderServlet.java:42)",
         ),
     ],
-    ids=["coldfusion", "coldfusion-robust-off", "lucee", "php-fatal", "php-notices-then-fatal", "php-plain", "python", "tomcat"],
+    ids=[
+        "coldfusion",
+        "coldfusion-robust-off",
+        "lucee",
+        "php-fatal",
+        "php-notices-then-fatal",
+        "php-plain",
+        "python",
+        "tomcat",
+    ],
 )
 def test_the_error_pages_of_each_runtime_are_read(body: str, said: str) -> None:
     text = html_text(body, 20_000) if "<" in body else body
