@@ -150,6 +150,8 @@ async def _run(ns: argparse.Namespace) -> int:
         "load average (1 min) before / after": f"{load_before[0]:.2f} / {os.getloadavg()[0]:.2f}",
         "command": "python -m bench.peer_benchmark " + " ".join(sys.argv[1:]),
     }
+    if ns.only == "tasks":
+        meta["repeats"] = f"{ns.rounds} rounds, task rows only (each task once per round; sizes from the last)"
     if ours_env:
         meta["ours env"] = " ".join(f"{k}={v}" for k, v in ours_env.items())
     if notes:

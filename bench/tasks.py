@@ -37,6 +37,9 @@ __all__ = ["run_tasks", "install_pages"]
 
 #: Seconds between a click and the next call: the page's handlers ran, their events reached the server.
 SETTLE = 0.5
+#: Seconds from the agent's request to the person's click (a person takes longer): no server is
+#: measured on a click that lands while it is still setting up its capture after the last answer.
+PERSON_DELAY = 1.0
 
 
 def install_pages(pages: BenchPages) -> None:
@@ -158,6 +161,7 @@ def _find(adapter: Adapter, step: Step, entry: dict[str, Any], found: dict[str, 
 
 async def _person_clicks(cdp_url: str, task_url: str) -> None:
     """Click Save in the task's tab over the harness's own CDP socket, and wait until the page handled it."""
+    await anyio.sleep(PERSON_DELAY)
     targets = await anyio.to_thread.run_sync(page_targets, cdp_url)
     target = next(t for t in targets if t.get("url") == task_url)
     conn = await connect_target(target["webSocketDebuggerUrl"])
