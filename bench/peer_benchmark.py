@@ -30,6 +30,7 @@ from .report import build_rows, render_markdown, render_text, write_results
 from .runner import RunConfig, merge_rounds, run_server, tools_list_only
 from .servers import ADAPTERS
 from .tabs import page_targets
+from .tasks import install_pages, run_tasks
 from .tokens import TOKENIZER_NAME, approx_tokens, bpe_tokens
 
 HERE = Path(__file__).resolve().parent
@@ -51,6 +52,11 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
         default=[],
         metavar="NAME=VALUE",
         help="environment for our server, e.g. CONSOLE_MAX_ENTRIES=5000 (repeatable; default: its defaults)",
+    )
+    p.add_argument(
+        "--only",
+        choices=("jobs", "tasks"),
+        help="only the per-call jobs, or only the whole-task rows (bench/tasks.py; under a minute)",
     )
     p.add_argument("--no-install", action="store_true", help="never run npm; missing peers get a failed row")
     p.add_argument("--update-peers", action="store_true", help="npm install the latest peers even if present")
@@ -86,6 +92,7 @@ async def _run(ns: argparse.Namespace) -> int:
     )
     load_before = os.getloadavg()
     pages = BenchPages().start()
+    install_pages(pages)
     chrome = ChromiumProcess.start()
     results: list[dict] = []
     chrome_version = "?"
@@ -102,7 +109,12 @@ async def _run(ns: argparse.Namespace) -> int:
                 print(f"== round {round_no}: {key}", file=sys.stderr, flush=True)
                 cfg.log_dir = log_dir / f"round{round_no}"
                 adapter = ADAPTERS[key](ours_env if key == "ours" else None)
-                res = await run_server(adapter, cfg, pages, chrome.http_url, chrome.proc.pid)
+                if ns.only == "tasks":
+                    res = {"key": key, "label": adapter.label, "ok": True, "notes": []}
+                else:
+                    res = await run_server(adapter, cfg, pages, chrome.http_url, chrome.proc.pid)
+                if ns.only != "jobs":
+                    res["tasks"] = await run_tasks(adapter, cfg, pages, chrome.http_url, chrome.proc.pid)
                 per_server[key].append(res)
                 failed = sum(len(raw["errors"]) for raw in (res.get("raw_ops") or {}).values())
                 state = "FAILED: " + str(res.get("error")) if not res.get("ok") else "ok"
@@ -114,7 +126,7 @@ async def _run(ns: argparse.Namespace) -> int:
                     chrome = ChromiumProcess.start()
         results = [merge_rounds(per_server[k]) for k in keys]
         for res in results:
-            if res["key"] == "ours":
+            if res["key"] == "ours" and ns.only != "tasks":
                 cfg.log_dir = log_dir
                 res["condensed"] = await tools_list_only(ADAPTERS["ours"](ours_env), cfg, ["--toolset", "condensed"])
     finally:
@@ -125,6 +137,8 @@ async def _run(ns: argparse.Namespace) -> int:
     _tokens(results, ns.peers_dir)
     ours = "ours" if "ours" in keys else None
     rows = build_rows(results)
+    if ns.only == "tasks":
+        rows = [r for r in rows if r.label.startswith("task ")]
     meta = {
         "date": stamp,
         "browser": chrome_version,
@@ -136,6 +150,8 @@ async def _run(ns: argparse.Namespace) -> int:
         "load average (1 min) before / after": f"{load_before[0]:.2f} / {os.getloadavg()[0]:.2f}",
         "command": "python -m bench.peer_benchmark " + " ".join(sys.argv[1:]),
     }
+    if ns.only == "tasks":
+        meta["repeats"] = f"{ns.rounds} rounds, task rows only (each task once per round; sizes from the last)"
     if ours_env:
         meta["ours env"] = " ".join(f"{k}={v}" for k, v in ours_env.items())
     if notes:
@@ -158,8 +174,12 @@ async def _run(ns: argparse.Namespace) -> int:
                 print(f"errors [{r['key']}] {op} ({st['tool']}): {st['errors']}x {st.get('first_error', '')[:160]}")
         if r.get("error"):
             print(f"FAILED [{r['key']}]: {r['error']}")
+        for task, t in (r.get("tasks") or {}).items():
+            if t.get("error"):
+                print(f"task failed [{r['key']}] {task}: {t['error'][:200]}")
     print(f"\nwrote {js} and {md}")
-    return 0 if all(r.get("ok") and not r.get("failed_calls") for r in results) else 1
+    tasks_ok = all(not t.get("error") for r in results for t in (r.get("tasks") or {}).values())
+    return 0 if tasks_ok and all(r.get("ok") and not r.get("failed_calls") for r in results) else 1
 
 
 def _reachable(http_url: str) -> bool:

@@ -123,7 +123,9 @@ def build_rows(results: list[dict]) -> list[Row]:
                         lambda r, o=op, w=rule, f=found: _per_entry(r, o, w, f),
                     )
                 )
-    return rows
+    from .task_report import task_rows  # imports Row from here
+
+    return rows + task_rows(results)
 
 
 #: (job, label, where its completeness is) of the "what the model reads" rows.
@@ -264,6 +266,9 @@ def render_markdown(rows: list[Row], keys: list[str], ours: str | None, meta: di
     if behind:
         lines += ["", "## Where ours is behind", ""]
         lines += [f"- {b}" for b in behind]
+    from .task_report import task_markdown
+
+    lines += task_markdown(results)
     lines += ["", "## Per server", ""]
     for r in results:
         lines.append(

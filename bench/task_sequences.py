@@ -1,0 +1,230 @@
+"""The task rows' data: each server's fixed call sequence per task, and the facts an answer must state.
+
+A sequence is what an agent that knows the server's tools would send to reach every fact with
+the fewest calls (bench/README.md gives the reason for each call). ``CLICK`` marks the point
+where the agent asks the person to reproduce the failure: the harness clicks Save itself, over
+its own CDP connection. Argument values ``$name`` are filled from earlier answers: ``FIND``
+names what to take from an answer (``page``: the task's tab in the server's page list; any
+other name: the first group of a regular expression over the answer's text).
+
+A fact is reached when one answer *states* it under a client rule (text only, or
+JSON(structuredContent) else text): its pattern matches in that answer, e.g. the method, URL
+and status of the failed save in one entry, not a 500 anywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .task_pages import (
+    CLIENTI_PATH,
+    DIAG_ERROR,
+    DIAG_SCRIPT,
+    DIAG_THROW_LINE,
+    ORDINE_ERROR,
+    ORDINE_PATH,
+    ORDINE_SCRIPT,
+    ORDINE_THROW_LINE,
+    SAVE_PATH,
+)
+
+__all__ = ["CLICK", "Fact", "Step", "Task", "TASKS", "SEQUENCES", "facts_reached"]
+
+#: Tool name of the harness's own step (not a call to the server).
+CLICK = "<person clicks Save>"
+#: How far apart two parts of one stated fact may be (chars): one list entry, not the whole answer.
+ENTRY = 300
+
+
+@dataclass(frozen=True)
+class Step:
+    tool: str
+    args: dict[str, Any] = field(default_factory=dict)
+    why: str = ""
+    #: name -> "page" or a regex whose group 1, found in this answer's text, later steps use as $name.
+    find: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Fact:
+    key: str
+    label: str
+    #: Regexes that must all match within ENTRY chars of one match of the first.
+    parts: tuple[str, ...]
+
+    def stated_in(self, answer: str) -> bool:
+        return _near(answer, [re.compile(p) for p in self.parts])
+
+
+@dataclass(frozen=True)
+class Task:
+    key: str
+    label: str
+    #: The tab the agent must pick (path on the bench's page server).
+    path: str
+    facts: tuple[Fact, ...]
+    #: True: the person reproduces the failure (the harness clicks Save at the CLICK step).
+    person_clicks: bool
+
+
+def _near(text: str, patterns: list[re.Pattern[str]]) -> bool:
+    """All ``patterns`` match within ENTRY chars around one match of the first."""
+    for m in patterns[0].finditer(text):
+        window = text[max(0, m.start() - ENTRY) : m.end() + ENTRY]
+        if all(p.search(window) for p in patterns[1:]):
+            return True
+    return False
+
+
+_SAVE = re.escape(SAVE_PATH.rsplit("/", 1)[1])
+#: The server's line as PHP printed it; quotes may come back as entities, JSON may escape them.
+_SERVER_LINE = (
+    r"Uncaught PDOException: SQLSTATE\[42S22\]: Column not found: 1054 Unknown column \W{1,8}codice_sdi\W{1,8}"
+    r" in \W{1,8}field list\W{1,8} in /var/www/gestionale/clienti/salva_cliente\.php:87"
+)
+_ORDINE_MSG = re.escape(ORDINE_ERROR).replace("'", r"\W{1,8}")
+
+TASKS: dict[str, Task] = {
+    "diagnosis": Task(
+        "diagnosis",
+        "diagnosis: AJAX save answers 500",
+        CLIENTI_PATH,
+        (
+            Fact("request", "POST salva_cliente.php and its 500", (_SAVE, r"\bPOST\b", r"\b500\b")),
+            Fact("server_error", "the server's error line from the body", (_SERVER_LINE,)),
+            Fact(
+                "console_stack",
+                f"console error with its stack ({DIAG_SCRIPT}:{DIAG_THROW_LINE})",
+                (re.escape(DIAG_ERROR), rf"{re.escape(DIAG_SCRIPT)}:{DIAG_THROW_LINE}\b"),
+            ),
+        ),
+        person_clicks=True,
+    ),
+    "save_nothing": Task(
+        "save_nothing",
+        "why does Save do nothing (agent clicks)",
+        ORDINE_PATH,
+        (
+            Fact("error", "the uncaught TypeError's message", (_ORDINE_MSG,)),
+            Fact(
+                "throw_frame",
+                f"the message with the frame that threw ({ORDINE_SCRIPT}:{ORDINE_THROW_LINE})",
+                (_ORDINE_MSG, rf"{re.escape(ORDINE_SCRIPT)}:{ORDINE_THROW_LINE}\b"),
+            ),
+        ),
+        person_clicks=False,
+    ),
+}
+
+_PICK = "pick the tab the person named (other tabs are open)"
+_CLICK = Step(CLICK, {}, "the agent asks the person to click Save; capture started at attach")
+
+#: server key -> task key -> steps. Edit here to change a sequence; bench/README.md explains each call.
+SEQUENCES: dict[str, dict[str, tuple[Step, ...]]] = {
+    "ours": {
+        "diagnosis": (
+            Step("browser_session", {"action": "attach_cdp", "cdp_url": "$cdp_url"}, "connect to the person's Chrome"),
+            Step("browser_session", {"action": "select_page_by_url", "url_contains": "clienti"}, _PICK),
+            _CLICK,
+            Step(
+                "browser_session",
+                {"action": "debug_bundle"},
+                "one answer with failed requests (body preview), console errors with stacks",
+            ),
+        ),
+        "save_nothing": (
+            Step("browser_session", {"action": "attach_cdp", "cdp_url": "$cdp_url"}, "connect to the person's Chrome"),
+            Step("browser_session", {"action": "select_page_by_url", "url_contains": "ordine"}, _PICK),
+            Step(
+                "browser_session",
+                {"action": "snapshot", "interactive_only": True},
+                "find Save's uid (controls only)",
+                find={"save": r'\[uid=(\d+)\] button "Salva ordine"'},
+            ),
+            Step(
+                "browser_interact",
+                {"action": "click_uid", "uid": "$save"},
+                "click Save as the person did; the answer names the console error it caused",
+                find={"err": r"console \w+ #(\d+)"},
+            ),
+            Step("browser_session", {"action": "console_get", "id": "$err"}, "that error in full, with its stack"),
+        ),
+    },
+    "chrome-devtools-mcp": {
+        "diagnosis": (
+            Step("list_pages", {}, "find the tab's pageId", find={"page": "page"}),
+            Step("select_page", {"pageId": "$page"}, _PICK),
+            _CLICK,
+            Step(
+                "list_network_requests",
+                {"pageId": "$page", "resourceTypes": ["xhr", "fetch"]},
+                "the AJAX requests: the failed save and its reqid",
+                find={"reqid": rf"reqid=(\d+) POST \S*{_SAVE}"},
+            ),
+            Step(
+                "get_network_request",
+                {"pageId": "$page", "reqid": "$reqid"},
+                "the response body with the server's error line",
+            ),
+            Step(
+                "list_console_messages",
+                {"pageId": "$page", "types": ["error"]},
+                "the console errors: the logged Error and its msgid",
+                find={"msg": rf"msgid=(\d+) \[error\] Error: {re.escape(DIAG_ERROR)}"},
+            ),
+            Step(
+                "get_console_message",
+                {"pageId": "$page", "msgid": "$msg"},
+                "that message in full: the Error argument with its stack",
+            ),
+        ),
+        "save_nothing": (
+            Step("list_pages", {}, "find the tab's pageId", find={"page": "page"}),
+            Step(
+                "take_snapshot",
+                {"pageId": "$page"},
+                "find Save's uid",
+                find={"save": r'uid=(\S+) button "Salva ordine"'},
+            ),
+            Step("click", {"pageId": "$page", "uid": "$save"}, "click Save as the person did"),
+            Step(
+                "list_console_messages",
+                {"pageId": "$page", "types": ["error"], "includeStackTraces": True},
+                "the uncaught error with its stack in one call",
+            ),
+        ),
+    },
+    "playwright-mcp": {
+        "diagnosis": (
+            Step("browser_tabs", {"action": "list"}, "find the tab's index", find={"page": "page"}),
+            Step("browser_tabs", {"action": "select", "index": "$page"}, _PICK),
+            _CLICK,
+            Step(
+                "browser_network_requests",
+                {},
+                "the page's requests (static files left out): the failed save and its number",
+                find={"req": rf"(\d+)\]?\.? \[?POST\]? \S*{_SAVE}"},
+            ),
+            Step(
+                "browser_network_request",
+                {"index": "$req", "part": "response-body"},
+                "the response body with the server's error line",
+            ),
+            Step("browser_console_messages", {"level": "error"}, "the console error"),
+        ),
+        "save_nothing": (
+            Step("browser_tabs", {"action": "list"}, "find the tab's index", find={"page": "page"}),
+            Step("browser_tabs", {"action": "select", "index": "$page"}, _PICK),
+            Step("browser_snapshot", {}, "find Save's ref", find={"save": r'button "Salva ordine" \[ref=(\w+)\]'}),
+            Step("browser_click", {"element": "Salva ordine", "target": "$save"}, "click Save as the person did"),
+            Step("browser_console_messages", {"level": "error"}, "the uncaught error"),
+        ),
+    },
+}
+
+
+def facts_reached(task: Task, answers: list[str]) -> dict[str, bool]:
+    """Per fact of ``task``: whether one of ``answers`` states it."""
+    return {f.key: any(f.stated_in(a) for a in answers) for f in task.facts}
