@@ -24,6 +24,7 @@ import anyio
 
 from targets.internal.process import ChromiumProcess
 
+from .first_call import run_first_only
 from .install import ensure_peers, installed_versions
 from .pages import BenchPages
 from .report import build_rows, render_markdown, render_text, write_results
@@ -51,6 +52,9 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
         default=[],
         metavar="NAME=VALUE",
         help="environment for our server, e.g. CONSOLE_MAX_ENTRIES=5000 (repeatable; default: its defaults)",
+    )
+    p.add_argument(
+        "--first-only", action="store_true", help="only the start-to-first-answer rows (fast; see bench/first_call.py)"
     )
     p.add_argument("--no-install", action="store_true", help="never run npm; missing peers get a failed row")
     p.add_argument("--update-peers", action="store_true", help="npm install the latest peers even if present")
@@ -102,7 +106,10 @@ async def _run(ns: argparse.Namespace) -> int:
                 print(f"== round {round_no}: {key}", file=sys.stderr, flush=True)
                 cfg.log_dir = log_dir / f"round{round_no}"
                 adapter = ADAPTERS[key](ours_env if key == "ours" else None)
-                res = await run_server(adapter, cfg, pages, chrome.http_url, chrome.proc.pid)
+                if ns.first_only:
+                    res = await run_first_only(adapter, cfg, pages, chrome.http_url)
+                else:
+                    res = await run_server(adapter, cfg, pages, chrome.http_url, chrome.proc.pid)
                 per_server[key].append(res)
                 failed = sum(len(raw["errors"]) for raw in (res.get("raw_ops") or {}).values())
                 state = "FAILED: " + str(res.get("error")) if not res.get("ok") else "ok"
@@ -114,7 +121,7 @@ async def _run(ns: argparse.Namespace) -> int:
                     chrome = ChromiumProcess.start()
         results = [merge_rounds(per_server[k]) for k in keys]
         for res in results:
-            if res["key"] == "ours":
+            if res["key"] == "ours" and not ns.first_only:
                 cfg.log_dir = log_dir
                 res["condensed"] = await tools_list_only(ADAPTERS["ours"](ours_env), cfg, ["--toolset", "condensed"])
     finally:
@@ -125,6 +132,8 @@ async def _run(ns: argparse.Namespace) -> int:
     _tokens(results, ns.peers_dir)
     ours = "ours" if "ours" in keys else None
     rows = build_rows(results)
+    if ns.first_only:
+        rows = [r for r in rows if any(v is not None for v in r.values.values())]
     meta = {
         "date": stamp,
         "browser": chrome_version,
