@@ -83,8 +83,13 @@ def wire_first_answer(
     calls: list[tuple[str, dict[str, Any]]],
     stderr_log: Path,
     timeout: float = 60.0,
+    *,
+    keep_tools: bool = False,
 ) -> dict[str, Any]:
-    """Spawn ``cmd``, do the handshake and ``calls``; ms since spawn of each step (blocking: run in a thread)."""
+    """Spawn ``cmd``, do the handshake and ``calls``; ms since spawn of each step (blocking: run in a thread).
+
+    ``keep_tools``: the ``tools/list`` result goes in the answer too, under ``tools``.
+    """
     marks: dict[str, float] = {}
     with open(stderr_log, "w") as errlog:
         t0 = time.perf_counter()
@@ -134,6 +139,8 @@ def wire_first_answer(
     out = {k: round((v - t0) * 1000, 1) for k, v in marks.items()}
     out["first_call"] = out.get(f"call{len(calls)}")
     out["tools_list_bytes"] = len(json.dumps(listed.get("result", {}), separators=(",", ":")))
+    if keep_tools:
+        out["tools"] = listed.get("result", {})
     out["call_error"] = bool(answer.get("error") or answer.get("result", {}).get("isError"))
     return out
 
