@@ -27,6 +27,16 @@ def _ts_sum(r: dict) -> Any:
     return median_of(r, "ts", "toolsListAndCallMs")
 
 
+def _share(kind: str, field: str) -> Callable[[dict], Any]:
+    """A client's share: its median start-to-first-answer minus the bare client's (the server's) median."""
+
+    def value(r: dict) -> Any:
+        client, server = median_of(r, kind, field), median_of(r, "wire_warm", "first_call")
+        return round(client - server, 1) if client is not None and server is not None else None
+
+    return value
+
+
 def first_rows(row: MakeRow) -> list[Any]:
     """Rows built with the report's own row factory (label, unit, better, value of a result)."""
     w = "start to first answered call"
@@ -48,6 +58,8 @@ def first_rows(row: MakeRow) -> list[Any]:
             None,
             _m("wire_cold", "first_call"),
         ),
+        row("Python SDK client's share (its total minus the bare client's)", "ms", None, _share("sdk_warm", "total")),
+        row("TS SDK client's share (its total minus the bare client's)", "ms", None, _share("ts", "totalMs")),
         row("TS SDK client: tools/list", "ms", "lower", _m("ts", "toolsListMs")),
         row("TS SDK client: tools/list + first call", "ms", "lower", _ts_sum),
         row("TS SDK client: start to first answered call", "ms", "lower", _m("ts", "totalMs")),
