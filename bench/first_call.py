@@ -196,7 +196,7 @@ def first_calls(adapter: Adapter, cdp_url: str) -> list[Call]:
 async def measure_first(
     adapter: Adapter, cfg: Any, cdp_url: str, base: Path, env_for: EnvFor, *, starts: int | None = None
 ) -> dict[str, Any]:
-    """One round of first-answer starts: a cold one, ``starts`` warm ones per client, the wire timeline.
+    """One round of first-answer starts: a cold one and ``starts`` warm ones per client (the bare one cold too).
 
     ``base/home`` is the server's run home: without files in the first round, so the cold start
     runs there and leaves ours' recording for everything after it; later rounds run their
@@ -238,12 +238,14 @@ async def measure_first(
             await sdk_first_answer(adapter, params(home), calls, log / f"{key}.warm{i}.log", timeout, linger=False)
         )
     wire_calls = [(c.tool, c.args) for c in calls]
-    for kind, h in (("wire_warm", home), ("wire_cold", Path(tempfile.mkdtemp(prefix="home-wire-", dir=base)))):
+    wire_homes = [("wire_warm", home)] * starts
+    wire_homes.append(("wire_cold", Path(tempfile.mkdtemp(prefix="home-wire-", dir=base))))
+    for i, (kind, h) in enumerate(wire_homes):
         p = params(h)
         try:
             res[kind].append(
                 await anyio.to_thread.run_sync(
-                    wire_first_answer, [cmd, *args], p.env, cwd, wire_calls, log / f"{key}.{kind}.log", timeout
+                    wire_first_answer, [cmd, *args], p.env, cwd, wire_calls, log / f"{key}.{kind}{i}.log", timeout
                 )
             )
         except Exception as exc:  # noqa: BLE001
