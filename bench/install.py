@@ -16,7 +16,7 @@ from pathlib import Path
 __all__ = ["PACKAGES", "ensure_peers", "installed_versions"]
 
 #: npm package -> the executable it installs under node_modules/.bin. The TypeScript MCP SDK is the
-#: client of ``bench/ts_client.mjs`` and ``bench/schema_compile.mjs`` (ajv comes with it).
+#: client of ``bench/first/ts_client.mjs`` and ``bench/schema_compile.mjs`` (ajv comes with it).
 PACKAGES = {
     "chrome-devtools-mcp": "chrome-devtools-mcp",
     "@playwright/mcp": "playwright-mcp",

@@ -24,7 +24,7 @@ import anyio
 
 from targets.internal.process import ChromiumProcess
 
-from .first_call import run_first_only
+from .first.measure import run_first_only
 from .install import ensure_peers, installed_versions
 from .pages import BenchPages
 from .report import build_rows, render_markdown, render_text, write_results
@@ -54,7 +54,7 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
         help="environment for our server, e.g. CONSOLE_MAX_ENTRIES=5000 (repeatable; default: its defaults)",
     )
     p.add_argument(
-        "--first-only", action="store_true", help="only the start-to-first-answer rows (fast; see bench/first_call.py)"
+        "--first-only", action="store_true", help="only the start-to-first-answer rows (see bench/first/measure.py)"
     )
     p.add_argument("--no-install", action="store_true", help="never run npm; missing peers get a failed row")
     p.add_argument("--update-peers", action="store_true", help="npm install the latest peers even if present")

@@ -23,7 +23,7 @@ import anyio.to_thread
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from .first_call import measure_first, merge_first
+from .first.measure import measure_first, merge_first
 from .pages import BIG_KINDS, BIG_ROWS, TRAFFIC_MESSAGES, TRAFFIC_REQUESTS, BenchPages
 from .procmem import TreeMemorySampler
 from .servers import Adapter, Call, result_json, result_text

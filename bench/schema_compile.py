@@ -36,8 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .first.wire import wire_first_answer
 from .servers import ADAPTERS
-from .wire_client import wire_first_answer
 
 __all__ = ["load_tools", "python_compile", "ajv_compile", "main"]
 

@@ -9,9 +9,9 @@ to the browser lazily inside it). Each start is timed from spawning the server, 
 - the Python SDK client (``mcp.client.Client``, as the rest of the bench), with the time it
   spends on outputSchemas (``check_schema`` against the meta-schema and the validator build,
   once per session at a tool's first call, and the validation) measured inside it;
-- the TypeScript SDK client (``bench/ts_client.mjs``), which compiles every outputSchema with
+- the TypeScript SDK client (``bench/first/ts_client.mjs``), which compiles every outputSchema with
   ajv inside ``listTools``;
-- a bare JSON-RPC client (``bench/wire_client.py``) that does nothing but write and read
+- a bare JSON-RPC client (``bench/first/wire.py``) that does nothing but write and read
   lines: the server's own timeline, including when it read its first line.
 
 Cold and warm: ours records its handshake answers in ``$XDG_CACHE_HOME/mcp-browser-debug``
@@ -44,9 +44,9 @@ from mcp.client import Client
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from .procmem import children_of, tree_of
-from .servers import Adapter, Call
-from .wire_client import wire_first_answer
+from ..procmem import children_of, tree_of
+from ..servers import Adapter, Call
+from .wire import wire_first_answer
 
 # The Python SDK imports jsonschema at the first validated call, once per client process. Imported here,
 # so every sample (whichever server runs first) times the per-session work, not that one-time import.
@@ -117,6 +117,8 @@ async def sdk_first_answer(
             client = Client(stdio_client(params, errlog=errlog), mode="legacy", read_timeout_seconds=timeout)
             async with client:
                 t_init = time.perf_counter()
+                info = client.server_info
+                out["server"] = f"{info.name} {info.version}" if info else "?"
                 with anyio.fail_after(timeout):
                     await client.list_tools()
                 t_list = time.perf_counter()
@@ -287,8 +289,8 @@ def median_of(result: dict[str, Any], kind: str, field: str) -> float | None:
 
 async def run_first_only(adapter: Adapter, cfg: Any, pages: Any, cdp_url: str) -> dict[str, Any]:
     """``--first-only``: the first-answer rows alone, on the same fresh tabs as a full run."""
-    from .runner import _server_env  # the runner imports this module
-    from .tabs import reset_tabs
+    from ..runner import _server_env  # the runner imports this module
+    from ..tabs import reset_tabs
 
     out: dict[str, Any] = {"key": adapter.key, "label": adapter.label, "ok": False, "notes": []}
     missing = adapter.missing(cfg.peers_dir)
@@ -298,5 +300,7 @@ async def run_first_only(adapter: Adapter, cfg: Any, pages: Any, cdp_url: str) -
     urls = [pages.url("/bench/form.html"), pages.url("/bench/big.html"), pages.url("/bench/blank.html")]
     await anyio.to_thread.run_sync(reset_tabs, cdp_url, urls)
     out["first"] = await measure_first(adapter, cfg, cdp_url, cfg.work_dir / adapter.key, _server_env)
+    out["server"] = next((s["server"] for s in out["first"]["sdk_warm"] if s.get("server")), "?")
+    out["notes"] += out["first"]["notes"]
     out["ok"] = bool(out["first"]["sdk_warm"]) and not any("error" in s for s in out["first"]["sdk_warm"])
     return out

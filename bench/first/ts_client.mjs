@@ -6,7 +6,7 @@
 // times each step as such a host meets it: connect (spawn + initialize), listTools
 // (request, answer, ajv compile), the first call(s) (request, answer, validation).
 //
-//   node bench/ts_client.mjs '<json config>'
+//   node bench/first/ts_client.mjs '<json config>'
 //   config: {peersDir, command, args, env, cwd, calls: [[tool, args], ...], starts, stderrLog, timeoutMs}
 //
 // Prints one JSON object on stdout: {sdkVersion, importMs, starts: [{...ms per step}]}.

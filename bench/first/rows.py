@@ -1,4 +1,4 @@
-"""The table rows of the first answer (``bench/first_call.py``): totals first, then where the time went.
+"""The table rows of the first answer (``bench/first/measure.py``): totals first, then where the time went.
 
 Totals have a direction (lower is better) and are judged against the peers; the parts
 below them are information (a peer without outputSchemas has no schema work to compare).
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .first_call import median_of
+from .measure import median_of
 
 __all__ = ["first_rows"]
 
