@@ -198,6 +198,17 @@ def first_calls(adapter: Adapter, cdp_url: str) -> list[Call]:
 async def measure_first(
     adapter: Adapter, cfg: Any, cdp_url: str, base: Path, env_for: EnvFor, *, starts: int | None = None
 ) -> dict[str, Any]:
+    """:func:`_measure_first`, never raising: a failure is a note and the rest of the bench goes on."""
+    try:
+        return await _measure_first(adapter, cfg, cdp_url, base, env_for, starts=starts)
+    except Exception as exc:  # noqa: BLE001
+        empty: dict[str, Any] = {k: [] for k in ("sdk_cold", "sdk_warm", "wire_cold", "wire_warm", "ts")}
+        return {**empty, "notes": [f"first answer: {type(exc).__name__}: {exc}"[:300]]}
+
+
+async def _measure_first(
+    adapter: Adapter, cfg: Any, cdp_url: str, base: Path, env_for: EnvFor, *, starts: int | None = None
+) -> dict[str, Any]:
     """One round of first-answer starts: a cold one and ``starts`` warm ones per client (the bare one cold too).
 
     ``base/home`` is the server's run home: without files in the first round, so the cold start
