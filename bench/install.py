@@ -15,8 +15,14 @@ from pathlib import Path
 
 __all__ = ["PACKAGES", "ensure_peers", "installed_versions"]
 
-#: npm package -> the executable it installs under node_modules/.bin
-PACKAGES = {"chrome-devtools-mcp": "chrome-devtools-mcp", "@playwright/mcp": "playwright-mcp", "gpt-tokenizer": None}
+#: npm package -> the executable it installs under node_modules/.bin. The TypeScript MCP SDK is the
+#: client of ``bench/first/ts_client.mjs`` and ``bench/schema_compile.mjs`` (ajv comes with it).
+PACKAGES = {
+    "chrome-devtools-mcp": "chrome-devtools-mcp",
+    "@playwright/mcp": "playwright-mcp",
+    "gpt-tokenizer": None,
+    "@modelcontextprotocol/sdk": None,
+}
 
 
 def _missing(peers_dir: Path) -> list[str]:

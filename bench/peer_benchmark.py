@@ -24,6 +24,7 @@ import anyio
 
 from targets.internal.process import ChromiumProcess
 
+from .first.measure import run_first_only
 from .install import ensure_peers, installed_versions
 from .pages import BenchPages
 from .report import build_rows, render_markdown, render_text, write_results
@@ -55,9 +56,11 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument(
         "--only",
-        choices=("jobs", "tasks"),
-        help="only the per-call jobs, or only the whole-task rows (bench/tasks.py; under a minute)",
+        choices=("jobs", "tasks", "first"),
+        help="only the per-call jobs, only the whole-task rows (bench/tasks.py; under a minute), or only the "
+        "start-to-first-answer rows (bench/first/measure.py)",
     )
+    p.add_argument("--first-only", action="store_true", help="the same as --only first")
     p.add_argument("--no-install", action="store_true", help="never run npm; missing peers get a failed row")
     p.add_argument("--update-peers", action="store_true", help="npm install the latest peers even if present")
     return p.parse_args(argv)
@@ -87,6 +90,8 @@ async def _run(ns: argparse.Namespace) -> int:
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     work = Path(tempfile.mkdtemp(prefix="peer-bench-"))
     log_dir = ns.results_dir / f"logs-{stamp}"
+    if ns.first_only:
+        ns.only = "first"
     cfg = RunConfig(
         ns.peers_dir.resolve(), work, log_dir, ns.repeat, ns.repeat_heavy, ns.timeout, starts=max(1, ns.starts)
     )
@@ -109,11 +114,13 @@ async def _run(ns: argparse.Namespace) -> int:
                 print(f"== round {round_no}: {key}", file=sys.stderr, flush=True)
                 cfg.log_dir = log_dir / f"round{round_no}"
                 adapter = ADAPTERS[key](ours_env if key == "ours" else None)
-                if ns.only == "tasks":
+                if ns.only == "first":
+                    res = await run_first_only(adapter, cfg, pages, chrome.http_url)
+                elif ns.only == "tasks":
                     res = {"key": key, "label": adapter.label, "ok": True, "notes": []}
                 else:
                     res = await run_server(adapter, cfg, pages, chrome.http_url, chrome.proc.pid)
-                if ns.only != "jobs":
+                if ns.only in (None, "tasks"):
                     res["tasks"] = await run_tasks(adapter, cfg, pages, chrome.http_url, chrome.proc.pid)
                 per_server[key].append(res)
                 failed = sum(len(raw["errors"]) for raw in (res.get("raw_ops") or {}).values())
@@ -126,7 +133,7 @@ async def _run(ns: argparse.Namespace) -> int:
                     chrome = ChromiumProcess.start()
         results = [merge_rounds(per_server[k]) for k in keys]
         for res in results:
-            if res["key"] == "ours" and ns.only != "tasks":
+            if res["key"] == "ours" and ns.only in (None, "jobs"):
                 cfg.log_dir = log_dir
                 res["condensed"] = await tools_list_only(ADAPTERS["ours"](ours_env), cfg, ["--toolset", "condensed"])
     finally:
@@ -139,6 +146,8 @@ async def _run(ns: argparse.Namespace) -> int:
     rows = build_rows(results)
     if ns.only == "tasks":
         rows = [r for r in rows if r.label.startswith("task ")]
+    elif ns.only == "first":
+        rows = [r for r in rows if any(v is not None for v in r.values.values())]
     meta = {
         "date": stamp,
         "browser": chrome_version,

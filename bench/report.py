@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .first.rows import first_rows
+
 __all__ = ["Row", "behind_rows", "build_rows", "render_markdown", "render_text", "write_results"]
 
 OPS = (
@@ -74,6 +76,7 @@ def build_rows(results: list[dict]) -> list[Row]:
         row("tools listed", "tools", None, lambda r: _get(r, "tools_count")),
         row("tools/list size, ours with --toolset condensed", "chars", "lower", _condensed),
     ]
+    rows[2:2] = first_rows(row)  # start to the first answered call, and where it goes (bench/first/measure.py)
     for op, label in OPS:
         rows.append(row(f"{label}: median", "ms", "lower", lambda r, op=op: _op(r, op, "median_ms")))
         rows.append(row(f"{label}: p95", "ms", "lower", lambda r, op=op: _op(r, op, "p95_ms")))

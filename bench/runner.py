@@ -23,6 +23,7 @@ import anyio.to_thread
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from .first.measure import measure_first, merge_first
 from .pages import BIG_KINDS, BIG_ROWS, TRAFFIC_MESSAGES, TRAFFIC_REQUESTS, BenchPages
 from .procmem import TreeMemorySampler
 from .servers import Adapter, Call, result_json, result_text
@@ -202,6 +203,9 @@ async def run_server(adapter: Adapter, cfg: RunConfig, pages: BenchPages, cdp_ur
     params = StdioServerParameters(command=cmd, args=args, env=env, cwd=cwd)
     out["command"] = " ".join([cmd, *args])
     cfg.log_dir.mkdir(parents=True, exist_ok=True)
+    # First, so the start-ups below find what a first session leaves (ours' handshake recording).
+    out["first"] = await measure_first(adapter, cfg, cdp_url, base, _server_env)
+    out["notes"] += out["first"]["notes"]
     startups: list[float] = []
     for i in range(max(0, cfg.starts - 1)):
         try:
@@ -472,6 +476,7 @@ def merge_rounds(rounds: list[dict]) -> dict:
     if firsts:
         merged["connect_first_all_ms"] = firsts
         merged["connect_first_ms"] = round(statistics.median(firsts), 1)
+    merged["first"] = merge_first([r.get("first") for r in rounds])
     peaks = [r["peak_rss_mb"] for r in rounds if r.get("peak_rss_mb")]
     if peaks:
         merged["peak_rss_mb"] = max(peaks)
