@@ -87,8 +87,13 @@ def http_base(endpoint: str) -> str:
 
 async def _get_json(endpoint: str, path: str, method: str = "GET") -> Any:
     url = http_base(endpoint) + path
+    # A plain http:// endpoint has no TLS to verify: without verify=False httpx loads the CA
+    # bundle into a new SSL context for every client, ~12 ms of each discovery request.
+    tls = url.startswith("https:")
     try:
-        async with httpx.AsyncClient(trust_env=False, timeout=DISCOVERY_TIMEOUT, follow_redirects=False) as client:
+        async with httpx.AsyncClient(
+            trust_env=False, timeout=DISCOVERY_TIMEOUT, follow_redirects=False, verify=tls
+        ) as client:
             response = await client.request(method, url)
     except httpx.HTTPError as exc:
         raise DiscoveryError(f"no browser answers at {http_base(endpoint)}: {exc!r}", endpoint=endpoint) from exc
