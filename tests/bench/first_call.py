@@ -15,7 +15,8 @@ headless Chromium started here with a debugging port (``ChromiumProcess``).
   (its imports are done before the clock starts; its validation of the answer is not).
 
 Prints the median of each step over the rounds (ms). ``--peers`` adds chrome-devtools-mcp and
-playwright-mcp (bench/peers) with the SDK client; ``--server`` times another command of ours.
+playwright-mcp (bench/peers) with the SDK client; ``--compare base=CMD`` times another build of
+ours in the same rounds (e.g. a script running the server from a checkout of the base commit).
 """
 
 from __future__ import annotations
@@ -166,29 +167,42 @@ async def run_sdk(cmd: list[str], env: dict[str, str], cwd: Path, call: tuple[st
     return out
 
 
+Combo = tuple[str, str, str]  # (server label, client, home)
+
+
 def measure(
-    kind: str, cmd: list[str], clients: list[str], homes: list[str], rounds: int, cdp_url: str
-) -> dict[tuple[str, str], list[list[float]]]:
-    """Samples per (client, home); the combinations alternate within each round (a loaded machine drifts)."""
-    call = first_call(kind, cdp_url)
-    samples: dict[tuple[str, str], list[list[float]]] = {(c, h): [] for c in clients for h in homes}
+    servers: dict[str, tuple[str, list[str]]], clients: list[str], homes: list[str], rounds: int, cdp_url: str
+) -> dict[Combo, list[list[float]]]:
+    """Samples per (server, client, home); all combinations alternate within each round (a loaded machine drifts).
+
+    ``servers``: label -> (kind, command). Peers get the SDK client and a cold home only.
+    """
+    combos: list[Combo] = []
+    for label, (kind, _) in servers.items():
+        for client in clients if kind == "ours" else ["sdk"]:
+            for home in homes if kind == "ours" else ["cold"]:
+                combos.append((label, client, home))
+    samples: dict[Combo, list[list[float]]] = {c: [] for c in combos}
     with tempfile.TemporaryDirectory(prefix="first-call-") as tmp:
         base = Path(tmp)
         cwd = base / "cwd"
         cwd.mkdir()
 
-        def one(client: str, home: Path) -> list[float]:
+        def one(label: str, client: str, home: Path) -> list[float]:
+            kind, cmd = servers[label]
             env = server_env(home)
+            call = first_call(kind, cdp_url)
             if client == "raw":
                 return run_raw(cmd, env, cwd, call)
             return asyncio.run(run_sdk(cmd, env, cwd, call))
 
-        warm_home = base / "warm"
-        if "warm" in homes:
-            one(clients[0], warm_home)  # primes the user's cache folder (the recorded handshake)
+        for label, client, home in combos:
+            if home == "warm":
+                one(label, client, base / f"warm-{label}")  # primes the user's cache folder (the recording)
         for i in range(rounds):
-            for client, home in samples:
-                samples[client, home].append(one(client, warm_home if home == "warm" else base / f"cold{i}{client}"))
+            for label, client, home in combos:
+                where = base / (f"warm-{label}" if home == "warm" else f"cold-{label}-{client}-{i}")
+                samples[label, client, home].append(one(label, client, where))
                 time.sleep(0.3)  # let the previous server and its Chromium sessions go
     return samples
 
@@ -200,28 +214,27 @@ def main() -> int:
     parser.add_argument("--home", default="cold,warm")
     parser.add_argument("--peers", action="store_true", help="also time chrome-devtools-mcp and playwright-mcp")
     parser.add_argument("--server", default=str(ROOT / ".venv" / "bin" / "mcp-browser"))
+    parser.add_argument(
+        "--compare", action="append", default=[], help="LABEL=COMMAND: another build of ours, timed alongside"
+    )
     ns = parser.parse_args()
     import mcp.client  # noqa: F401 - the SDK client's imports happen before any clock starts
     import mcp.client.stdio  # noqa: F401
 
     chrome = ChromiumProcess.start()
     try:
-        servers = [("ours", [ns.server])]
+        servers: dict[str, tuple[str, list[str]]] = {"ours": ("ours", [ns.server])}
+        for extra in ns.compare:
+            label, _, cmd = extra.partition("=")
+            servers[label] = ("ours", [cmd])
         if ns.peers:
-            servers += [
-                (kind, peer_command(kind, chrome.cdp_url)) for kind in ("chrome-devtools-mcp", "playwright-mcp")
-            ]
-        print(
-            f"{'server':<22}{'client':<7}{'home':<6}"
-            + "".join(f"{s:>14}" for s in STEPS)
-            + "   (median ms since spawn)"
-        )
-        for kind, cmd in servers:
-            clients = ns.client.split(",") if kind == "ours" else ["sdk"]
-            homes = ns.home.split(",") if kind == "ours" else ["cold"]
-            for (client, home), rows in measure(kind, cmd, clients, homes, ns.rounds, chrome.cdp_url).items():
-                medians = [statistics.median(r[i] for r in rows) for i in range(len(STEPS))]
-                print(f"{kind:<22}{client:<7}{home:<6}" + "".join(f"{m:>14.0f}" for m in medians), flush=True)
+            for kind in ("chrome-devtools-mcp", "playwright-mcp"):
+                servers[kind] = (kind, peer_command(kind, chrome.cdp_url))
+        samples = measure(servers, ns.client.split(","), ns.home.split(","), ns.rounds, chrome.cdp_url)
+        print(f"{'server':<22}{'client':<7}{'home':<6}" + "".join(f"{s:>14}" for s in STEPS) + "   (median ms)")
+        for (label, client, home), rows in samples.items():
+            medians = [statistics.median(r[i] for r in rows) for i in range(len(STEPS))]
+            print(f"{label:<22}{client:<7}{home:<6}" + "".join(f"{m:>14.0f}" for m in medians))
     finally:
         chrome.stop()
     return 0
