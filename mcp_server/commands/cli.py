@@ -236,6 +236,7 @@ async def _serve_stdio(
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(watch_signals)
+            tg.start_soon(_preload_first_call)
             if key is not None:
                 tg.start_soon(quickstart.record_later, server, key)
             # Lines the SDK would drop unanswered (too deep, huge integers, not JSON) get an error.
@@ -251,6 +252,18 @@ async def _serve_stdio(
         if release is not None:
             release()
         await _close(manager)
+
+
+async def _preload_first_call() -> None:
+    """Imports the first attach would make, done in a worker thread while the client reads tools/list."""
+    import anyio.to_thread
+
+    from cdp_core.discovery import preload
+
+    try:
+        await anyio.to_thread.run_sync(preload)
+    except ImportError:  # pragma: no cover - then the first attach imports (and reports) it itself
+        pass
 
 
 def _refusal_recorder(server: Any) -> Any:
