@@ -8,6 +8,7 @@ the internal browser and detaches from the user's Chrome (never closes it).
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import logging
 import os
@@ -352,6 +353,13 @@ def main(argv: list[str] | None = None) -> int:
     from .gc_tuning import pause_for_startup
 
     pause_for_startup()  # until the server is loaded: _serve_stdio and serve_http call tune_gc
+    try:
+        return _serve(ns)
+    finally:
+        gc.enable()  # whatever way main ends (an exit code before serving, a caller in the same process)
+
+
+def _serve(ns: argparse.Namespace) -> int:
     logging.basicConfig(level=ns.log_level.upper(), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     if not ns.http:
         from . import quickstart
