@@ -8,6 +8,7 @@ the internal browser and detaches from the user's Chrome (never closes it).
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import logging
 import os
@@ -66,6 +67,14 @@ def package_version() -> str:
         return "0.0.0 (not installed)"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked: the metadata scan costs ~15 ms of every start."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        print(f"{parser.prog} {package_version()}")  # stdout, as argparse's own version action
+        parser.exit()
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="mcp-browser",
@@ -74,7 +83,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         epilog=EPILOG,
         formatter_class=_HelpFormatter,
     )
-    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    p.add_argument("--version", action=_VersionAction, nargs=0, help="show program's version number and exit")
     p.add_argument("--toolset", choices=["condensed", "legacy", "all"], help="tools to list (BROWSER_TOOLSET)")
     p.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     p.add_argument("--host", default="127.0.0.1", choices=LOOPBACK_HOSTS, help="loopback address for --http")
@@ -224,10 +233,11 @@ async def _serve_stdio(
         guard, release = GuardedStdin(streams[0], recorder), None
     else:
         guard, release = open_guarded_stdin(recorder)
+    key = quickstart.cache_to_record(record_toolset) if record_toolset is not None else None
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(watch_signals)
-            key = quickstart.cache_to_record(record_toolset) if record_toolset is not None else None
+            tg.start_soon(_preload_first_call)
             if key is not None:
                 tg.start_soon(quickstart.record_later, server, key)
             # Lines the SDK would drop unanswered (too deep, huge integers, not JSON) get an error.
@@ -235,10 +245,26 @@ async def _serve_stdio(
                 guard.write = write
                 await server.run(read, write, server.create_initialization_options())
             tg.cancel_scope.cancel()
+        if key is not None:
+            # A session shorter than record_later's delay (a client that lists the tools and
+            # leaves, a bench's first start) records at its end, so the next start is quick.
+            await quickstart.record_if_missing(server, key)
     finally:
         if release is not None:
             release()
         await _close(manager)
+
+
+async def _preload_first_call() -> None:
+    """Imports the first attach would make, done in a worker thread while the client reads tools/list."""
+    import anyio.to_thread
+
+    from cdp_core.discovery import preload
+
+    try:
+        await anyio.to_thread.run_sync(preload)
+    except ImportError:  # pragma: no cover - then the first attach imports (and reports) it itself
+        pass
 
 
 def _refusal_recorder(server: Any) -> Any:
@@ -324,6 +350,16 @@ def main(argv: list[str] | None = None) -> int:
 
         return hook_main(args[1:])
     ns = parse_args(args)
+    from .gc_tuning import pause_for_startup
+
+    pause_for_startup()  # until the server is loaded: _serve_stdio and serve_http call tune_gc
+    try:
+        return _serve(ns)
+    finally:
+        gc.enable()  # whatever way main ends (an exit code before serving, a caller in the same process)
+
+
+def _serve(ns: argparse.Namespace) -> int:
     logging.basicConfig(level=ns.log_level.upper(), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     if not ns.http:
         from . import quickstart

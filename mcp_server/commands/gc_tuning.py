@@ -19,13 +19,24 @@ from __future__ import annotations
 
 import gc
 
-__all__ = ["tune_gc", "YOUNG_THRESHOLD"]
+__all__ = ["pause_for_startup", "tune_gc", "YOUNG_THRESHOLD"]
 
 #: Net new containers before a young collection (CPython's default: 700).
 YOUNG_THRESHOLD = 50_000
 #: Young collections per middle one, middle ones per full one (defaults 10, 10).
 MIDDLE_EVERY = 20
 FULL_EVERY = 20
+
+
+def pause_for_startup() -> None:
+    """No collections while the server loads (call first thing; :func:`tune_gc` turns them back on).
+
+    Why: the start-up builds hundreds of thousands of containers that all stay alive (the SDK's
+    and our pydantic models, schemas, modules), so the collector's ~700 runs during the imports
+    find nothing to free and cost ~75 ms of a ~600 ms start (measured: 10 starts each way on 2
+    loaded cores, median 523 vs 600 ms CPU; the same peak RSS). The first call waits for all of it.
+    """
+    gc.disable()
 
 
 def tune_gc() -> None:
@@ -36,3 +47,4 @@ def tune_gc() -> None:
     """
     gc.freeze()
     gc.set_threshold(YOUNG_THRESHOLD, MIDDLE_EVERY, FULL_EVERY)
+    gc.enable()

@@ -29,7 +29,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["fingerprint", "load", "record", "record_later", "cache_to_record", "serve", "ENABLED_ENV"]
+__all__ = [
+    "fingerprint",
+    "load",
+    "record",
+    "record_later",
+    "record_if_missing",
+    "cache_to_record",
+    "serve",
+    "ENABLED_ENV",
+]
 
 log = logging.getLogger("mcp_server")
 
@@ -141,6 +150,23 @@ async def record_later(server: Any, key: str, delay: float = 1.0) -> None:
         await record(server, key)
     except Exception:  # noqa: BLE001 - no cache only means the next start takes the ordinary path
         log.warning("could not record the handshake for a quick start", exc_info=True)
+
+
+async def record_if_missing(server: Any, key: str, limit: float = 5.0) -> None:
+    """Record at the end of a session if :func:`record_later` did not (the session was shorter).
+
+    The client has closed the wire and waits for the process to leave: bounded by ``limit``
+    so a slow machine never holds a client's shutdown long.
+    """
+    import anyio
+
+    if load(key) is not None:
+        return
+    with anyio.move_on_after(limit):
+        try:
+            await record(server, key)
+        except Exception:  # noqa: BLE001 - no cache only means the next start takes the ordinary path
+            log.warning("could not record the handshake for a quick start", exc_info=True)
 
 
 class _Script:

@@ -23,6 +23,7 @@ from a tool that declares one. Clients that only read ``content`` see exactly th
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import logging
 import time
@@ -41,7 +42,7 @@ from mcp_server.core import registry
 from mcp_server.core.context import ToolContext
 from mcp_server.core.locking import Busy, CallHold, CallLocks, locks_for, overrun_grace
 from mcp_server.core.progress import Progress
-from mcp_server.core.registry import ActionResult, ActionSpec
+from mcp_server.core.registry import CONDENSED_TOOLS, ActionResult, ActionSpec
 from mcp_server.core.settings import Settings
 from mcp_server.core.version import SERVER_NAME, server_version
 from mcp_server.guards.artifacts import Artifacts
@@ -62,7 +63,6 @@ INSTRUCTIONS = (
     "otherwise navigate launches an internal browser. Answers omit null, false and empty values; "
     "lists are rows under `columns`, a row's trailing object holds its other fields."
 )
-
 
 
 @dataclass
@@ -115,7 +115,19 @@ class BrowserMCP:
         #: the calls in progress, by a per-call id
         self.running: dict[int, RunningCall] = {}
         self._call_ids = itertools.count(1)
-        self.routes: dict[str, Route] = build_routes(self.specs, self.toolset)
+        #: how a call finds its action, without the listed schemas (see :func:`call_routes`)
+        self.calls: dict[str, CallRoute] = call_routes(self.specs, self.toolset)
+
+    @functools.cached_property
+    def routes(self) -> dict[str, Route]:
+        """The listed tools with their schemas, built at the first ``tools/list``, not at start-up.
+
+        Why: generating the input and output schemas of every action is ~120 ms of the start
+        (pydantic's JSON schema generation); a call needs none of it (the SDK does not validate
+        answers against the outputSchema), and on a quick start (quickstart.py) the client's
+        first ``tools/list`` is answered from the recording, so the first call need not wait.
+        """
+        return build_routes(self.specs, self.toolset)
 
     def list_tools(self) -> list[types.Tool]:
         return [route.tool for route in self.routes.values()]
@@ -132,13 +144,13 @@ class BrowserMCP:
         action_name: str | None = None
         adapter: dict[str, Any] | None = None
         try:
-            route = self.routes.get(name)
+            route = self.calls.get(name)
             if route is None:
                 raise ToolFailure(
                     ErrorCode.UNKNOWN_ACTION,
                     f"no tool named {name!r}",
                     hint="call tools/list for the available tools",
-                    tools=sorted(self.routes),
+                    tools=sorted(self.calls),
                 )
             if route.spec is not None:
                 spec = route.spec
@@ -234,7 +246,7 @@ class BrowserMCP:
         finally:
             self.running.pop(call_id, None)
 
-    def _pick_action(self, tool: str, route: Route, args: dict[str, Any]) -> tuple[ActionSpec, str]:
+    def _pick_action(self, tool: str, route: CallRoute, args: dict[str, Any]) -> tuple[ActionSpec, str]:
         names = list(route.actions)
         action = args.pop("action", None)
         if action is None:
@@ -246,7 +258,7 @@ class BrowserMCP:
         if not isinstance(action, str) or action not in route.actions:
             other = None
             if isinstance(action, str):  # a list or dict is no action name (and is unhashable)
-                others = (t for t, r in self.routes.items() if r.spec is None and t != tool and action in r.actions)
+                others = (t for t, r in self.calls.items() if r.spec is None and t != tool and action in r.actions)
                 other = next(others, None)
             hint = f"use tool {other} for {action!r}" if other else f"use one of: {', '.join(names)}"
             raise ToolFailure(ErrorCode.UNKNOWN_ACTION, f"{tool} has no action {action!r}", hint=hint, action=action)
@@ -294,13 +306,13 @@ class BrowserMCP:
                 answer = await self.call_tool(params.name, params.arguments, progress=progress)
             finally:
                 CALL_SESSION.reset(token)
-            if params.name not in self.routes:
+            if params.name not in self.calls:
                 # The spec: an unknown tool is a protocol error (-32602), not a tool result the model
                 # should read; call_tool above still recorded it for the audit log.
                 raise MCPError(
                     INVALID_PARAMS,
                     f"Unknown tool: {params.name[:100]!r}",
-                    data={"tools": sorted(self.routes), "hint": "call tools/list for the available tools"},
+                    data={"tools": sorted(self.calls), "hint": "call tools/list for the available tools"},
                 )
             return wire_form(answer)
 
@@ -321,6 +333,33 @@ class BrowserMCP:
             )
         server.browser_mcp = self  # type: ignore[attr-defined]  # reachable from tests and the CLI
         return server
+
+
+@dataclass
+class CallRoute:
+    """How a call to one listed tool finds its action: a :class:`Route` without the listed ``Tool``."""
+
+    #: legacy tool: its one action; condensed tool: None (actions picked by name)
+    spec: ActionSpec | None = None
+    actions: dict[str, ActionSpec] = field(default_factory=dict)
+
+
+def call_routes(specs: list[ActionSpec], toolset: str) -> dict[str, CallRoute]:
+    """The tools of ``toolset`` as :func:`build_routes` lists them, for routing calls (no schemas built).
+
+    tests/test_mcp_schema.py checks that both name the same tools with the same actions.
+    """
+    calls: dict[str, CallRoute] = {}
+    if toolset in ("condensed", "all"):
+        for tool in CONDENSED_TOOLS:
+            own = {s.name: s for s in specs if s.tool == tool}
+            if own:
+                calls[tool] = CallRoute(actions=own)
+    if toolset in ("legacy", "all"):
+        for spec in specs:
+            if spec.legacy:
+                calls[spec.legacy] = CallRoute(spec=spec)
+    return calls
 
 
 #: the failures of a wait that ran out of time: when the call bound cut the wait, the hint says so

@@ -1,0 +1,117 @@
+"""The way to the first answered call (issue 36): what the start-up may leave for later, and what it must not.
+
+- A session too short for the delayed recording (a client that lists the tools and leaves, a
+  bench's first start) still records the handshake at its end: the next start answers
+  ``initialize`` and ``tools/list`` from it, and its first call really runs (attach_cdp on a
+  real Chromium).
+- Calls are routed without the listed schemas (built at the first ``tools/list``), and the
+  routing names exactly the tools and actions ``tools/list`` lists, in every toolset.
+- The collector is off while the server loads and on again once it serves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+from pathlib import Path
+
+import pytest
+from mcp_http import ENTRY, server_env
+
+from mcp_server.commands.gc_tuning import YOUNG_THRESHOLD, pause_for_startup, tune_gc
+from mcp_server.core.settings import Settings
+from mcp_server.surface.server import BrowserMCP
+from targets.internal.process import ChromiumProcess
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+async def _session(env: dict[str, str], *messages: dict, answers: int) -> tuple[list[dict], str]:
+    """Start the server, send ``messages``, read ``answers`` answers (notifications skipped), close stdin."""
+    proc = await asyncio.create_subprocess_exec(
+        *ENTRY, "--log-level", "INFO",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env=env, cwd=str(ROOT),
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+    await proc.stdin.drain()
+    out: list[dict] = []
+    try:
+        while len(out) < answers:
+            msg = json.loads(await asyncio.wait_for(proc.stdout.readline(), 60))
+            if "method" not in msg:
+                out.append(msg)
+    finally:
+        proc.stdin.close()
+        try:
+            await asyncio.wait_for(proc.wait(), 30)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+    return out, (await proc.stderr.read()).decode()
+
+
+def _handshake() -> list[dict]:
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+    return [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+
+
+async def test_a_short_first_session_leaves_the_recording_and_the_next_first_call_runs(
+    tmp_path: Path, fresh_chromium: ChromiumProcess
+):
+    cache = tmp_path / "cache"
+    env = server_env(tmp_path / "artifacts", XDG_CACHE_HOME=str(cache), MCP_QUICKSTART="1")
+    first, log = await _session(env, *_handshake(), answers=2)
+    assert "answered the handshake from the recorded answers" not in log  # nothing recorded yet: the SDK answered
+    assert list((cache / "mcp-browser-debug").glob("handshake-*.json")), log
+
+    attach = {"action": "attach_cdp", "cdp_url": fresh_chromium.cdp_url}
+    params = {"name": "browser_session", "arguments": attach}
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params}
+    second, log = await _session(env, *_handshake(), call, answers=3)
+    assert "answered the handshake from the recorded answers" in log
+    assert second[:2] == first  # the same answers, byte for byte in content
+    answer = second[2]
+    assert answer["id"] == 3 and not answer["result"].get("isError"), answer
+    assert answer["result"]["structuredContent"]["status"] == "ok"
+    assert fresh_chromium.cdp_url.split("//")[1] in json.dumps(answer["result"]["structuredContent"])
+
+
+@pytest.mark.parametrize("toolset", ["condensed", "legacy", "all"])
+def test_calls_are_routed_to_what_tools_list_lists(tmp_path: Path, toolset: str):
+    app = BrowserMCP(Settings(artifact_dir=str(tmp_path)), manager=None, toolset=toolset)
+    assert "routes" not in vars(app)  # no schema built for routing
+    routes = app.routes
+    assert set(app.calls) == set(routes) == {t.name for t in app.list_tools()}
+    for name, route in routes.items():
+        assert app.calls[name].spec is route.spec
+        assert app.calls[name].actions == route.actions
+
+
+async def test_a_call_before_any_tools_list_builds_no_schema(tmp_path: Path):
+    app = BrowserMCP(Settings(artifact_dir=str(tmp_path)), manager=None)
+    answer = await app.call_tool("browser_session", {"action": "click_uid", "uid": 1})
+    assert answer.is_error and answer.structured_content["code"] == "UNKNOWN_ACTION"
+    assert "browser_interact" in json.dumps(answer.structured_content)  # the tool that has it
+    unknown = await app.call_tool("no_such_tool", {})
+    assert unknown.is_error and unknown.structured_content["code"] == "UNKNOWN_ACTION"
+    assert "routes" not in vars(app)
+
+
+def test_the_collector_is_off_while_loading_and_on_once_serving():
+    before = gc.get_threshold(), gc.isenabled()
+    try:
+        pause_for_startup()
+        assert not gc.isenabled()
+        tune_gc()
+        assert gc.isenabled() and gc.get_threshold()[0] == YOUNG_THRESHOLD
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before[0])
+        (gc.enable if before[1] else gc.disable)()
