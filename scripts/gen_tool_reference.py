@@ -135,7 +135,8 @@ def _flags(spec: registry.ActionSpec) -> str:
 def _annotations(tool: dict[str, Any]) -> str:
     notes = tool.get("annotations") or {}
     shown = [f"`{key}: {json.dumps(value)}`" for key, value in notes.items() if key.endswith("Hint")]
-    return "Annotations: " + ", ".join(shown) + "." if shown else ""
+    unsaid = " (absent hints are MCP's defaults: `openWorldHint: true`, `idempotentHint: false`)"
+    return "Annotations: " + ", ".join(shown) + unsaid + "." if shown else ""
 
 
 def _check_agreement(tool: dict[str, Any], specs: list[registry.ActionSpec]) -> None:
@@ -312,9 +313,10 @@ def render(tools: list[dict[str, Any]], specs: list[registry.ActionSpec]) -> str
         "",
         "Every `structuredContent` has these envelope fields beside the action's own keys; errors also set",
         "`isError: true` and carry a stable `code` (for example `INVALID_ARGUMENT`, `NO_ACTIVE_PAGE`,",
-        "`AMBIGUOUS_MATCH`). The condensed tools' `outputSchema` adds, per action (`adapter.action`), the keys",
-        "its answers carry and require (shapes several actions share, such as a page entry, sit once in",
-        "`$defs`); a legacy tool's lists its action's keys.",
+        "`AMBIGUOUS_MATCH`). The condensed tools' `outputSchema` adds, for ok answers, one map of every result",
+        "key the tool's actions declare (a key two actions type differently admits both types) and, per action",
+        "(`adapter.action`), the keys it requires; shapes said more than once sit once in `$defs`. A legacy",
+        "tool's lists its action's keys, from the same answer model as its condensed twin.",
         "",
         "```json",
         json.dumps(envelope, indent=2, sort_keys=False),
