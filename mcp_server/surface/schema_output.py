@@ -293,15 +293,16 @@ def said_once(schema: dict[str, Any]) -> dict[str, Any]:
     defs: dict[str, Any] = {}
     names: dict[str, str] = {}
 
-    def swap(node: dict[str, Any]) -> dict[str, Any]:
+    def swap(node: dict[str, Any], owner: str = "root") -> dict[str, Any]:
+        # a shared part is named after the property that holds it (``page``, ``frames``), not the keyword
         out = dict(node)
         for key, value in node.items():
             if key in _SUB_MAPS and isinstance(value, dict):
                 out[key] = {name: ref(name, sub) for name, sub in value.items()}
             elif key in _SUB_ONE and isinstance(value, dict):
-                out[key] = ref(key, value)
+                out[key] = ref(owner, value)
             elif key in _SUB_LISTS and isinstance(value, list):
-                out[key] = [ref(key, sub) for sub in value]
+                out[key] = [ref(owner, sub) for sub in value]
         return out
 
     def ref(name: str, sub: Any) -> Any:
@@ -309,14 +310,14 @@ def said_once(schema: dict[str, Any]) -> dict[str, Any]:
             return sub
         key = json.dumps(sub, sort_keys=True)
         if key not in shared:
-            return swap(sub)
+            return swap(sub, name)
         if key not in names:
             label, n = name, 2
             while label in defs:
                 label, n = f"{name}{n}", n + 1
             names[key] = label
             defs[label] = {}  # the name is taken before the body (which may hold other shared parts) is made
-            defs[label] = swap(sub)
+            defs[label] = swap(sub, name)
         return {"$ref": f"#/$defs/{names[key]}"}
 
     out = swap(schema)
