@@ -253,7 +253,7 @@ def test_output_schemas_say_each_repeated_shape_once():
 
 def _collect(node: dict, shapes: list[str]) -> None:
     """Every subschema of 3+ subschemas under ``node``, as canonical JSON."""
-    from mcp_server.surface.schema_output import _size, _subschemas
+    from mcp_server.surface.schema_defs import _size, _subschemas
 
     for _, sub in _subschemas(node):
         if _size(sub) >= 3:
