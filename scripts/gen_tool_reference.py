@@ -135,7 +135,8 @@ def _flags(spec: registry.ActionSpec) -> str:
 def _annotations(tool: dict[str, Any]) -> str:
     notes = tool.get("annotations") or {}
     shown = [f"`{key}: {json.dumps(value)}`" for key, value in notes.items() if key.endswith("Hint")]
-    return "Annotations: " + ", ".join(shown) + "." if shown else ""
+    unsaid = " (absent hints are MCP's defaults: `openWorldHint: true`, `idempotentHint: false`)"
+    return "Annotations: " + ", ".join(shown) + unsaid + "." if shown else ""
 
 
 def _check_agreement(tool: dict[str, Any], specs: list[registry.ActionSpec]) -> None:
@@ -168,7 +169,7 @@ def _durations(specs: list[registry.ActionSpec]) -> list[str]:
         "",
         "Every call answers within the call bound, `MCP_MAX_CALL_SECONDS` (50 s by default, under the 60 s "
         "request timeout of the TypeScript SDK's clients and of Codex). A wait whose `timeout_ms` goes past it "
-        "answers `status: \"waiting\"` with `continueWith` (the arguments of the call that keeps waiting), or "
+        'answers `status: "waiting"` with `continueWith` (the arguments of the call that keeps waiting), or '
         "an error whose hint says to call again. A call sent with a progress token gets `notifications/progress` "
         "every half second once it has run that long: the value is the seconds elapsed, `total` the seconds it "
         "may take when known, the message says what it is doing (below). `notifications/cancelled` stops a call "
@@ -295,14 +296,14 @@ def render(tools: list[dict[str, Any]], specs: list[registry.ActionSpec]) -> str
         "## Debugging with values",
         "",
         "`source_list` shows the page's scripts and the original files their source maps name; `source_get`",
-        "shows numbered lines of either. `debug_logpoint source=ordini.js line=14 expression=\"totale, riga.prezzo\"`",
+        'shows numbered lines of either. `debug_logpoint source=ordini.js line=14 expression="totale, riga.prezzo"`',
         "logs the values each time that original line runs, without pausing: the expression uses the original",
         "names (the answer says which minified names they stand for), and past `max_hits` the page stops",
         "logging at once, even inside a synchronous loop. `debug_snapshot` pauses for the few milliseconds it",
         "takes to read the call stack and the top frames' locals and closure variables, then resumes;",
         "`debug_exceptions mode=uncaught|all` does the same where an exception is thrown and puts the locals on",
         "its `pageerror` entry. Hits are console entries of type `logpoint` and `snapshot`",
-        "(`console_list types=[\"snapshot\"]`; `console_get` shows the whole capture: functions, files and",
+        '(`console_list types=["snapshot"]`; `console_get` shows the whole capture: functions, files and',
         "lines, variables under their original names, secrets redacted). The Debugger is on only while a point",
         "or an exception mode exists; while it is, a `debugger;` statement is resumed at once (left alone while",
         "a DevTools window is open) and a stop at the user's own DevTools breakpoint is left to it; `debug_list`",
@@ -312,16 +313,81 @@ def render(tools: list[dict[str, Any]], specs: list[registry.ActionSpec]) -> str
         "",
         "Every `structuredContent` has these envelope fields beside the action's own keys; errors also set",
         "`isError: true` and carry a stable `code` (for example `INVALID_ARGUMENT`, `NO_ACTIVE_PAGE`,",
-        "`AMBIGUOUS_MATCH`). The condensed tools' `outputSchema` adds, per action (`adapter.action`), the keys",
-        "its answers carry and require (shapes several actions share, such as a page entry, sit once in",
-        "`$defs`); a legacy tool's lists its action's keys.",
+        "`AMBIGUOUS_MATCH`). The condensed tools' `outputSchema` adds, for ok answers, one map of every result",
+        "key the tool's actions declare (a key two actions type differently admits both types) and, per action",
+        "(`adapter.action`), the keys it requires; shapes said more than once sit once in `$defs`. A legacy",
+        "tool's lists its action's keys, from the same answer model as its condensed twin.",
         "",
         "```json",
         json.dumps(envelope, indent=2, sort_keys=False),
         "```",
         "",
+        *_size_reasons(condensed, legacy),
     ]
     return "\n".join(out)
+
+
+def _chars(node: Any) -> int:
+    return len(json.dumps(node, separators=(",", ":"), ensure_ascii=False))
+
+
+def _size_reasons(condensed: list[dict[str, Any]], legacy: list[dict[str, Any]]) -> list[str]:
+    """What the default tools/list spends its characters on, block by block, and why each stays."""
+    total = _chars({"tools": condensed + legacy})
+    out_legacy = sum(_chars(t.get("outputSchema", {})) for t in legacy)
+    from mcp_server.surface.schema_output import output_schema
+
+    envelope = _chars(output_schema(adapter=False))
+    rows = (
+        [
+            (
+                f"`{t['name']}` inputSchema",
+                _chars(t["inputSchema"]),
+                "what the model reads to call each action: every "
+                "field once, in the o200k budget of tests/test_mcp_schema.py",
+            )
+            for t in condensed
+        ]
+        + [
+            (
+                f"`{t['name']}` outputSchema",
+                _chars(t.get("outputSchema", {})),
+                "for clients, never the model: one map "
+                "of the result keys, each action's required keys, shared shapes in `$defs`",
+            )
+            for t in condensed
+        ]
+        + [
+            (
+                f"{len(legacy)} legacy inputSchemas",
+                sum(_chars(t["inputSchema"]) for t in legacy),
+                "older clients call these tools; the fields of the condensed twin, without `action`",
+            ),
+            (
+                f"{len(legacy)} legacy outputSchemas",
+                out_legacy,
+                "each tool's schema is its own document (no `$ref` reaches another tool's), so each states "
+                f"the envelope again ({envelope} chars) beside its action's keys",
+            ),
+            (
+                "names, titles, descriptions, annotations",
+                total - sum(_chars(t["inputSchema"]) + _chars(t.get("outputSchema", {})) for t in condensed + legacy),
+                "what clients show and the model reads first",
+            ),
+        ]
+    )
+    return [
+        "## What tools/list spends",
+        "",
+        f"The default `tools/list` (toolset `all`) is {total:,} characters of compact JSON; the condensed toolset",
+        "alone is about half. chrome-devtools-mcp 1.11.0 lists 28,685 and playwright-mcp 0.0.86 21,266",
+        "(`make bench-peers`). Each block, and why it stays:",
+        "",
+        "| block | chars | why |",
+        "| --- | --- | --- |",
+        *(f"| {name} | {size:,} | {why} |" for name, size, why in rows),
+        "",
+    ]
 
 
 def generate(specs: list[registry.ActionSpec] | None = None) -> str:

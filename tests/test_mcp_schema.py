@@ -17,7 +17,7 @@ from mcp_server.core import registry
 from mcp_server.core.registry import CONDENSED_TOOLS
 from mcp_server.core.settings import Settings
 from mcp_server.surface.schema import args_schema
-from mcp_server.surface.schema_output import action_rules
+from mcp_server.surface.schema_output import action_rules, result_keys
 from mcp_server.surface.server import BrowserMCP
 
 TOKEN_BUDGET = 3250  # 3000 until the seven debug actions (issue 32: ~200 tokens); it stood at 3001 before them
@@ -130,11 +130,10 @@ def test_legacy_tools_declare_their_answer_models():
 def test_long_lists_are_validated_without_a_check_per_row():
     """Python clients validate every answer: a schema per row would cost them ~60 ms per 4000-line snapshot."""
     schema = _app("condensed").routes["browser_session"].tool.output_schema
-    then = {name: rule["properties"] for name, rule in action_rules(schema).items()}
-    assert then["snapshot"]["lines"] == {"type": "array"}
-    assert then["console_list"]["entries"] == {"type": "array"}
-    assert then["network_list"]["entries"] == {"type": "array"}
-    assert then["console_list"]["columns"] == {"items": {"type": "string"}, "type": "array"}  # short lists keep theirs
+    keys = result_keys(schema)
+    assert keys["lines"] == {"type": "array"}
+    assert "items" not in keys["entries"]  # rows in console_list/network_list, a count in network_export_har
+    assert keys["columns"] == {"items": {"type": "string"}, "type": "array"}  # short lists keep theirs
     answer = {"schemaVersion": "1", "status": "ok", "message": "m", "adapter": {"entryTool": "x", "action": "snapshot"}}
     answer |= {"columns": ["uid", "role", "name"], "lines": [[i, "button", f"B {i}"] for i in range(4000)]}
     validator = jsonschema.validators.validator_for(schema)(schema)
@@ -142,36 +141,86 @@ def test_long_lists_are_validated_without_a_check_per_row():
     assert list(validator.iter_errors({**answer, "lines": "not rows"}))
 
 
-def test_each_action_is_held_to_its_own_rule_and_no_other():
-    """The per-action rules sit in a tree (two actions may type one key differently): an answer of
-    one action must meet that action's required keys, and no other action's."""
+def _own(spec) -> dict:
+    """An action's own result schema, as its legacy twin declares it."""
+    from mcp_server.surface.schema_output import _output
+
+    return _output(spec.result)
+
+
+def test_each_action_is_held_to_its_own_required_keys_and_no_other():
+    """One map types every result key of a tool; per action (``adapter.action``) its ok answers must
+    carry its required keys, and no other action's."""
     app = _app("condensed")
     for tool, route in app.routes.items():
         schema = route.tool.output_schema
         rules = action_rules(schema)
-        with_models = {name for name, spec in route.actions.items() if spec.result is not None}
-        assert set(rules) == with_models, tool
+        required = {name: _own(spec).get("required", []) for name, spec in route.actions.items() if spec.result}
+        assert set(rules) == {name for name, keys in required.items() if keys}, tool
         validator = jsonschema.validators.validator_for(schema)(schema)
-        for name, rule in rules.items():
+        mapped = result_keys(schema)
+        for name, keys in required.items():
             envelope = {
                 "schemaVersion": "1",
                 "status": "ok",
                 "message": "m",
                 "adapter": {"entryTool": tool, "action": name},
             }
-            required = rule.get("required", [])
-            if required:
+            if keys:
+                assert rules[name]["required"] == keys, (tool, name)
                 assert list(validator.iter_errors(envelope)), (tool, name, "accepted without its required keys")
-            others = {k for other, r in rules.items() if other != name for k in r.get("required", [])}
-            foreign = {k: 1 for k in others - set(rule["properties"]) - set(schema["properties"])}
-            answer = {**envelope, **foreign, **{k: _sample(rule["properties"][k]) for k in required}}
+                missing_one = {**envelope, **{k: _sample(mapped[k]) for k in keys[1:]}}
+                assert list(validator.iter_errors(missing_one)), (tool, name, f"accepted without {keys[0]}")
+                assert list(validator.iter_errors({**envelope, "status": "error"})), (tool, name, "error without code")
+            answer = {**envelope, **{k: _sample(mapped[k]) for k in keys}}
             assert not list(validator.iter_errors(answer)), (tool, name)
+            # another action's required keys are not this one's: they may be absent ...
+            others = {k for other, r in required.items() if other != name for k in r} - set(keys)
+            assert others and not list(validator.iter_errors(answer)), (tool, name)
+            # ... or present (typed by the one map)
+            with_others = {**answer, **{k: _sample(mapped[k]) for k in others}}
+            assert not list(validator.iter_errors(with_others)), (tool, name)
+
+
+def test_the_map_admits_what_each_action_declares():
+    """The union in the map must admit every shape an action's model declares (a value of each type)."""
+    app = _app("condensed")
+    for tool, route in app.routes.items():
+        schema = route.tool.output_schema
+        validator = jsonschema.validators.validator_for(schema)(schema)
+        for name, spec in route.actions.items():
+            if spec.result is None:
+                continue
+            own = _own(spec)
+            for key, prop in own.get("properties", {}).items():
+                if key in ("code", "hint", "message", "status", "schemaVersion", "adapter"):
+                    continue
+                adapter = {"entryTool": tool, "action": name}
+                answer = {"schemaVersion": "1", "status": "ok", "message": "m", "adapter": adapter}
+                answer |= {k: _sample(result_keys(schema)[k]) for k in own.get("required", [])}
+                for value in _samples(prop):
+                    answer = {**answer, key: value}
+                    if jsonschema.validators.validator_for(prop)(prop).is_valid(value):
+                        errors = list(validator.iter_errors(answer))
+                        assert not errors, (tool, name, key, value, errors[0].message)
+
+
+def _samples(prop: dict) -> list:
+    """One value per type a property schema names (its ``anyOf`` alternatives too)."""
+    kinds = prop.get("type", [])
+    kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+    for alt in prop.get("anyOf", []):
+        kinds += [alt["type"]] if isinstance(alt.get("type"), str) else alt.get("type", [])
+    table = {"string": "s", "integer": 1, "number": 1.5, "boolean": True, "array": [], "object": {}, "null": None}
+    return [table[k] for k in dict.fromkeys(kinds)]
 
 
 def _sample(prop: dict) -> object:
     """A value of a (bare) property schema, for the rule test above."""
     kind = prop.get("type")
     kind = kind[0] if isinstance(kind, list) else kind
+    if kind is None and prop.get("anyOf"):
+        return _sample(prop["anyOf"][0])
     return {"string": "s", "integer": 1, "number": 1.0, "boolean": True, "array": [], "object": {}}.get(kind, "s")
 
 
@@ -195,14 +244,16 @@ def test_output_schemas_say_each_repeated_shape_once():
         assert all(ref.startswith("#/$defs/") and ref[8:] in defs for ref in _refs(schema)), tool
         rules = action_rules(schema)
         assert "$ref" not in json.dumps(rules)  # rules read resolved, as a validator sees them
-        assert resolved(schema, defs)["properties"] == schema["properties"]
+        assert all(set(rule) == {"required"} for rule in rules.values()), tool  # shapes live in the one map
+        assert "$ref" not in json.dumps(resolved(schema, defs)["properties"])
     session = app.routes["browser_session"].tool.output_schema
-    assert len(json.dumps(session, separators=(",", ":"))) < 16_000  # 24,059 before shapes were shared
+    # 24,059 before shapes were shared, 15,815 as a per-action tree; one map of keys: ~8,100
+    assert len(json.dumps(session, separators=(",", ":"))) < 9_000
 
 
 def _collect(node: dict, shapes: list[str]) -> None:
     """Every subschema of 3+ subschemas under ``node``, as canonical JSON."""
-    from mcp_server.surface.schema_output import _size, _subschemas
+    from mcp_server.surface.schema_defs import _size, _subschemas
 
     for _, sub in _subschemas(node):
         if _size(sub) >= 3:
@@ -216,3 +267,18 @@ def _refs(node: object) -> list[str]:
     if isinstance(node, list):
         return [r for v in node for r in _refs(v)]
     return []
+
+
+def test_the_map_holds_ok_answers_of_actions_with_a_model_only():
+    """Actions without a result model, and errors, keep their own keys (debug_clear's ``removed`` is
+    a count where another action's is a list): the map applies to ok answers of modeled actions."""
+    schema = _app("condensed").routes["browser_session"].tool.output_schema
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    answer = {"schemaVersion": "1", "status": "ok", "message": "m"}
+    pages = {**answer, "adapter": {"entryTool": "browser_session", "action": "list_pages"}}
+    assert not list(validator.iter_errors({**pages, "pages": []}))
+    assert list(validator.iter_errors({**pages, "pages": "p1"}))
+    cleared = {**answer, "adapter": {"entryTool": "browser_session", "action": "debug_clear"}, "removed": 0}
+    assert result_keys(schema)["removed"]["type"] == "array"
+    assert not list(validator.iter_errors(cleared))
+    assert not list(validator.iter_errors({**pages, "status": "error", "code": "X", "pages": "p1"}))

@@ -2,13 +2,14 @@
 
 Clients validate answers with it (the model never reads it), so its cost is the client's:
 the Python SDK checks it against the 2020-12 meta-schema once per session (about 0.2 ms per
-subschema) and validates every answer with it. Hence the shapes below: rows without a
-per-row schema, per-action rules reached through a tree, repeated subschemas said once.
+subschema) and validates every answer with it; the TypeScript SDK has ajv compile it at every
+``tools/list``. Hence the shapes below: rows without a per-row schema, one map of a tool's result
+keys, per-action required keys reached through a tree, repeated subschemas said once
+(:mod:`.schema_defs`).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -16,8 +17,9 @@ from pydantic import BaseModel, ConfigDict
 from mcp_server.core.registry import ActionSpec
 
 from .schema import _inline
+from .schema_defs import resolved, said_once
 
-__all__ = ["output_schema", "condensed_output_schema", "action_rules", "said_once", "resolved"]
+__all__ = ["output_schema", "condensed_output_schema", "action_rules", "result_keys", "said_once", "resolved"]
 
 
 class Adapter(BaseModel):
@@ -79,9 +81,37 @@ def _per_row_free(node: Any) -> Any:
     return out
 
 
+def _defaults_unsaid(node: Any) -> Any:
+    """The schema without what 2020-12 assumes anyway: ``additionalProperties: true``, and
+    ``type: string`` beside an ``enum``/``const`` of strings (every byte is parsed by each client);
+    and without what ajv and ``jsonschema`` read differently (``items`` beside ``prefixItems``)."""
+    if isinstance(node, list):
+        return [_defaults_unsaid(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key == "additionalProperties" and value is True:
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: _defaults_unsaid(sub) for name, sub in value.items()}
+        else:
+            out[key] = _defaults_unsaid(value)
+    if "prefixItems" in out:
+        # ajv, as the TypeScript SDK sets it up, reads draft-07: there ``items`` holds for every
+        # element, not those after ``prefixItems``, so a row [id, "button", "OK"] failed ``items:
+        # {type: object}`` (the trailing object of sparse fields) and the SDK threw on click_by_id.
+        # Without it both readings agree; ``maxItems`` still bounds the row.
+        out.pop("items", None)
+    values = out.get("enum", [out["const"]] if "const" in out else None)
+    if out.get("type") == "string" and values and all(isinstance(v, str) for v in values):
+        out.pop("type")
+    return out
+
+
 def _output(model: type[BaseModel]) -> dict[str, Any]:
     raw = model.model_json_schema()
-    schema = _per_row_free(_relax(_inline(raw, raw.get("$defs", {}), keep_null=True)))
+    schema = _defaults_unsaid(_per_row_free(_relax(_inline(raw, raw.get("$defs", {}), keep_null=True))))
     for name, prop in schema.get("properties", {}).items():
         # A key that is absent is not null on the wire: optional envelope keys are plain types.
         if name in ("code", "hint", "adapter"):
@@ -102,7 +132,6 @@ def output_schema(result: type[BaseModel] | None = None, *, adapter: bool = True
     schema = _output(Envelope)
     if not adapter:
         schema["properties"].pop("adapter")
-    schema["additionalProperties"] = True
     schema["if"] = {"properties": {"status": {"const": "error"}}}
     schema["then"] = {"required": ["code"]}
     if result is not None:
@@ -145,126 +174,79 @@ def _bare(schema: Any) -> Any:
 
 
 def condensed_output_schema(specs: list[ActionSpec]) -> dict[str, Any]:
-    """The envelope, plus per action (``adapter.action``) the keys its ok answers carry and require.
+    """The envelope; for ok answers of actions with a result model, every result key of the tool's
+    actions in one ``properties`` map, and per action (``adapter.action``) the keys it requires.
 
-    Each action's keys apply to its own answers only: two actions may type one key differently
-    (``cookies``: a count in export_state, a list in the cookies action), an action without a
-    result model is held to the envelope alone, and errors carry their own details. Clients
-    validate with it; the model never reads it, so its size costs no prompt tokens.
+    One map, because a key means one thing in a tool (``selector``: a string, null when absent);
+    where actions type a key differently (``entries``: rows in console_list, a count in
+    network_export_har) the map holds the union of their types. Actions with the same required
+    keys share a rule. Actions without a result model, and errors, are held to the envelope alone
+    (their keys are theirs: debug_clear's ``removed`` is a count, source_get's a list).
 
-    The per-action rules are reached through a binary tree of ``if``/``then``/``else`` on
-    ``adapter.action`` (:func:`_dispatch`), not a flat ``allOf`` of one ``if`` per action: the
-    Python SDK's client validates every answer with ``jsonschema``, which evaluated all ~40
-    ``if`` schemas of the flat list on each answer (0.7-1.5 ms per call, more than a form
-    snapshot takes to build); the tree evaluates about six. The rules are the same.
+    Why this shape: clients compile it once per session (the Python SDK checks it against the
+    2020-12 meta-schema, ~0.2 ms a subschema; the TypeScript SDK has ajv generate code for it on
+    every ``tools/list``) and validate every answer with it. The earlier per-action tree of
+    ``if``/``then``/``else`` repeated every key in each action's branch: 15.8 KB for
+    browser_session, where this is about half. Per answer, ``jsonschema`` walks the map for the
+    keys the answer has and about four ``if`` of the rules' tree (:func:`_dispatch`), what the old
+    tree cost (tests/bench/schema_compile_bench.py measures both).
     """
     schema = output_schema()
-    rules: list[tuple[str, dict[str, Any]]] = []
+    envelope = set(schema["properties"])
+    shapes: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, ...], list[str]] = {}
+    bare = [spec.name for spec in specs if spec.result is None]
     for spec in specs:
         if spec.result is None:
             continue
         extra = _output(spec.result)
-        props = {k: _bare(v) for k, v in extra.get("properties", {}).items() if k not in schema["properties"]}
-        then: dict[str, Any] = {"properties": props}
+        props = {k: _bare(v) for k, v in extra.get("properties", {}).items() if k not in envelope}
+        for key, shape in props.items():
+            if shape not in shapes.setdefault(key, []):
+                shapes[key].append(shape)
         if extra.get("required"):
-            then["required"] = extra["required"]
-        rules.append((spec.name, then))
-    if rules:
-        ok = {"required": ["adapter", "status"], "properties": {"status": {"const": "ok"}}}
-        schema["allOf"] = [{"if": ok, "then": _dispatch(rules)}]
+            groups.setdefault(tuple(extra["required"]), []).append(spec.name)
+    if not shapes:
+        return schema
+    ok: dict[str, Any] = {"required": ["adapter", "status"], "properties": {"status": {"const": "ok"}}}
+    if bare:
+        ok["properties"]["adapter"] = {"properties": {"action": {"not": {"enum": bare}}}}
+    then: dict[str, Any] = {"properties": {key: _union(alts) for key, alts in shapes.items()}}
+    if groups:
+        then |= _dispatch([(names, {"required": list(required)}) for required, names in groups.items()])
+    schema["allOf"] = [{"if": ok, "then": then}]
     return said_once(schema)
 
 
-#: where a schema holds subschemas: by name, one, or a list of them
-_SUB_MAPS = ("properties", "patternProperties", "dependentSchemas")
-_SUB_ONE = ("items", "additionalProperties", "if", "then", "else", "not", "contains", "propertyNames")
-_SUB_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-#: a subschema this big (object subschemas, itself included) that occurs twice goes into ``$defs``
-SHARED_MIN_NODES = 3
+def result_keys(schema: dict[str, Any]) -> dict[str, Any]:
+    """The map of result keys of a condensed output schema, resolved (for tests and docs)."""
+    defs = schema.get("$defs", {})
+    return {k: v for gate in schema.get("allOf", []) for k, v in resolved(gate["then"], defs)["properties"].items()}
 
 
-def _subschemas(node: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """``(name, subschema)`` of each object subschema directly under ``node``; name: its property or keyword."""
-    found: list[tuple[str, dict[str, Any]]] = []
-    for key, value in node.items():
-        if key in _SUB_MAPS and isinstance(value, dict):
-            found += [(name, sub) for name, sub in value.items() if isinstance(sub, dict)]
-        elif key in _SUB_ONE and isinstance(value, dict):
-            found.append((key, value))
-        elif key in _SUB_LISTS and isinstance(value, list):
-            found += [(key, sub) for sub in value if isinstance(sub, dict)]
-    return found
+def _union(alternatives: list[dict[str, Any]]) -> dict[str, Any]:
+    """One schema admitting exactly what any of ``alternatives`` admits, said short.
 
-
-def _size(node: dict[str, Any]) -> int:
-    return 1 + sum(_size(sub) for _, sub in _subschemas(node))
-
-
-def said_once(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema with each repeated subschema (``SHARED_MIN_NODES`` or more) said once, in ``$defs``.
-
-    Why: a client checks the schema against the 2020-12 meta-schema once per session, and the
-    Python SDK's ``jsonschema`` spends about 0.2 ms on each subschema: the 767 of the condensed
-    ``browser_session`` schema cost 160 ms of the session's first call, more than the attach
-    behind it. Actions share result shapes (a page entry, a list's paging keys), so a third of
-    the text was repeats. The rules are the same; ``$ref`` points inside the document.
+    Plain types merge into one ``type`` list; a detailed shape of a type the list already admits
+    in full adds nothing to the union and goes: where one action details a key (list_frames'
+    ``followed`` summary, click_by_id's ``dialog``) and another types it loosely (press_key's,
+    handle_dialog's), the map says the loose type; the detailing action's legacy twin, where it has
+    one, keeps the detail. Holding it per action in the rules ("split") cost 2.6 KB more of
+    tools/list and a quarter more compile time (measured with tests/bench/schema_compile_bench.py).
     """
-    seen: dict[str, int] = {}
-
-    def count(node: dict[str, Any]) -> None:
-        for _, sub in _subschemas(node):
-            if _size(sub) >= SHARED_MIN_NODES:
-                key = json.dumps(sub, sort_keys=True)
-                seen[key] = seen.get(key, 0) + 1
-            count(sub)
-
-    count(schema)
-    shared = {key for key, n in seen.items() if n > 1}
-    if not shared:
-        return schema
-    defs: dict[str, Any] = {}
-    names: dict[str, str] = {}
-
-    def swap(node: dict[str, Any]) -> dict[str, Any]:
-        out = dict(node)
-        for key, value in node.items():
-            if key in _SUB_MAPS and isinstance(value, dict):
-                out[key] = {name: ref(name, sub) for name, sub in value.items()}
-            elif key in _SUB_ONE and isinstance(value, dict):
-                out[key] = ref(key, value)
-            elif key in _SUB_LISTS and isinstance(value, list):
-                out[key] = [ref(key, sub) for sub in value]
-        return out
-
-    def ref(name: str, sub: Any) -> Any:
-        if not isinstance(sub, dict):
-            return sub
-        key = json.dumps(sub, sort_keys=True)
-        if key not in shared:
-            return swap(sub)
-        if key not in names:
-            label, n = name, 2
-            while label in defs:
-                label, n = f"{name}{n}", n + 1
-            names[key] = label
-            defs[label] = {}  # the name is taken before the body (which may hold other shared parts) is made
-            defs[label] = swap(sub)
-        return {"$ref": f"#/$defs/{names[key]}"}
-
-    out = swap(schema)
-    out["$defs"] = defs
-    return out
-
-
-def resolved(node: Any, defs: dict[str, Any]) -> Any:
-    """``node`` with every ``#/$defs/...`` reference replaced by what it points to (for tests and docs)."""
-    if isinstance(node, list):
-        return [resolved(item, defs) for item in node]
-    if not isinstance(node, dict):
-        return node
-    if set(node) == {"$ref"} and node["$ref"].startswith("#/$defs/"):
-        return resolved(defs[node["$ref"].removeprefix("#/$defs/")], defs)
-    return {key: resolved(value, defs) if key != "$defs" else value for key, value in node.items()}
+    flat: list[dict[str, Any]] = []
+    for alt in alternatives:
+        flat += alt["anyOf"] if set(alt) == {"anyOf"} else [alt]
+    kinds: list[str] = []
+    detailed: list[dict[str, Any]] = []
+    for alt in flat:
+        if set(alt) == {"type"}:
+            kinds += [k for k in ([alt["type"]] if isinstance(alt["type"], str) else alt["type"]) if k not in kinds]
+        elif alt not in detailed:
+            detailed.append(alt)
+    detailed = [alt for alt in detailed if not (isinstance(alt.get("type"), str) and alt["type"] in kinds)]
+    out = ([{"type": kinds[0] if len(kinds) == 1 else kinds}] if kinds else []) + detailed
+    return out[0] if len(out) == 1 else {"anyOf": out}
 
 
 def _on_action(names: list[str]) -> dict[str, Any]:
@@ -273,46 +255,48 @@ def _on_action(names: list[str]) -> dict[str, Any]:
     return {"properties": {"adapter": {"properties": {"action": match}}}}
 
 
-def _dispatch(rules: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    """``then`` of the rule whose action the answer names, found by halving the rules (see above).
+def _dispatch(rules: list[tuple[list[str], dict[str, Any]]]) -> dict[str, Any]:
+    """``then`` of the rule whose actions include the answer's, found by halving the rules.
 
-    Down a ``then`` the action is known to be one of that half, so :func:`_known` picks among
-    them without checking again; only the last ``else`` checks its own action, so an answer
-    naming no known action gets no rule.
+    Not a flat ``allOf`` of one ``if`` per rule: ``jsonschema`` evaluates every ``if`` of such a
+    list on each answer (~11 us each; 24 of them cost 0.26 ms), a tree about log2 of them. Down a
+    ``then`` the action is known to be one of that half, so :func:`_known` picks among them without
+    checking again; only the last ``else`` checks its own actions, so an answer naming no known
+    action gets no rule.
     """
     if len(rules) == 1:
-        name, then = rules[0]
-        return {"if": _on_action([name]), "then": then}
+        names, then = rules[0]
+        return {"if": _on_action(names), "then": then}
     half = len(rules) // 2
     return {
-        "if": _on_action([name for name, _ in rules[:half]]),
+        "if": _on_action([n for names, _ in rules[:half] for n in names]),
         "then": _known(rules[:half]),
         "else": _dispatch(rules[half:]),
     }
 
 
-def _known(rules: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    """The rule of the answer's action, which is one of ``rules``."""
+def _known(rules: list[tuple[list[str], dict[str, Any]]]) -> dict[str, Any]:
+    """The rule of the answer's action, which is one of ``rules``'."""
     if len(rules) == 1:
         return rules[0][1]
     half = len(rules) // 2
     return {
-        "if": _on_action([name for name, _ in rules[:half]]),
+        "if": _on_action([n for names, _ in rules[:half] for n in names]),
         "then": _known(rules[:half]),
         "else": _known(rules[half:]),
     }
 
 
 def action_rules(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Each action's ``then`` in a condensed output schema, by action name (for tests and docs)."""
-    found: dict[str, dict[str, Any]] = {}
+    """What a condensed output schema holds each action's ok answers to, by action name: the keys it
+    requires (``required``). Only actions that require keys are named (for tests and docs)."""
     defs = schema.get("$defs", {})
+    found: dict[str, dict[str, Any]] = {}
 
     def walk(node: dict[str, Any], names: list[str]) -> None:
         node = resolved(node, defs)
-        if "if" not in node:  # a rule (rules hold properties and required keys, never an ``if``)
-            (name,) = names
-            found[name] = node
+        if "if" not in node:  # a rule: the required keys of the actions still in ``names``
+            found.update({name: node for name in names})
             return
         match = node["if"]["properties"]["adapter"]["properties"]["action"]
         chosen = [match["const"]] if "const" in match else list(match["enum"])
@@ -320,26 +304,20 @@ def action_rules(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if "else" in node:
             walk(node["else"], [name for name in names if name not in chosen])
 
-    for rule in schema.get("allOf", []):
-        walk(rule["then"], _actions_named(resolved(rule["then"], defs)))
+    for gate in schema.get("allOf", []):
+        walk(gate["then"], _actions_named(resolved(gate["then"], defs)))
     return found
 
 
-def _actions_named(node: dict[str, Any]) -> list[str]:
-    """Every action the dispatch tree under ``node`` names (the leaves and the last ``else``)."""
-    names: list[str] = []
-
-    def walk(n: Any) -> None:
-        if isinstance(n, dict):
-            action = n.get("properties", {}).get("adapter", {}).get("properties", {}).get("action", {})
-            names.extend(
-                x for x in ([action["const"]] if "const" in action else action.get("enum", [])) if x not in names
-            )
-            for value in n.values():
-                walk(value)
-        elif isinstance(n, list):
-            for value in n:
-                walk(value)
-
-    walk(node)
-    return names
+def _actions_named(node: Any) -> list[str]:
+    """Every action a dispatch tree names."""
+    if isinstance(node, list):
+        return [n for item in node for n in _actions_named(item)]
+    if not isinstance(node, dict):
+        return []
+    names = []
+    if "if" in node:
+        match = node["if"]["properties"]["adapter"]["properties"]["action"]
+        names = [match["const"]] if "const" in match else list(match["enum"])
+    found = names + [n for key in ("then", "else") if key in node for n in _actions_named(node[key])]
+    return list(dict.fromkeys(found))

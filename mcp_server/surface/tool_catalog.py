@@ -36,6 +36,17 @@ def _legacy_title(spec: ActionSpec) -> str:
     return spec.name.replace("_", " ").capitalize() + " (legacy)"
 
 
+def _hints(read_only: bool, destructive: bool) -> types.ToolAnnotations:
+    """Read-only and destructive said always (clients ask before calling on them); the hints MCP
+    assumes when absent left out: ``openWorldHint`` true (every tool talks to a browser and the
+    web), ``idempotentHint`` false. Read-only tools are idempotent."""
+    return types.ToolAnnotations(
+        read_only_hint=read_only,
+        destructive_hint=None if read_only else destructive,
+        idempotent_hint=True if read_only else None,
+    )
+
+
 def _condensed_hints(specs: list[ActionSpec]) -> types.ToolAnnotations:
     """One set of hints for a tool whose actions differ: what the tool can do at worst.
 
@@ -44,13 +55,7 @@ def _condensed_hints(specs: list[ActionSpec]) -> types.ToolAnnotations:
     overwrites cookies, a click can submit a form) is destructive; its description says which
     actions only read, so a client can still tell them apart.
     """
-    read_only = all(s.read_only for s in specs)
-    return types.ToolAnnotations(
-        read_only_hint=read_only,
-        destructive_hint=None if read_only else any(s.destructive for s in specs),
-        idempotent_hint=True if read_only else False,
-        open_world_hint=True,
-    )
+    return _hints(all(s.read_only for s in specs), any(s.destructive for s in specs))
 
 
 @dataclass
@@ -93,12 +98,7 @@ def build_routes(specs: list[ActionSpec], toolset: str) -> dict[str, Route]:
                     description=f"{spec.description or spec.name} (= {spec.tool} action={spec.name})",
                     input_schema=args_schema(spec.args),
                     output_schema=output_schema(spec.result, adapter=False),
-                    annotations=types.ToolAnnotations(
-                        read_only_hint=spec.read_only,
-                        destructive_hint=spec.destructive if not spec.read_only else None,
-                        idempotent_hint=True if spec.read_only else None,
-                        open_world_hint=True,
-                    ),
+                    annotations=_hints(spec.read_only, spec.destructive),
                 ),
                 spec=spec,
             )
