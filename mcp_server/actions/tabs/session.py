@@ -77,27 +77,17 @@ class StatusAnswer(Answer):
 
 
 class PagesAnswer(Answer):
-    """A tab list (list_pages, attach_cdp, use_launch_browser): target and capture start said once."""
+    """A tab list (list_pages, use_launch_browser): target and capture start said once."""
 
     target: str | None = None
     capturedSince: str | None = None
     pages: list[PageBrief] = []
-    cdpUrl: str | None = None
-    alreadyAttached: bool = False
-    launchClosed: bool = False
     startedAt: str | None = None
-    #: how the user's Chrome was found: browser, profileDir, port, how (toggle/flag), via
-    found: dict[str, Any] | None = None
-    #: attach_cdp still waiting for the user's Allow (status "waiting"): since when, how to go on
-    askedAt: str | None = None
-    waitedS: float | None = None
-    continueWith: dict[str, Any] | None = None
 
 
 class AttachAnswer(Answer):
     """attach_cdp: the Chrome found, the capture start, the selected tab and how many others (not the list)."""
 
-    target: str | None = None
     capturedSince: str | None = None
     cdpUrl: str | None = None
     alreadyAttached: bool = False
@@ -243,8 +233,7 @@ async def attach_cdp(ctx: ToolContext, args: AttachArgs) -> ActionResult:
     line, picked = selection(info.get("pages") or [], since=since)
     if picked.get("otherPages"):
         hints.append("list_pages lists the other pages")
-    data = {
-        "target": "cdp",
+    data = {  # the target is the user's Chrome: what attach_cdp means, not said again
         "cdpUrl": info.get("cdpUrl"),
         "alreadyAttached": info.get("alreadyAttached"),
         "launchClosed": info.get("launchClosed"),
