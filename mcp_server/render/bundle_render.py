@@ -219,8 +219,8 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         if last:
             row, more = _request(last, url)
             shown = {e["id"] for key in _SHOWN for e in net.get(key) or []}
-            if last["id"] in shown:  # its response and initiator are above: named, not repeated
-                out["lastXhrOrFetch"] = row[:5]
+            if last["id"] in shown:  # the row is above: named by its id, not repeated
+                out["lastXhrOrFetch"] = row[:1]
                 lines.append(f"last xhr/fetch: #{last['id']}, shown above")
             else:
                 out["lastXhrOrFetch"] = row

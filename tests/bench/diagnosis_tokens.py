@@ -71,7 +71,7 @@ async def _user_saves(chrome: ChromiumProcess) -> None:
         await session.detach()
 
 
-async def main(legacy: bool = False) -> None:
+async def main() -> None:
     server = TestServer().start()
     server.route("/app/edit.php", Reply(200, FORM))
     server.route("/app/save.js", Reply(200, SAVE_JS, "application/javascript"))
@@ -84,10 +84,7 @@ async def main(legacy: bool = False) -> None:
         async with Client(app) as client:
 
             async def call(action: str, **args: object) -> None:
-                if legacy:
-                    result = await client.call_tool(action, args)
-                else:
-                    result = await client.call_tool("browser_session", {"action": action, **args})
+                result = await client.call_tool("browser_session", {"action": action, **args})
                 text = "\n".join(b.text for b in result.content if b.type == "text")
                 js = json.dumps(result.structured_content, separators=(",", ":"), ensure_ascii=False)
                 answers.append((action, text, js))
@@ -115,4 +112,4 @@ async def main(legacy: bool = False) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(legacy="--legacy" in sys.argv))
+    asyncio.run(main())
