@@ -86,7 +86,7 @@ def summary(text: str) -> str:
     first = text.strip().split("\n", 1)[0]
     clause = _CLAUSE_END.search(first, MESSAGE_MIN)
     if clause is not None:
-        first = _TRAILING_WORD.sub("", first[: clause.start()]) + "…"
+        first = _TRAILING_WORD.sub("", first[: clause.start()].rstrip(" :")) + "…"
     if len(first) <= MESSAGE_CHARS:
         return first
     cut = first[: MESSAGE_CHARS - 1]
@@ -94,9 +94,10 @@ def summary(text: str) -> str:
     return (cut[:space] if space > MESSAGE_CHARS // 2 else cut).rstrip(" ,;:(") + "…"
 
 
-#: Where a first line's gist ends: before a URL, a parenthesis, or the next clause. The rest
-#: (URL, title, status, times) is in the data, under its own keys.
-_CLAUSE_END = re.compile(r" (?=<|\(|https?://|file:|about:|data:)|[;,] ")
+#: Where a first line's gist ends: before a URL or at the next clause. The rest (URL, title,
+#: status, times) is in the data, under its own keys; a parenthesis stays (it often says what
+#: only the text says: "(tab brought to front)", "(secrets redacted)").
+_CLAUSE_END = re.compile(r" (?=<|https?://|file:|about:|data:)|[;,] ")
 #: A cut clause does not end on a dangling preposition ("Went back to…" reads "Went back…")
 _TRAILING_WORD = re.compile(r"(?: (?:to|on|of|at|in|into|from|for|with|and))+$")
 #: The shortest gist: a cut never leaves less than this many characters
