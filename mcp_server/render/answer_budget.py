@@ -16,9 +16,9 @@ Issue 35 set the numbers from what every action answers on a test page
 message then restated the text's whole first line). The factor stays 1.3: long row lists
 (``[3,"GET","fetch","/r?i=1"]`` against ``#3 GET fetch /r?i=1``, tests/test_lean_answers.py) and
 a trace summary's nested tables (tests/test_trace_lean.py, 1.57x on a 1,100-character text) need
-it. The slack is set by the worst short answers, at 1.3x: network_export_har (93 tokens, 319
+it. The slack is set by the worst short answers, at 1.3x: network_export_har (83 tokens, 295
 characters: the absolute ``filePath`` beside the ``relativePath`` the text names), load_state
-(74: its absolute ``path``), debug_list (70); most answers need under 50 tokens.
+(74 tokens, 282 characters: its absolute ``path``), debug_list (70); the median answer needs 34.
 """
 
 from __future__ import annotations
