@@ -31,6 +31,8 @@ class Agent:
     def __init__(self, client: Client, app: BrowserMCP | None = None) -> None:
         self.client = client
         self.app = app
+        #: the text of the last answer (the JSON's ``message`` is only its summary)
+        self.last_text = ""
 
     @property
     def manager(self) -> BrowserManager:
@@ -41,6 +43,7 @@ class Agent:
         with anyio.fail_after(timeout):
             result = await self.client.call_tool(tool, args)
         assert result.structured_content is not None, result.content
+        self.last_text = "\n".join(getattr(b, "text", "") for b in result.content if getattr(b, "type", "") == "text")
         return result
 
     async def s(self, action: str, timeout: float = CALL_TIMEOUT, **args: Any) -> dict[str, Any]:

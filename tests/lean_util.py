@@ -5,22 +5,28 @@ Use from any test that drives an action through a real MCP client::
     from lean_util import assert_lean, assert_carries
 
     result = await client.call_tool("browser_session", {"action": "console_list"})
-    sc = assert_lean(result)                      # the 1.3x(+400) bound, no nulls / empties
+    sc = assert_lean(result)                      # the answer-size bound, no nulls / empties
     assert_carries(result, "#3", "save failed")   # what the text says is in the JSON too
 
-The bound (mcp_server/render/answer_budget.py, one constant for every test): the compact JSON of structuredContent
-(``json.dumps(sc, separators=(",", ":"), ensure_ascii=False)``) is at most 1.3x the text's
-characters + 400.
+The bound (mcp_server/render/answer_budget.py, one constant set for every test): the compact JSON
+of structuredContent (``json.dumps(sc, separators=(",", ":"), ensure_ascii=False)``) is at most
+``FACTOR`` x the text + ``SLACK`` characters; the same rule in o200k tokens is ``FACTOR`` x +
+``SLACK_TOKENS`` (:func:`bpe_tokens` counts them when bench/peers has the tokenizer;
+tests/test_lean_per_action.py holds every action to both).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from pathlib import Path
 from typing import Any
 
 __all__ = [
     "FACTOR",
     "SLACK",
+    "SLACK_TOKENS",
+    "bpe_tokens",
     "assert_lean",
     "assert_carries",
     "structured_json",
@@ -31,7 +37,25 @@ __all__ = [
 ]
 
 from mcp_server.fixtures.answer_rows import record  # the one reader of rows, shared with mcp_server.testing.rows
-from mcp_server.render.answer_budget import FACTOR, SLACK, json_limit  # the one rule, shared with the server
+from mcp_server.render.answer_budget import (  # the one rule, shared with the server
+    FACTOR,
+    SLACK,
+    SLACK_TOKENS,
+    json_limit,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def bpe_tokens(texts: list[str]) -> list[int] | None:
+    """o200k counts of ``texts`` by bench/tokens.py (gpt-tokenizer in bench/peers), None without it.
+
+    Loaded by path: ``tests/bench`` shadows the top-level ``bench`` package in tests.
+    """
+    spec = importlib.util.spec_from_file_location("bench_tokens", ROOT / "bench" / "tokens.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.bpe_tokens(texts, ROOT / "bench" / "peers")
 
 
 def answer_text(result: Any) -> str:

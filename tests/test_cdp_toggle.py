@@ -204,7 +204,7 @@ async def test_a_slow_allow_answers_waiting_and_the_next_attach_joins_it(toggle_
         assert second.structured_content["status"] == "waiting"  # joined: still the same request
         await anyio.to_thread.run_sync(toggle_chrome.allow)
         third = await agent.s("attach_cdp")
-        assert third["target"] == "cdp" and third["pages"]
+        assert third["status"] == "ok" and third["selected"]["stable_page_id"]  # attached, a tab selected
         await agent.s("snapshot")
     assert toggle_chrome.answered == 1 and len(handshakes) == 1
 

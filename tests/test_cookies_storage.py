@@ -140,7 +140,7 @@ async def test_debug_bundle_says_storage_it_could_not_read_never_none(tmp_path):
     """A data: page refuses localStorage: the bundle says so in its notes, it does not list 'none'."""
     async with serving(tmp_path / "artifacts") as agent:
         await agent.s("navigate", url="data:text/html,<title>no storage</title>")
-        answer = await agent.call("browser_session", action="debug_bundle", include_snapshot=False)
+        answer = await agent.call("browser_session", action="debug_bundle", include_storage=True)
         sc, text = answer.structured_content, answer.content[0].text
         assert not answer.is_error, sc
         assert "localStorageKeys" not in sc.get("storage", {}) and "sessionStorageKeys" not in sc.get("storage", {})

@@ -391,7 +391,8 @@ async def _agent_mission(
 
     # Prompt 2: "fatto, ha dato di nuovo errore"
     await agent.until("console_list", lambda sc: any(e["type"] == "pageerror" for e in records(sc)), since_id=seen)
-    bundle, bundle_text = await agent.session("debug_bundle")
+    # the agent asks for the storage names and the form too (a session token is in the story)
+    bundle, bundle_text = await agent.session("debug_bundle", include_storage=True, include_snapshot=True)
     assert before_attach <= _iso(bundle["capturedSince"]) <= after_attach
     assert bundle["page"]["url"] == edit_url and bundle["page"]["title"] == "Modifica cliente"
     errors = records(bundle["network"], "httpErrors")

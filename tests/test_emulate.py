@@ -61,17 +61,17 @@ async def test_offline_then_online_a_fetch_fails_then_succeeds(http_server, tmp_
     async with serving(tmp_path / "artifacts") as agent:
         await agent.s("navigate", url=http_server.url("/emu/one"))
         offline = await agent.s("emulate", network="offline")
-        assert offline["emulation"] == {"network": "offline"} and "offline" in offline["message"]
+        assert offline["emulation"] == {"network": "offline"} and "offline" in agent.last_text
         assert await agent.js("fetch('/emu/echo').then(r => r.status, e => e.name)") == "TypeError"
         assert await agent.js("navigator.onLine") is False
         failed = records(await agent.s("network_list", url_contains="/emu/echo"))[-1]
         assert "INTERNET_DISCONNECTED" in failed["status"]  # FAILED net::ERR_INTERNET_DISCONNECTED
         status = await agent.s("get_browser_status")
         assert status["browser"]["currentPage"]["emulation"] == {"network": "offline"}
-        assert "emulating network=offline" in status["message"]
+        assert "emulating network=offline" in agent.last_text
 
         online = await agent.s("emulate", network="none")
-        assert "emulation" not in online and "No emulation" in online["message"]
+        assert "emulation" not in online and "No emulation" in agent.last_text
         assert await agent.js("fetch('/emu/echo').then(r => r.status, e => e.name)") == 200
         assert "emulation" not in (await agent.s("get_browser_status"))["browser"]["currentPage"]
 
@@ -128,7 +128,7 @@ async def test_every_setting_reaches_the_page_and_is_undone_on_detach(fresh_chro
             "geolocation": {"latitude": 45.4642, "longitude": 9.19},
             "extraHeaders": ["Authorization", "X-Test"],
         }
-        assert "undone on detach_cdp" in answer["message"] and "once it is shown" in answer["message"]
+        assert "undone on detach_cdp" in agent.last_text and "once it is shown" in agent.last_text
         assert "s3cr3t-agent-token" not in json.dumps(answer)  # header values are never shown
 
         async def sees() -> dict:
@@ -151,8 +151,8 @@ async def test_every_setting_reaches_the_page_and_is_undone_on_detach(fresh_chro
         listing = (await agent.s("list_pages"))["pages"]
         assert [p.get("emulation", {}).get("colorScheme") for p in listing if p.get("selected")] == ["dark"]
         assert [p.get("emulation") for p in listing if not p.get("selected")] == [None]  # the user's other tab
-        status = await agent.s("get_browser_status")
-        assert "colorScheme=dark" in status["message"] and "geolocation=45.4642,9.19" in status["message"]
+        await agent.s("get_browser_status")
+        assert "colorScheme=dark" in agent.last_text and "geolocation=45.4642,9.19" in agent.last_text
         # The user's other tab is not emulated.
         assert (await _probe(fresh_chromium.http_url, other))["dark"] is False
 
@@ -229,7 +229,7 @@ async def test_bad_values_change_nothing(http_server, tmp_path):
         status = await agent.s("get_browser_status")
         assert status["browser"]["currentPage"]["emulation"] == {"colorScheme": "dark"}
         unchanged = await agent.s("emulate")  # no setting: says what is set, changes nothing
-        assert unchanged["emulation"] == {"colorScheme": "dark"} and "nothing changed" in unchanged["message"]
+        assert unchanged["emulation"] == {"colorScheme": "dark"} and "nothing changed" in agent.last_text
 
 
 async def test_emulation_reaches_a_cross_origin_iframe(http_server, tmp_path):

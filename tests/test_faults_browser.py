@@ -70,8 +70,8 @@ async def test_users_chrome_killed_then_restarted_on_the_same_port(http_server, 
             chrome = await ChromiumProcess.astart()
             port.upstream = chrome.port
             await UserTabs(chrome.http_url).open(http_server.url("/faults/tab.html?name=after"))
-            again = await agent.s("attach_cdp", cdp_url=url)
-            assert "Faults after" in [p["title"] for p in again["pages"]]
+            await agent.s("attach_cdp", cdp_url=url)
+            assert "Faults after" in [p["title"] for p in (await agent.s("list_pages"))["pages"]]
             await agent.s("select_page_by_title", title_contains="Faults after")
             assert await agent.js("document.title") == "Faults after"
             await _captured(agent, "after")
@@ -105,8 +105,8 @@ async def test_browser_side_socket_drop_fails_pending_calls_and_keeps_the_stores
 
             await _old_entries_readable(agent, "drop")
             # Chrome itself still runs with the user's tab as it was; attaching again sees it
-            again = await agent.s("attach_cdp", cdp_url=url)
-            assert "Faults drop" in [p["title"] for p in again["pages"]]
+            await agent.s("attach_cdp", cdp_url=url)
+            assert "Faults drop" in [p["title"] for p in (await agent.s("list_pages"))["pages"]]
             await agent.s("select_page_by_title", title_contains="Faults drop")
             assert await agent.js("document.getElementById('h').dataset.mark") == "typed by the user"
         assert chrome.alive and tab in {t.id for t in await _targets(chrome)}

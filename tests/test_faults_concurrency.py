@@ -31,7 +31,8 @@ async def test_fifty_concurrent_calls_from_one_client(fresh_chromium, http_serve
     tabs = {await user.open(http_server.url(f"/faults/tab.html?name={name}")) for name in ("one", "two")}
     await user.close_all_but(tabs)  # the blank start tab is not part of the story
     async with serving(tmp_path / "artifacts") as agent:
-        pages = (await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url))["pages"]
+        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        pages = (await agent.s("list_pages"))["pages"]
         ids = {p["title"]: p["stable_page_id"] for p in pages}
         one, two = ids["Faults one"], ids["Faults two"]
 
@@ -68,7 +69,8 @@ async def test_a_selection_change_does_not_wait_for_a_wait_for_which_stays_on_it
     for name in ("slow", "other"):
         await user.open(http_server.url(f"/faults/tab.html?name={name}"))
     async with serving(tmp_path / "artifacts") as agent:
-        pages = (await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url))["pages"]
+        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
+        pages = (await agent.s("list_pages"))["pages"]
         ids = {p["title"]: p["stable_page_id"] for p in pages}
         await agent.s("select_page", stable_page_id=ids["Faults slow"])
         await agent.js("setTimeout(() => { document.body.append('finally here') }, 1500); 1")

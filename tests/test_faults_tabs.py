@@ -39,7 +39,9 @@ async def test_selected_tab_closed_mid_call_and_between_calls(fresh_chromium, ht
 
     async with serving(tmp_path / "artifacts") as agent:
         attached = await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
-        assert len(attached["pages"]) == 4
+        # the selected tab and how many others (list_pages lists them)
+        assert attached["otherPages"] == 3 and "list_pages" in attached["hint"]
+        assert len((await agent.s("list_pages"))["pages"]) == 4
         for name in tabs:
             await agent.s("select_page_by_title", title_contains=f"Faults {name}")
             await _activity(agent, name)

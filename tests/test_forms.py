@@ -97,7 +97,7 @@ async def test_order_form_in_a_background_tab_of_the_users_chrome(users_chrome, 
             agent, "select_option", uid=uid_of(snap, "listbox", "Extras"), values=["gift", "Insurance"]
         )
         assert picked["values"] == ["gift", "ins"] and picked["labels"] == ["Gift wrap", "Insurance"]
-        assert "'Insurance' (ins)" in picked["message"]
+        assert "'Insurance' (ins)" in agent.last_text
 
         # HTML5 drag and drop (the lane is a region: in the full snapshot)
         full = await agent.s("snapshot")
@@ -176,7 +176,7 @@ async def test_type_text_keys_and_refusals(fresh_chromium, http_server, tmp_path
         # every character is a key the page sees; typing goes at the end of what is there
         await interact(agent, "fill_form", fields=[{"uid": ref, "value": "AB"}])
         typed = await interact(agent, "type_text", uid=ref, text="c-D é")
-        assert typed["chars"] == 5 and "typed 5 chars into" in typed["message"]
+        assert typed["chars"] == 5 and "typed 5 chars into" in agent.last_text
         assert await agent.js("document.getElementById('ref').value") == "ABc-D é"
         assert (await out(agent)).startswith("key:c;key:-;key:Shift;key:D;key: ;")  # as a user types D
         # without uid: into the focused element
@@ -197,7 +197,7 @@ async def test_type_text_keys_and_refusals(fresh_chromium, http_server, tmp_path
             "fill_form",
             fields=[{"uid": uid_of(snap, "combobox", "Country"), "value": "de"}, {"uid": customer, "value": "Zed"}],
         )
-        assert stopped["message"].startswith("filled 0 of 2 fields"), stopped
+        assert agent.last_text.startswith("filled 0 of 2 fields"), stopped
         assert stopped["followed"]["dialog"]["message"] == "Country changed", stopped
         assert stopped["fields"]["entries"][1] == [customer, "not filled (a dialog is open)"]
         await agent.s("handle_dialog", dialog_action="accept")

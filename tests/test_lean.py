@@ -290,3 +290,18 @@ def test_an_entry_older_than_the_capture_says_how_much_older():
     assert when_text(238) == "t=+238 ms after capture start"
     assert when_text(0) == "t=+0 ms after capture start"
     assert when_text(-685) == "t=-685 ms: 685 ms before capture start"  # a replayed console entry
+
+
+def test_the_envelope_message_is_the_first_lines_gist():
+    """``message`` sums the answer up; the data holds the URL, title, status and times it would restate."""
+    from mcp_server.surface.envelope import MESSAGE_CHARS, summary
+
+    assert summary("Navigated p1 (launch) to http://h/x (Title), HTTP 200\nmore") == "Navigated p1 (launch)…"
+    assert summary("Went back to http://h/x (Gone), HTTP 404") == "Went back…"  # no dangling "to"
+    assert summary("selected [0] p1 Edit <http://h/e> (captured since T)") == "selected [0] p1 Edit…"
+    assert summary("picked (tab brought to front): [uid=4] textbox") == "picked (tab brought to front): [uid=4] textbox"
+    assert summary("Opened p2 (launch) and selected it: <http://h/t>") == "Opened p2 (launch) and selected it…"
+    assert summary("Restored 1 cookie(s) and 1 localStorage key(s)") == "Restored 1 cookie(s) and 1 localStorage key(s)"
+    assert summary("echo abab") == "echo abab"
+    long = summary("word " * 100)
+    assert len(long) <= MESSAGE_CHARS and long.endswith("…")

@@ -414,7 +414,9 @@ async def test_attach_to_running_chrome_and_back(mcp: Session, http_server, chro
         assert not answer.is_error, answer.content[0].text
         assert "capture starts now" in answer.content[0].text.lower()
         attached = answer.structured_content
-        assert attached["capturedSince"] and any(p["url"] == url for p in attached["pages"])
+        assert attached["capturedSince"] and "pages" not in attached  # the selected tab, not the list
+        listed = await mcp.s("list_pages")
+        assert any(p["url"] == url for p in listed["pages"])
         # A second attach to the same Chrome keeps the attachment: it must not say capture starts now.
         second = await mcp.call("browser_session", action="attach_cdp", cdp_url=chromium.http_url)
         again = second.content[0].text.lower()

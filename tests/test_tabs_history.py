@@ -42,7 +42,9 @@ async def test_back_forward_reload_report_where_the_tab_is(http_server, tmp_path
         back = await agent.s("go_back")
         assert back["url"] == http_server.url("/hist/missing") and back["title"] == "Gone"
         assert back["httpStatus"] == 404 and back["stable_page_id"] == "p1"
-        assert "Went back to" in back["message"] and "HTTP 404" in back["message"]
+        # the message sums it up ("Went back…"), the text says it whole
+        assert back["message"].startswith("Went back") and "Went back to" in agent.last_text
+        assert "HTTP 404" in agent.last_text
         assert await agent.js("document.title") == "Gone"
 
         back = await agent.s("go_back")
@@ -61,7 +63,7 @@ async def test_back_forward_reload_report_where_the_tab_is(http_server, tmp_path
         await agent.js("history.pushState({}, '', '#step2'); 1")
         same = await agent.s("go_back")
         assert same["sameDocument"] is True and same["url"] == http_server.url("/hist/missing")
-        assert "same document" in same["message"]
+        assert "same document" in agent.last_text
 
         assert (await agent.s("go_forward"))["url"] == http_server.url("/hist/missing#step2")
         nowhere = await agent.err("go_forward", ErrorCode.NAVIGATION_FAILED)
@@ -120,7 +122,7 @@ async def test_back_restored_from_the_back_forward_cache_says_so(fresh_chromium,
             assert back["url"] == f"{site.base}/a.html" and back["title"] == "Cached a"
             # The very same document came back (its script state is still there) and no load ran:
             # waiting for a load event would have hung until the timeout.
-            assert back["fromBackForwardCache"] is True and "back/forward cache" in back["message"]
+            assert back["fromBackForwardCache"] is True and "back/forward cache" in agent.last_text
             assert await agent.js("window.marker") == "kept"
             assert (await agent.s("go_forward"))["title"] == "Cached b"
     finally:
@@ -179,7 +181,8 @@ async def test_new_page_and_close_page_in_the_users_chrome(fresh_chromium, http_
 
     async with serving(tmp_path / "artifacts") as agent:
         attached = await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
-        mine = attached["pages"][0]["stable_page_id"]
+        mine = attached["selected"]["stable_page_id"]
+        assert "otherPages" not in attached  # the one tab
 
         refused = await agent.err("close_page", ErrorCode.NOT_ALLOWED, stable_page_id=mine)
         assert "last tab" in refused["message"] and "new_page" in refused["hint"]

@@ -55,6 +55,8 @@ class ActionResult:
     ``images`` are optional (base64 PNG, mime) pairs, sent only when the call asked.
     ``status`` is ``ok``, or ``waiting`` for a long wait cut at the call bound: not an error,
     not final either; the data says how to continue (``wait_for``: call it again).
+    ``message``: the envelope's short summary when the handler has a better one than the text's
+    first line cut short (the data carries the facts; the message only names what happened).
     ``plain``: the handler vouches that ``data`` holds only JSON types (str, int, float, bool,
     None, dicts and lists of them), so the envelope does not convert it again (a 2000-row list
     answer spent 0.2 ms there copying rows of strings).
@@ -65,6 +67,7 @@ class ActionResult:
     images: list[tuple[str, str]] = field(default_factory=list)
     status: Literal["ok", "waiting"] = "ok"
     plain: bool = False
+    message: str | None = None
 
 
 Handler = Callable[["ToolContext", Any], Awaitable[ActionResult]]

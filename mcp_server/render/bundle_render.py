@@ -2,7 +2,9 @@
 
 The collected bundle (bundle.py) keeps full records for bundle.json; here its errors, requests
 and storage become the rows and lines console_list and network_list write, plus what only a
-bundle has (the response preview and initiator of a failed request), and bundle.md.
+bundle has (the response preview and initiator of a failed request), and bundle.md. A request
+whose error page yielded a server error line (a 500's PHP fatal error) is said by that line: the
+preview would repeat it (the body stays held for network_get).
 """
 
 from __future__ import annotations
@@ -55,9 +57,43 @@ def bundle_markdown(bundle: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _console_entry(e: dict[str, Any]) -> dict[str, Any]:
-    """A bundle's compact console entry in the shape the list renderers read."""
-    return {**e, "stack": e.get("stackTop") or []}
+#: Chrome's own console error for a request that answered an error or failed
+LOAD_ERROR = "Failed to load resource"
+
+
+def _origin(url: str) -> str:
+    """``scheme://host:port`` of ``url`` ('' for a URL without one: about:, data:)."""
+    scheme, sep, rest = url.partition("://")
+    return f"{scheme}://{rest.split('/', 1)[0]}" if sep and rest else ""
+
+
+def _console_entry(e: dict[str, Any], requests: dict[str, int], origin: str = "") -> dict[str, Any]:
+    """A bundle's compact console entry in the shape the list renderers read.
+
+    ``requests``: the ids of the requests the answer shows, by URL. Chrome's "Failed to load
+    resource: the server responded with a status of 500 (Internal Server Error)" for one of them
+    names that request instead of restating its status (said once, in the network part). The
+    page's own origin in the text (an Error's ``at http://host/app.js:6:19``) goes, as in every
+    other URL of the answer.
+    """
+    out = {**e, "stack": e.get("stackTop") or []}
+    text = str(e.get("text") or "")
+    if origin and origin + "/" in text:
+        out["text"] = text = text.replace(origin + "/", "/")
+    where = (e.get("location") or {}).get("url") if isinstance(e.get("location"), dict) else None
+    if text.startswith(LOAD_ERROR) and where in requests:
+        out["text"] = f"{LOAD_ERROR}: request #{requests[where]}"
+    return out
+
+
+def _shown_requests(net: dict[str, Any] | None) -> dict[str, int]:
+    """URL -> id of the requests the network part shows (the newest one per URL)."""
+    shown: dict[str, int] = {}
+    for key in _SHOWN:
+        for e in (net or {}).get(key) or []:
+            if e.get("url"):
+                shown[e["url"]] = e["id"]
+    return shown
 
 
 def _network_extras(e: dict[str, Any], page_url: str) -> tuple[dict[str, Any], list[str]]:
@@ -67,7 +103,8 @@ def _network_extras(e: dict[str, Any], page_url: str) -> tuple[dict[str, Any], l
     if e.get("serverError"):
         extra["serverError"] = e["serverError"]
         lines.append(f"      server error: {e['serverError']}")
-    if e.get("responsePreview"):
+    error_page = bool(e.get("serverError")) and (e.get("status") or 0) >= 400
+    if e.get("responsePreview") and not error_page:  # an error page's gist is its server error line
         extra["response"] = e["responsePreview"]
         lines.append("      response: " + " ".join(str(e["responsePreview"]).split()))
     if e.get("initiatorTop"):
@@ -130,8 +167,10 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     data: dict[str, Any] = {"capturedSince": since, "page": page}
     con = bundle.get("console")
     if con:
-        errors = [_console_entry(e) for e in con["errors"]]
-        warnings = [_console_entry(e) for e in con["warnings"]]
+        requests = _shown_requests(bundle.get("network"))
+        origin = _origin(url)
+        errors = [_console_entry(e, requests, origin) for e in con["errors"]]
+        warnings = [_console_entry(e, requests, origin) for e in con["warnings"]]
         head = f"console: {con['errorCount']} error(s), {con['warningCount']} warning(s) of {con['total']} entries"
         left = _left_out(con, (("errors", "errorCount", "errors"), ("warnings", "warningCount", "warnings")))
         if left:
@@ -180,8 +219,8 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         if last:
             row, more = _request(last, url)
             shown = {e["id"] for key in _SHOWN for e in net.get(key) or []}
-            if last["id"] in shown:  # its response and initiator are above: named, not repeated
-                out["lastXhrOrFetch"] = row[:5]
+            if last["id"] in shown:  # the row is above: named by its id, not repeated
+                out["lastXhrOrFetch"] = row[:1]
                 lines.append(f"last xhr/fetch: #{last['id']}, shown above")
             else:
                 out["lastXhrOrFetch"] = row
@@ -222,6 +261,10 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     if bundle.get("files"):
         data["files"] = bundle["files"]
         lines.append(f"saved: {bundle['files']['bundleJson']} and {bundle['files']['bundleMd']}")
+    left_out = bundle.get("leftOutSections")
+    if left_out:
+        data["leftOutSections"] = left_out
+        lines.append(f"left out: {', '.join(left_out)} (ask: {', '.join(left_out.values())})")
     notes = list(bundle.get("notes") or [])
     if bundle.get("sourceMapNotes"):
         data["sourceMapNotes"] = bundle["sourceMapNotes"]

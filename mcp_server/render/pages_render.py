@@ -18,6 +18,7 @@ __all__ = [
     "page_brief",
     "page_line",
     "pages_listing",
+    "selection",
     "browser_brief",
     "browser_lines",
     "move_notes",
@@ -96,6 +97,32 @@ def pages_listing(pages: list[dict[str, Any]]) -> tuple[list[str], dict[str, Any
         head += f", captured since {data['capturedSince']}"
     lines = [head + (":" if briefs else "")] + [page_line(p) for p in briefs]
     return lines, data
+
+
+def selection(pages: list[dict[str, Any]], *, since: str | None = None) -> tuple[str, dict[str, Any]]:
+    """(line, data) of the tab an attach or a select leaves selected, and how many others there are.
+
+    What the agent needs next, not the tab list (issue 35: attach_cdp restated every tab in both
+    renderings): the selected tab's ids, title and URL, what sets it apart, the count of the
+    others and how to list them. ``since``: the attach's capture start, which the answer says
+    once (the tab's own start is the same moment, a few ms later).
+    """
+    briefs = [b for b in (page_brief(p) for p in pages) if b]
+    chosen = next((b for b in briefs if b.get("selected")), None)
+    others = len(briefs) - (1 if chosen else 0)
+    data: dict[str, Any] = {}
+    if chosen is None:
+        line = "no page selected"
+    else:
+        brief = {k: v for k, v in chosen.items() if k not in ("selected", "target")}
+        if since is not None:
+            brief.pop("capturedSince", None)  # every tab is captured since the attach: said once
+        data["selected"] = brief
+        line = "selected" + page_line(brief)[1:]
+    if others:
+        data["otherPages"] = others
+        line += f"; {others} other page(s): list_pages lists them"
+    return line, data
 
 
 def browser_brief(caps: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ hint?, ...details}``. Unexpected exceptions become ``INTERNAL_ERROR``: the serve
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import mcp_types as types
@@ -46,7 +47,7 @@ def ok_result(result: ActionResult, adapter: dict[str, Any] | None) -> types.Cal
     for key in clashes:
         # Envelope keys win; keep the action's value under a prefixed key rather than lose it.
         data[f"data_{key}"] = data.pop(key)
-    message = summary(result.text)
+    message = result.message or summary(result.text)
     structured: dict[str, Any] = {"schemaVersion": SCHEMA_VERSION, "status": result.status, "message": message, **data}
     if adapter is not None:
         structured["adapter"] = lean(adapter)
@@ -70,16 +71,37 @@ def wire_form(answer: types.CallToolResult) -> dict[str, Any]:
     return wire
 
 
-MESSAGE_CHARS = 300
+#: The most characters of the envelope's ``message`` (issue 35: every answer pays for it twice
+#: under JSON(structuredContent), once in the message and once in the data it restates).
+MESSAGE_CHARS = 100
 
 
 def summary(text: str) -> str:
-    """The envelope's ``message``: the answer's first line, capped (the data holds the rest).
+    """The envelope's ``message``: the answer's first line, cut at a word within ``MESSAGE_CHARS``.
 
-    Without the cap a get_dom answer would carry its HTML twice in structuredContent.
+    A summary, not the answer: the data holds the facts (a get_dom answer would otherwise carry
+    its HTML twice in structuredContent, a status its page line twice). Handlers with a better
+    short summary pass ``ActionResult.message``.
     """
     first = text.strip().split("\n", 1)[0]
-    return first if len(first) <= MESSAGE_CHARS else first[: MESSAGE_CHARS - 3] + "..."
+    clause = _CLAUSE_END.search(first, MESSAGE_MIN)
+    if clause is not None:
+        first = _TRAILING_WORD.sub("", first[: clause.start()].rstrip(" :")) + "…"
+    if len(first) <= MESSAGE_CHARS:
+        return first
+    cut = first[: MESSAGE_CHARS - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > MESSAGE_CHARS // 2 else cut).rstrip(" ,;:(") + "…"
+
+
+#: Where a first line's gist ends: before a URL or at the next clause. The rest (URL, title,
+#: status, times) is in the data, under its own keys; a parenthesis stays (it often says what
+#: only the text says: "(tab brought to front)", "(secrets redacted)").
+_CLAUSE_END = re.compile(r" (?=<|https?://|file:|about:|data:)|[;,] ")
+#: A cut clause does not end on a dangling preposition ("Went back to…" reads "Went back…")
+_TRAILING_WORD = re.compile(r"(?: (?:to|on|of|at|in|into|from|for|with|and))+$")
+#: The shortest gist: a cut never leaves less than this many characters
+MESSAGE_MIN = 8
 
 
 def error_result(failure: ToolFailure, adapter: dict[str, Any] | None) -> types.CallToolResult:

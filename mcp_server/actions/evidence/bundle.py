@@ -2,7 +2,8 @@
 
 The bundle gathers what an agent checks first (console errors and warnings with their stack
 tops, failed and HTTP-error requests with payload, response preview and initiator, the last
-XHR/fetch, frames, storage key and cookie names, a snapshot preview, a screenshot path). The
+XHR/fetch, frames) and, when they matter to the failure or are asked for, storage key and cookie
+names and a snapshot preview (bundle_sections.py holds the rules), a screenshot path. The
 files (``save_artifacts``: bundle.json, bundle.md) keep the full records; the answer is their
 lean form, the same in text and JSON (see mcp_server/render/lean.py). Nothing here navigates, reloads
 or changes the page: on the user's Chrome it only reads. Collected here, rendered in
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from cdp_core.errors import CDPException
+from mcp_server.actions.evidence.bundle_sections import shows_form_error, storage_involved
 from mcp_server.actions.page.screenshots import capture_png
 from mcp_server.core.answers import Answer
 from mcp_server.core.registry import ActionArgs, ActionResult, action
@@ -40,9 +42,11 @@ SNAPSHOT_PREVIEW_CHARS = 3000
 
 
 class DebugBundleArgs(ActionArgs):
-    include_snapshot: bool = Field(True, description="Snapshot preview")
+    include_snapshot: bool | None = Field(None, description="Snapshot preview; default: on a form error")
     include_screenshot: bool = Field(False, description="Save a PNG (path only)")
-    include_storage: bool = Field(True, description="Storage keys, cookie names")
+    include_storage: bool | None = Field(
+        None, description="Storage keys, cookie names; default: if errors involve them"
+    )
     include_network: bool = Field(True, description="Network errors")
     include_console: bool = Field(True, description="Console errors")
     max_items: int = Field(30, ge=1, le=500, description="Max items per list")
@@ -310,18 +314,31 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
                 "total": len(network),
                 "evicted": network.evicted,
             }
-    if args.include_storage and dialog is None:
+    left_out = {}
+    include_storage = args.include_storage
+    if include_storage is None and dialog is None:
+        include_storage = storage_involved(bundle)
+        if not include_storage:
+            left_out["storage"] = "include_storage=true"
+    if include_storage and dialog is None:
         ctx.status("reading storage keys and cookie names")
         try:
             bundle["storage"] = await _storage(page, notes)
         except CDPException as exc:
             notes.append(f"storage unavailable: {exc}")
-    if args.include_snapshot and dialog is None:
+    include_snapshot = args.include_snapshot
+    if include_snapshot is None and dialog is None:
+        include_snapshot = await shows_form_error(page)
+        if not include_snapshot:
+            left_out["snapshot"] = "include_snapshot=true"
+    if include_snapshot and dialog is None:
         ctx.status("taking the snapshot preview")
         try:
             bundle["snapshotPreview"] = await _snapshot_preview(ctx, page)
         except CDPException as exc:
             notes.append(f"snapshot unavailable: {exc}")
+    if left_out:
+        bundle["leftOutSections"] = left_out
     if notes:
         bundle["notes"] = notes
     return bundle, notes
@@ -342,6 +359,8 @@ class BundleAnswer(Answer):
     hint: str | None = None
     notes: list[str] = []
     sourceMapNotes: list[str] = []
+    #: sections the default left out (nothing pointed at them): section -> the argument that asks for it
+    leftOutSections: dict[str, str] | None = None
 
 
 @action(
@@ -354,7 +373,7 @@ class BundleAnswer(Answer):
     takes="one to a few seconds (snapshot, storage, optional screenshot); progress: the part being read",
 )
 async def debug_bundle(ctx: ToolContext, args: DebugBundleArgs) -> ActionResult:
-    """One answer for 'what is wrong with this page': errors, failed requests, storage names, snapshot."""
+    """One answer for 'what is wrong with this page': errors, failed requests; storage, snapshot if they matter."""
     page = await ctx.page()
     bundle, _notes = await build_bundle(ctx, page, args)
     directory = None
@@ -380,4 +399,4 @@ async def debug_bundle(ctx: ToolContext, args: DebugBundleArgs) -> ActionResult:
         json_path.write_text(json.dumps(bundle, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
         md_path.write_text(bundle_markdown(bundle), encoding="utf-8")
     text, data = bundle_answer(bundle)
-    return ActionResult(text=text, data=data)
+    return ActionResult(text=text, data=data, message=f"debug bundle of {page.stable_page_id}")

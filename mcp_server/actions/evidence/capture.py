@@ -357,4 +357,5 @@ async def network_export_har(ctx: ToolContext, args: ExportHarArgs) -> ActionRes
     return ActionResult(
         text=f"Wrote {count} entries to {rel} (secrets redacted)",
         data={"filePath": str(path), "relativePath": rel, "entries": count, "capturedSince": recorder.captured_since},
+        message="wrote the HAR file (secrets redacted)",  # its paths and count are keys of their own
     )

@@ -15,7 +15,7 @@ from mcp_server.actions.page.pagejs import no_dialog
 from mcp_server.core.context import ToolContext
 from mcp_server.core.registry import ActionArgs, ActionResult, action
 from mcp_server.guards.script_urls import refuse_script_url
-from mcp_server.render.pages_render import move_notes
+from mcp_server.render.pages_render import move_notes, page_brief
 from targets.errors import ToolFailure
 
 from .loading import LOAD_TAKES, StatusFn, bounded_load
@@ -136,13 +136,15 @@ async def new_page(ctx: ToolContext, args: NewPageArgs) -> ActionResult:
     info = listing.get(page.stable_page_id) or page.info(selected=True)
     where = " in the background" if args.background else ""
     data = {
-        "page": {k: v for k, v in info.items() if v not in (None, "", False) or k == "page_id"},
+        # the tab's lean record: its CDP target id and the attach time (= capturedSince) left out
+        "page": {k: v for k, v in (page_brief(info) or {}).items() if k != "selected"},
         "background": args.background,
         "pageCount": len(listing),
     }
     text = f"Opened {page.stable_page_id}{where} ({page.target}) and selected it: <{page.url}>"
     if page.title:
         text += f" ({page.title})"
+    text += f"; {len(listing)} tab(s) open"
     return ActionResult(text=text, data=data)
 
 

@@ -21,6 +21,7 @@ from mcp_server.render.pages_render import (
     page_brief,
     page_line,
     pages_listing,
+    selection,
     with_seed_keys,
 )
 from targets.errors import ErrorCode, ToolFailure
@@ -76,17 +77,27 @@ class StatusAnswer(Answer):
 
 
 class PagesAnswer(Answer):
-    """A tab list (list_pages, attach_cdp, use_launch_browser): target and capture start said once."""
+    """A tab list (list_pages, use_launch_browser): target and capture start said once."""
 
     target: str | None = None
     capturedSince: str | None = None
     pages: list[PageBrief] = []
+    startedAt: str | None = None
+
+
+class AttachAnswer(Answer):
+    """attach_cdp: the Chrome found, the capture start, the selected tab and how many others (not the list)."""
+
+    capturedSince: str | None = None
     cdpUrl: str | None = None
     alreadyAttached: bool = False
     launchClosed: bool = False
-    startedAt: str | None = None
     #: how the user's Chrome was found: browser, profileDir, port, how (toggle/flag), via
     found: dict[str, Any] | None = None
+    selected: PageBrief | None = None
+    #: tabs besides the selected one (list_pages lists them)
+    otherPages: int = 0
+    hint: str | None = None
     #: attach_cdp still waiting for the user's Allow (status "waiting"): since when, how to go on
     askedAt: str | None = None
     waitedS: float | None = None
@@ -179,7 +190,7 @@ ALLOW_WAIT_S = 45.0
     "attach_cdp",
     AttachArgs,
     lock="poll",
-    result=PagesAnswer,
+    result=AttachAnswer,
     takes="a second or more with many tabs; with Chrome's toggle until the user clicks Allow "
     "(answers waiting at the call bound); progress: says Chrome is asking the user",
 )
@@ -201,31 +212,37 @@ async def attach_cdp(ctx: ToolContext, args: AttachArgs) -> ActionResult:
             return _still_asking(hs)
     async with ctx.exclusively():
         info = await ctx.manager.finish_attach(plan, close_inactive=args.close_inactive)
-    lines, listing = pages_listing(info.get("pages") or [])
     since = info.get("capturedSince") or info.get("attachedAt") or "now"
     head = f"attached to {info.get('cdpUrl') or args.cdp_url or 'Chrome'}"
     found = info.get("found") or {}
     if found.get("browser"):
         where = found.get("profileDir") or f"port {found.get('port')}"
         head += f" ({found['browser']}, {where}, {found.get('how')}, via {found.get('via')})"
+    hints = []
     if info.get("alreadyAttached"):
         # The attachment and its capture go on: "starts now" with the old time would be untrue.
         head = "already " + head + f". Capture goes on since {since} (nothing captured was lost)."
+        message = "already attached; capture goes on"
     else:
         head += "; internal browser closed" if info.get("launchClosed") else ""
         head += f". Capture starts now: capturedSince {since} (nothing earlier is claimed)."
+        message = "attached; capture starts now"
         if found.get("how") == "toggle":
             head += " This controls the user's logged-in profile: call detach_cdp when done."
-    data = {
-        "target": "cdp",
+            hints.append("this is the user's logged-in profile: call detach_cdp when done")
+    line, picked = selection(info.get("pages") or [], since=since)
+    if picked.get("otherPages"):
+        hints.append("list_pages lists the other pages")
+    data = {  # the target is the user's Chrome: what attach_cdp means, not said again
         "cdpUrl": info.get("cdpUrl"),
         "alreadyAttached": info.get("alreadyAttached"),
         "launchClosed": info.get("launchClosed"),
         "found": found or None,
-        **listing,
         "capturedSince": since,
+        **picked,
+        "hint": "; ".join(hints) or None,
     }
-    return ActionResult(text="\n".join([head, *lines]), data=data)
+    return ActionResult(text=f"{head}\n{line}", data=data, message=message)
 
 
 def _still_asking(hs: Any) -> ActionResult:
@@ -306,7 +323,15 @@ async def list_pages(ctx: ToolContext, args: NoArgs) -> ActionResult:
 async def _select(ctx: ToolContext, **selector: Any) -> ActionResult:
     info = await ctx.manager.select_page(**selector)
     page = page_brief(info.get("selected") if isinstance(info, dict) else None)
-    return ActionResult(text=f"selected {page_line(page).strip()}", data={"selected": page})
+    if page is None:
+        return ActionResult(text="no page selected", data={})
+    # "selected" and the target are what the call did and where: said by the answer, not per tab
+    brief = {k: v for k, v in page.items() if k not in ("selected", "target")}
+    return ActionResult(
+        text=f"selected {page_line(brief).strip()}",
+        data={"selected": brief},
+        message=f"selected {brief['stable_page_id']}",
+    )
 
 
 @action(S, "select_page", SelectPageArgs, lock="state", result=SelectedAnswer)
