@@ -79,11 +79,14 @@ def _near(text: str, patterns: list[re.Pattern[str]]) -> bool:
 
 
 _SAVE = re.escape(SAVE_PATH.rsplit("/", 1)[1])
-#: The server's line as PHP printed it; quotes may come back as entities, JSON may escape them.
-_SERVER_LINE = (
+#: The server's error as PHP printed it: its message, then its file:line within the same entry (as PHP
+#: writes it, "... in /path:87", or as a server says it, "... (/path:87)"); quotes may come back as
+#: entities, JSON may escape them.
+_SERVER_MESSAGE = (
     r"Uncaught PDOException: SQLSTATE\[42S22\]: Column not found: 1054 Unknown column \W{1,8}codice_sdi\W{1,8}"
-    r" in \W{1,8}field list\W{1,8} in /var/www/gestionale/clienti/salva_cliente\.php:87"
+    r" in \W{1,8}field list"
 )
+_SERVER_WHERE = r"/var/www/gestionale/clienti/salva_cliente\.php:87\b"
 _ORDINE_MSG = re.escape(ORDINE_ERROR).replace("'", r"\W{1,8}")
 
 TASKS: dict[str, Task] = {
@@ -93,7 +96,7 @@ TASKS: dict[str, Task] = {
         CLIENTI_PATH,
         (
             Fact("request", "POST salva_cliente.php and its 500", (_SAVE, r"\bPOST\b", r"\b500\b")),
-            Fact("server_error", "the server's error line from the body", (_SERVER_LINE,)),
+            Fact("server_error", "the server's error line from the body", (_SERVER_MESSAGE, _SERVER_WHERE)),
             Fact(
                 "console_stack",
                 f"console error with its stack ({DIAG_SCRIPT}:{DIAG_THROW_LINE})",

@@ -55,6 +55,15 @@ def test_the_facts_are_found_in_json_too() -> None:
     assert all(facts_reached(DIAG, [js]).values())
 
 
+def test_the_server_error_with_its_file_and_line_said_our_way_is_the_fact() -> None:
+    ours = (
+        "#1 POST 500 xhr /bench/task/salva_cliente.php\n      server error: PHP Fatal error: Uncaught PDOException:"
+        " SQLSTATE[42S22]: Column not found: 1054 Unknown column 'codice_sdi' in 'field list'"
+        " (/var/www/gestionale/clienti/salva_cliente.php:87)"
+    )
+    assert facts_reached(DIAG, [ours])["server_error"]
+
+
 def test_a_500_elsewhere_or_the_logging_frame_alone_is_not_the_fact() -> None:
     answers = [
         "GET /bench/task/salva_cliente.php 200\n" + "x" * 400 + "\nPOST /api/other 500",
