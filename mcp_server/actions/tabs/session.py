@@ -39,6 +39,8 @@ class AttachArgs(ActionArgs):
     )
     user_data_dir: str | None = Field(None, description="Profile dir of the Chrome to attach (not a standard one)")
     close_inactive: bool = Field(False, description="Also close the internal browser")
+    url_contains: str | None = Field(None, description="Then select the one tab whose URL contains this")
+    title_contains: str | None = Field(None, description="Then select the one tab whose title contains this")
 
 
 class CloseTargetArgs(ActionArgs):
@@ -97,6 +99,9 @@ class AttachAnswer(Answer):
     selected: PageBrief | None = None
     #: tabs besides the selected one (list_pages lists them)
     otherPages: int = 0
+    #: url_contains/title_contains picked no tab (no match, several): why, and the tabs to pick from
+    selectError: dict[str, str] | None = None
+    pages: list[PageBrief] = []
     hint: str | None = None
     #: attach_cdp still waiting for the user's Allow (status "waiting"): since when, how to go on
     askedAt: str | None = None
@@ -230,8 +235,20 @@ async def attach_cdp(ctx: ToolContext, args: AttachArgs) -> ActionResult:
         if found.get("how") == "toggle":
             head += " This controls the user's logged-in profile: call detach_cdp when done."
             hints.append("this is the user's logged-in profile: call detach_cdp when done")
-    line, picked = selection(info.get("pages") or [], since=since)
-    if picked.get("otherPages"):
+    pages = info.get("pages") or []
+    refused = None
+    if args.url_contains is not None or args.title_contains is not None:
+        pages, refused = await _select_at_attach(ctx, args, pages)
+    line, picked = selection(pages, since=since)
+    if refused is not None:
+        # attached all the same: say why no tab was picked, and list them to pick from
+        line = f"{refused.code}: {refused.message}\n" + "\n".join(pages_listing(pages)[0])
+        picked = {
+            "selectError": {"code": refused.code, "message": refused.message},
+            "pages": pages_listing(pages)[1]["pages"],
+        }
+        hints.append("select_page with a page_id or stable_page_id from pages")
+    elif picked.get("otherPages"):
         hints.append("list_pages lists the other pages")
     data = {  # the target is the user's Chrome: what attach_cdp means, not said again
         "cdpUrl": info.get("cdpUrl"),
@@ -243,6 +260,23 @@ async def attach_cdp(ctx: ToolContext, args: AttachArgs) -> ActionResult:
         "hint": "; ".join(hints) or None,
     }
     return ActionResult(text=f"{head}\n{line}", data=data, message=message)
+
+
+async def _select_at_attach(
+    ctx: ToolContext, args: AttachArgs, pages: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], ToolFailure | None]:
+    """Select the tab the call names, as select_page does (never navigates): the pages with the new
+    selection, or the pages as they were and why none was picked (no match, several).
+
+    Why at attach: the agent was asked to look at *that* tab, and knows its URL or title; picking
+    it here saves the select call every diagnosis starts with.
+    """
+    try:
+        async with ctx.exclusively():
+            await ctx.manager.select_page(url_contains=args.url_contains, title_contains=args.title_contains)
+            return await ctx.manager.list_pages(), None
+    except ToolFailure as failure:
+        return pages, failure
 
 
 def _still_asking(hs: Any) -> ActionResult:
