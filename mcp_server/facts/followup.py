@@ -18,6 +18,7 @@ from cdp_core import CDPException, CDPSession
 from mcp_server.render.capture_render import NETWORK_COLUMNS, network_row
 from mcp_server.render.followup_text import MAX_ERRORS, describe_followup, then_line
 from mcp_server.render.lean import short_url
+from mcp_server.render.listing_render import frame_text
 
 from .dialogs import DialogWatch, public_dialog
 from .form_validation import ValidationWatch
@@ -113,6 +114,21 @@ def _body_coming(network: Any, entry_id: int) -> bool:
 #: How much of each console error message a follow-up shows (the same in the text and the JSON); how
 #: many: MAX_ERRORS (followup_text).
 ERROR_CHARS = 120
+
+
+def _error_row(entry: dict[str, Any], page_url: str | None) -> list[Any]:
+    """``[id, type, text]`` of a console error a step caused, plus where an uncaught one was thrown.
+
+    Why the place: "why does Save do nothing" ends at the line that threw; with it in the click's
+    answer the agent needs no console_get. Only for uncaught errors (``pageerror``), whose top frame
+    is the throw; a ``console.error`` call's frame is where it was logged, which the text's own
+    ``at ...`` (an Error's stack printed) says better. Generated locations: console_get maps them.
+    """
+    row = [entry.get("id"), entry.get("type"), " ".join(str(entry.get("text", "")).split())[:ERROR_CHARS]]
+    stack = entry.get("stack") or []
+    if entry.get("type") == "pageerror" and stack:
+        row.append(frame_text(stack[0], page_url))
+    return row
 
 
 class Followup:
@@ -231,12 +247,9 @@ class Followup:
         if downloads:
             data["downloads"] = downloads
         if self.console is not None:
-            errors = self.console.list(since_id=self.console_id, types=["error", "pageerror"])
+            errors = self.console.list(since_id=self.console_id, types=["error", "pageerror"], include_stack=True)
             if errors:
-                data["consoleErrors"] = [
-                    [e.get("id"), e.get("type"), " ".join(str(e.get("text", "")).split())[:ERROR_CHARS]]
-                    for e in errors[-MAX_ERRORS:]
-                ]
+                data["consoleErrors"] = [_error_row(e, self.page.url) for e in errors[-MAX_ERRORS:]]
                 if len(errors) > MAX_ERRORS:
                     data["consoleErrorCount"] = len(errors)
         if self.watch is not None and self.watch.open is not None:

@@ -49,8 +49,9 @@ def describe_followup(data: dict[str, Any]) -> str:
         parts.append(f"started a download: {d['file']}")
     for i, line in data.get("serverErrors", []):
         parts.append(f"#{i}'s response holds a server error, {page_says(line)}")
-    for e in data.get("consoleErrors", []):  # [id, type, text]
-        parts.append(f"console {e[1]} #{e[0]}, {page_says(e[2])}")
+    for e in data.get("consoleErrors", []):  # [id, type, text, thrown at?]
+        thrown = f" thrown at {e[3]}" if len(e) > 3 else ""
+        parts.append(f"console {e[1]} #{e[0]}{thrown}, {page_says(e[2])}")
     if data.get("consoleErrorCount"):
         parts.append(f"({data['consoleErrorCount']} console errors in all, newest {MAX_ERRORS} shown)")
     if "dialog" in data:
