@@ -153,6 +153,9 @@ class Ours(Adapter):
         pages = data.get("pages")
         if isinstance(pages, list):
             return [(p.get("page_id"), f"{p.get('url', '')} {p.get('title', '')}") for p in pages]
+        chosen = data.get("selected")
+        if isinstance(chosen, dict):  # attach_cdp: the tab it selected (and a count of the others)
+            return [(chosen.get("page_id"), f"{chosen.get('url', '')} {chosen.get('title', '')}")]
         found = []
         for line in result_text(result).splitlines():
             m = re.match(r"\s*[-*]?\s*\[?(\d+)\]?[:.)]?\s+(.*)", line)

@@ -128,8 +128,11 @@ _CLICK = Step(CLICK, {}, "the agent asks the person to click Save; capture start
 SEQUENCES: dict[str, dict[str, tuple[Step, ...]]] = {
     "ours": {
         "diagnosis": (
-            Step("browser_session", {"action": "attach_cdp", "cdp_url": "$cdp_url"}, "connect to the person's Chrome"),
-            Step("browser_session", {"action": "select_page_by_url", "url_contains": "clienti"}, _PICK),
+            Step(
+                "browser_session",
+                {"action": "attach_cdp", "cdp_url": "$cdp_url", "url_contains": "clienti"},
+                "connect to the person's Chrome and pick the tab they named (never navigates)",
+            ),
             _CLICK,
             Step(
                 "browser_session",
@@ -138,8 +141,11 @@ SEQUENCES: dict[str, dict[str, tuple[Step, ...]]] = {
             ),
         ),
         "save_nothing": (
-            Step("browser_session", {"action": "attach_cdp", "cdp_url": "$cdp_url"}, "connect to the person's Chrome"),
-            Step("browser_session", {"action": "select_page_by_url", "url_contains": "ordine"}, _PICK),
+            Step(
+                "browser_session",
+                {"action": "attach_cdp", "cdp_url": "$cdp_url", "url_contains": "ordine"},
+                "connect to the person's Chrome and pick the tab they named (never navigates)",
+            ),
             Step(
                 "browser_session",
                 {"action": "snapshot", "interactive_only": True},
@@ -149,10 +155,8 @@ SEQUENCES: dict[str, dict[str, tuple[Step, ...]]] = {
             Step(
                 "browser_interact",
                 {"action": "click_uid", "uid": "$save"},
-                "click Save as the person did; the answer names the console error it caused",
-                find={"err": r"console \w+ #(\d+)"},
+                "click Save as the person did; the answer names the error it caused and the frame that threw",
             ),
-            Step("browser_session", {"action": "console_get", "id": "$err"}, "that error in full, with its stack"),
         ),
     },
     "chrome-devtools-mcp": {

@@ -1,10 +1,10 @@
 """Start to the first answered call: the wait a person has before an agent can act, and where it goes.
 
 "First answered call" is the first ``tools/call`` whose answer gives the agent pages to act
-on: ours ``browser_session action=attach_cdp`` (its answer lists the pages; if it ever does
-not, ``list_pages`` is called too and that is noted), a peer its page list (peers connect
-to the browser lazily inside it). Each start is timed from spawning the server, through
-``initialize`` and ``tools/list``, to that answer, by three clients:
+on: ours ``browser_session action=attach_cdp`` (its answer names the tab it selected and how
+many others there are; if it ever names none, ``list_pages`` is called too and that is
+noted), a peer its page list (peers connect to the browser lazily inside it). Each start is
+timed from spawning the server, through ``initialize`` and ``tools/list``, to that answer, by three clients:
 
 - the Python SDK client (``mcp.client.Client``, as the rest of the bench), with the time it
   spends on outputSchemas (``check_schema`` against the meta-schema and the validator build,
@@ -190,7 +190,7 @@ def ts_first_answer(
 
 
 def first_calls(adapter: Adapter, cdp_url: str) -> list[Call]:
-    """Ours: attach (its answer lists the pages). Peers: their page list (they connect inside it)."""
+    """Ours: attach (its answer names the selected tab). Peers: their page list (they connect inside it)."""
     prep = adapter.prepare(cdp_url)
     return [prep] if prep is not None else [adapter.list_pages()]
 
