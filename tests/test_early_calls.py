@@ -40,7 +40,7 @@ from targets.internal.process import ChromiumProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS = ROOT / "bench" / "peers"
-EARLY = "before the SDK server was ready"
+EARLY = "started before the SDK server was ready"
 
 
 @pytest.fixture
@@ -173,7 +173,7 @@ async def test_a_first_attach_answered_early_is_the_sdks_answer(tmp_path: Path, 
         for early in (True, False):
             out, log = await _session(tmp_path, [*_handshake(), attach], 3, early=early)
             assert "answered the handshake from the recorded answers" in log, log
-            assert (f"tools/call 3 {EARLY}" in log) is early, log
+            assert (f"tools/call 3, {EARLY}" in log) is early, log
             lines[early] = _by_id(out)
     finally:
         chrome.stop()
@@ -194,7 +194,7 @@ async def test_a_bad_first_call_gets_the_sdks_answer_byte_for_byte(tmp_path: Pat
     lines = {}
     for early in (True, False):
         out, log = await _session(tmp_path, [*_handshake(version), *calls], 5, early=early)
-        assert (f"tools/call 3 {EARLY}" in log) is early, log
+        assert (f"tools/call 3, {EARLY}" in log) is early, log
         lines[early] = _by_id(out)
     assert lines[True] == lines[False]
     bad = json.loads(lines[True][3])["result"]
@@ -235,7 +235,7 @@ async def test_calls_sent_while_an_early_call_runs_are_each_answered_once(tmp_pa
         chrome.stop()
     answers = _by_id(out)
     assert sorted(answers) == [1, 2, 3, 4, 5, 6, 7] and len(out) == 7
-    assert f"tools/call 3 {EARLY}" in log, log
+    assert f"tools/call 3, {EARLY}" in log, log
     assert json.loads(answers[3])["result"]["structuredContent"]["status"] == "ok"
     pages = json.loads(answers[4])["result"]["structuredContent"]
     assert pages["status"] == "ok", pages  # ran under the locks after the attach (state) finished
@@ -256,7 +256,7 @@ async def test_a_cancelled_early_call_gets_no_answer_and_the_session_goes_on(tmp
     answers = _by_id(out)
     assert sorted(answers) == [1, 2, 4], answers  # no answer for the cancelled call, as the SDK does
     assert json.loads(answers[4])["result"]["structuredContent"]["status"] == "ok"
-    assert f"tools/call 4 {EARLY}" in log, log
+    assert f"tools/call 4, {EARLY}" in log, log
 
 
 async def test_an_sdk_client_session_whose_first_call_ran_early(tmp_path: Path, recorded: None):

@@ -37,6 +37,8 @@ __all__ = ["run"]
 log = logging.getLogger("mcp_server")
 
 _EOF = None
+#: longest the SDK server's load waits for the calls running here to end (see ``run``)
+BUILD_HOLD_S = 1.0
 
 
 def _direct(fd: int) -> bool:
@@ -156,6 +158,9 @@ class _Front:
         self.forwarding = False  # something only the SDK can answer came, or the SDK took over
         self.early = early_calls.enabled()
         self.running: dict[Any, asyncio.Task[None]] = {}  # calls run here, by JSON-RPC id
+        self.waiting = 0  # calls waiting for the tools to load, to be run here or not
+        #: set when the SDK server may load: its import would halve the CPU of a call running here
+        self.build_gate = threading.Event()
 
     async def pump(self) -> None:
         try:
@@ -165,6 +170,7 @@ class _Front:
             for task in self.running.values():
                 task.cancel()  # the client closed the wire: as the SDK does with its calls
             self.for_sdk.put_nowait(_EOF)
+            self.build_gate.set()
 
     async def handle(self, line: bytes) -> None:
         try:
@@ -199,7 +205,13 @@ class _Front:
 
     def _forward(self, line: bytes) -> None:
         self.forwarding = True
+        self.build_gate.set()  # the SDK is needed now
         self.for_sdk.put_nowait(line)
+
+    def open_gate_if_idle(self) -> None:
+        """Let the SDK server load once no call runs here (or waits to): see :func:`run`."""
+        if not self.running and not self.waiting:
+            self.build_gate.set()
 
     async def _replay(self, recorded: str, msg_id: Any) -> None:
         text = recorded.replace(f'"id":{SENTINEL}', f'"id":{json.dumps(msg_id)}', 1)
@@ -207,8 +219,18 @@ class _Front:
 
     async def _run_early(self, line: bytes, msg: dict[str, Any]) -> bool:
         """Start the call here if it is one the SDK would answer the same; False: it goes to the SDK."""
-        if not self.tools.done():
-            await asyncio.wait([self.tools])  # our tools load first (~0.25 s before the SDK server)
+        self.waiting += 1
+        try:
+            if not self.tools.done():
+                await asyncio.wait([self.tools])  # our tools load first (~0.25 s before the SDK server)
+            return self._start_early(line, msg)
+        except Exception:  # noqa: BLE001 - a bug here must not stop the wire: the SDK answers the call
+            log.exception("early tools/call: could not start it here; the SDK answers it")
+            return False
+        finally:
+            self.waiting -= 1
+
+    def _start_early(self, line: bytes, msg: dict[str, Any]) -> bool:
         if self.forwarding or self.tools.cancelled() or self.tools.exception() is not None:
             return False
         prepared = self.tools.result()
@@ -223,7 +245,7 @@ class _Front:
         self.called = True
         task = asyncio.get_running_loop().create_task(self._call(app, msg_id, params))
         self.running[msg_id] = task
-        task.add_done_callback(lambda _: self.running.pop(msg_id, None))
+        task.add_done_callback(lambda _: (self.running.pop(msg_id, None), self.open_gate_if_idle()))
         return True
 
     async def _call(self, app: Any, msg_id: Any, params: dict[str, Any]) -> None:
@@ -237,10 +259,11 @@ class _Front:
             log.exception("early tools/call %r failed", msg_id)
             line = early_calls.error_line(msg_id, -32603, "Internal error")
         await self.writer.write(line)
-        log.info("quick start: answered tools/call %s before the SDK server was ready", json.dumps(msg_id))
+        log.info("quick start: answered tools/call %s, started before the SDK server was ready", json.dumps(msg_id))
 
     def _cancel(self, request_id: Any) -> bool:
-        task = self.running.get(request_id) if isinstance(request_id, (str, int)) else None
+        plain = isinstance(request_id, (str, int)) and not isinstance(request_id, bool)
+        task = self.running.get(request_id) if plain else None
         if task is None:
             return False
         task.cancel()
@@ -307,22 +330,31 @@ async def run(
         else:
             future.set_result(value)
 
+    def tools_ready(prepared: Any) -> None:
+        settle(tools, prepared)
+        loop.call_soon(front.open_gate_if_idle)
+
     def load() -> None:
         target = tools
         try:
             prepared = prepare()
-            loop.call_soon_threadsafe(settle, tools, prepared)
+            loop.call_soon_threadsafe(tools_ready, prepared)
             if isinstance(prepared, int):
                 loop.call_soon_threadsafe(settle, server, prepared)
                 return
             target = server
-            loop.call_soon_threadsafe(settle, server, prepared[1].build())
+            # A call running here (the client's first) gets the CPU first: the SDK server's
+            # import would take half of it for ~0.25 s. Bounded: a call that waits long (an
+            # Allow dialog) must not hold the SDK back; a line only the SDK answers opens it at once.
+            front.build_gate.wait(BUILD_HOLD_S)
+            built = prepared[1].build()
+            loop.call_soon_threadsafe(settle, server, built)
         except BaseException as exc:  # noqa: BLE001 - reported by the loop
             for future in {target, server}:
                 loop.call_soon_threadsafe(settle, future, None, exc)
 
-    threading.Thread(target=load, name="mcp-browser-load", daemon=True).start()
     front = _Front(cache, _Reader(wire_in, loop), _Writer(wire_out, loop), tools)
+    threading.Thread(target=load, name="mcp-browser-load", daemon=True).start()
     pump = loop.create_task(front.pump())
     try:
         built = await server
