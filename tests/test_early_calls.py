@@ -56,8 +56,10 @@ async def recorded(tmp_path: Path) -> None:
     assert quickstart.load(key) is not None
 
 
-async def _session(tmp_path: Path, messages: list[dict], answers: int, *, early: bool) -> tuple[list[bytes], str]:
-    """A quick start fed ``messages`` at once; its first ``answers`` answer lines (raw bytes) and its log."""
+async def _session(
+    tmp_path: Path, messages: list[Any], answers: int, *, early: bool, close_at_once: bool = False
+) -> tuple[list[bytes], str]:
+    """A quick start fed ``messages`` (dicts, or raw lines as bytes) at once; its first answers and its log."""
     env = server_env(tmp_path / "artifacts", MCP_QUICKSTART="1", MCP_EARLY_CALLS="1" if early else "0")
     proc = await asyncio.create_subprocess_exec(
         *ENTRY, "--log-level", "INFO",
@@ -65,8 +67,10 @@ async def _session(tmp_path: Path, messages: list[dict], answers: int, *, early:
         env=env, cwd=str(ROOT),
     )  # fmt: skip
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+    proc.stdin.write(b"".join((m if isinstance(m, bytes) else json.dumps(m).encode()) + b"\n" for m in messages))
     await proc.stdin.drain()
+    if close_at_once:
+        proc.stdin.close()
     out: list[bytes] = []
     try:
         while len(out) < answers:
@@ -81,7 +85,7 @@ async def _session(tmp_path: Path, messages: list[dict], answers: int, *, early:
         except TimeoutError:
             proc.kill()
             await proc.wait()
-    return out, (await proc.stderr.read()).decode()
+    return out, (await proc.stderr.read()).decode() + f"\nexit code {proc.returncode}"
 
 
 def _handshake(version: str = "2025-11-25") -> list[dict]:
@@ -218,6 +222,15 @@ async def test_what_the_early_path_leaves_to_the_sdk_gets_the_sdks_answer(tmp_pa
     assert EARLY not in log  # after a line only the SDK answers, the SDK answers everything
     assert set(_by_id(out)) == {1, 2, 4, 5}
 
+    broken = [*_handshake(), b'{"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {', _call(7, "x", {})]
+    lines = {}
+    for early in (True, False):
+        out, log = await _session(tmp_path, broken, 4, early=early)
+        assert EARLY not in log, log
+        lines[early] = out
+    assert lines[True] == lines[False]
+    assert json.loads(lines[True][2])["error"]["code"] == -32700  # the stdio guard's answer to broken JSON
+
 
 async def test_calls_sent_while_an_early_call_runs_are_each_answered_once(tmp_path: Path, recorded: None):
     chrome = ChromiumProcess.start()
@@ -303,3 +316,14 @@ async def test_an_early_first_call_validates_in_the_typescript_sdk(tmp_path: Pat
     out = json.loads(run.stdout.splitlines()[-1])
     assert [c["status"] for c in out["calls"]] == ["ok", "ok"], out["calls"]
     assert EARLY in log_file.read_text()
+
+
+async def test_the_server_leaves_when_the_client_closes_the_wire_during_an_early_call(tmp_path: Path, recorded: None):
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        messages = [*_handshake(), _call(3, "browser_session", {"action": "attach_cdp", "cdp_url": url})]
+        out, log = await _session(tmp_path, messages, 2, early=True, close_at_once=True)
+    assert sorted(_by_id(out)) == [1, 2]
+    assert log.endswith("exit code 0") and "Traceback" not in log, log  # it left by itself, not killed
