@@ -356,6 +356,9 @@ async def run(
     front = _Front(cache, _Reader(wire_in, loop), _Writer(wire_out, loop), tools)
     threading.Thread(target=load, name="mcp-browser-load", daemon=True).start()
     pump = loop.create_task(front.pump())
+    # A call run here may have launched a browser: a stop signal closes it, as the SDK's serving does
+    # (its own handlers replace these once it serves; these stay until then).
+    stops = loop.create_task(_watch_signals(tools))
     try:
         built = await server
         if isinstance(built, int):
@@ -367,9 +370,26 @@ async def run(
         await serve_streams(manager, built, _SdkStdin(front), _SdkStdout(front.writer, front.drop_id))
         return 0
     finally:
+        stops.cancel()
         pump.cancel()
         for task in list(front.running.values()):
             task.cancel()
         with contextlib.suppress(BaseException):
-            await asyncio.gather(pump, *front.running.values(), return_exceptions=True)
+            await asyncio.gather(stops, pump, *front.running.values(), return_exceptions=True)
         sys.stderr.flush()
+
+
+async def _watch_signals(tools: asyncio.Future[Any]) -> None:
+    """Until the SDK serves: a stop signal closes the browsers (if the tools are loaded), then leaves at once."""
+    from .stop_signals import StopSignals
+
+    async with StopSignals() as stops:
+        signum = await stops.wait()
+        log.info("signal %s: shutting down", signum)
+        prepared = tools.result() if tools.done() and not tools.cancelled() and tools.exception() is None else None
+        if isinstance(prepared, tuple):
+            from .cli import _close
+
+            await _close(prepared[0])
+        sys.stderr.flush()
+        os._exit(0)
