@@ -324,6 +324,11 @@ async def test_the_server_leaves_when_the_client_closes_the_wire_during_an_early
         silent.listen(8)
         url = f"http://127.0.0.1:{silent.getsockname()[1]}"
         messages = [*_handshake(), _call(3, "browser_session", {"action": "attach_cdp", "cdp_url": url})]
-        out, log = await _session(tmp_path, messages, 2, early=True, close_at_once=True)
-    assert sorted(_by_id(out)) == [1, 2]
-    assert log.endswith("exit code 0") and "Traceback" not in log, log  # it left by itself, not killed
+        lines = {}
+        for early in (True, False):
+            out, log = await _session(tmp_path, messages, 3, early=early, close_at_once=True)
+            assert (f"tools/call 3, {EARLY}" in log) is False  # it never answered: cancelled at the end
+            assert log.endswith("exit code 0") and "Traceback" not in log, log  # it left by itself, not killed
+            lines[early] = _by_id(out)
+    assert lines[True] == lines[False]  # the call in flight: the SDK's "Connection closed" error, both ways
+    assert json.loads(lines[True][3])["error"]["code"] == -32000

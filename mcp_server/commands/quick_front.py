@@ -167,8 +167,7 @@ class _Front:
             while (line := await self.reader.line()) is not _EOF:
                 await self.handle(line)
         finally:
-            for task in self.running.values():
-                task.cancel()  # the client closed the wire: as the SDK does with its calls
+            # The calls running here go on until the SDK reaches the end too (``close_running``).
             self.for_sdk.put_nowait(_EOF)
             self.build_gate.set()
 
@@ -261,6 +260,20 @@ class _Front:
         await self.writer.write(line)
         log.info("quick start: answered tools/call %s, started before the SDK server was ready", json.dumps(msg_id))
 
+    async def close_running(self) -> None:
+        """The wire's end reached the SDK: end the calls still running here as it ends its own.
+
+        The SDK cancels its calls in flight and answers each ``Connection closed`` (-32000);
+        the same here, before the SDK's serving closes the browsers under them.
+        """
+        running = dict(self.running)
+        for task in running.values():
+            task.cancel()
+        await asyncio.gather(*running.values(), return_exceptions=True)
+        for msg_id, task in running.items():
+            if task.cancelled():
+                await self.writer.write(early_calls.error_line(msg_id, -32000, "Connection closed"))
+
     def _cancel(self, request_id: Any) -> bool:
         plain = isinstance(request_id, (str, int)) and not isinstance(request_id, bool)
         task = self.running.get(request_id) if plain else None
@@ -283,6 +296,7 @@ class _SdkStdin:
         line = await self.front.for_sdk.get()
         if line is _EOF:
             self.front.for_sdk.put_nowait(_EOF)  # stays at the end for any later read
+            await self.front.close_running()
             raise StopAsyncIteration
         return line.decode("utf-8", "replace")
 
