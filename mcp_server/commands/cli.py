@@ -146,14 +146,23 @@ def settings_from(ns: argparse.Namespace) -> Settings:
 
 
 def build_app(settings: Settings) -> tuple[Any, Any]:
-    """The browser manager and the SDK server, wired: capture installed, audit log attached.
+    """The browser manager and the SDK server, wired: capture installed, audit log attached."""
+    manager, app = build_tools(settings)
+    return manager, app.build()
+
+
+def build_tools(settings: Settings) -> tuple[Any, Any]:
+    """The browser manager and the tools (``BrowserMCP``) without the SDK server: what a call needs.
+
+    Why apart: the quick start runs the first calls while the SDK's server side still loads
+    (quickstart.py); ``app.build()`` makes the SDK server later.
 
     Everything the server process (and the browser driver it starts) creates from here on is
     owner-only: files ``0600``, folders ``0700`` (bodies, HAR files, screenshots, traces,
     downloads and the audit log hold what the user's pages showed and sent).
     """
     os.umask(0o077)
-    from mcp_server.surface.server import build_server
+    from mcp_server.surface.server import BrowserMCP
     from targets import BrowserManager
 
     manager = BrowserManager(settings.target_settings())
@@ -161,8 +170,7 @@ def build_app(settings: Settings) -> tuple[Any, Any]:
         from mcp_server.facts import capture
 
         capture.install(manager, settings)
-    server = build_server(settings, manager)
-    app = server.browser_mcp  # type: ignore[attr-defined]
+    app = BrowserMCP(settings, manager)
     if importlib.util.find_spec("mcp_server.guards.audit") is not None:
         from mcp_server.guards.audit import AuditLog
 
@@ -181,7 +189,7 @@ def build_app(settings: Settings) -> tuple[Any, Any]:
             )
 
         app.observers.append(record)
-    return manager, server
+    return manager, app
 
 
 async def _close(manager: Any) -> None:
@@ -300,6 +308,15 @@ def server_command_path(executable: str | None = None, platform: str | None = No
 
 def _prepare(ns: argparse.Namespace) -> tuple[Any, Any] | int:
     """Settings validated, manager and server built; or the exit code after saying what is wrong."""
+    prepared = _prepare_tools(ns)
+    if isinstance(prepared, int):
+        return prepared
+    manager, app = prepared
+    return manager, app.build()
+
+
+def _prepare_tools(ns: argparse.Namespace) -> tuple[Any, Any] | int:
+    """Settings validated, manager and tools built (no SDK server yet); or the exit code."""
     from mcp_server.core.settings import SettingsError
 
     try:
@@ -311,7 +328,7 @@ def _prepare(ns: argparse.Namespace) -> tuple[Any, Any] | int:
         print(f"mcp-browser: --port {ns.port} is not a valid port", file=sys.stderr)
         return 2
     try:
-        manager, server = build_app(settings)
+        manager, app = build_tools(settings)
     except OSError as exc:
         # Clients such as Claude Desktop start servers in a read-only directory ("/"): the default
         # ./.mcp-browser-artifacts cannot be created there. A traceback would only show "disconnected".
@@ -321,7 +338,7 @@ def _prepare(ns: argparse.Namespace) -> tuple[Any, Any] | int:
             file=sys.stderr,
         )
         return 2
-    return manager, server
+    return manager, app
 
 
 def _toolset_input(ns: argparse.Namespace) -> str:
@@ -329,15 +346,9 @@ def _toolset_input(ns: argparse.Namespace) -> str:
     return ns.toolset or os.environ.get("BROWSER_TOOLSET", "")
 
 
-def _serve_quick(prepared: tuple[Any, Any], stdin: Any, stdout: Any) -> int:
-    import anyio
-
-    manager, server = prepared
-    try:
-        anyio.run(_serve_stdio, server, manager, (stdin, stdout))
-    except KeyboardInterrupt:
-        pass
-    return 0
+async def _serve_quick(manager: Any, server: Any, stdin: Any, stdout: Any) -> None:
+    """The SDK on the quick start's streams, in the loop the quick start runs (quickstart.py)."""
+    await _serve_stdio(server, manager, (stdin, stdout))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -364,7 +375,7 @@ def _serve(ns: argparse.Namespace) -> int:
     if not ns.http:
         from . import quickstart
 
-        code = quickstart.serve(_toolset_input(ns), lambda: _prepare(ns), _serve_quick)
+        code = quickstart.serve(_toolset_input(ns), lambda: _prepare_tools(ns), _serve_quick)
         if code is not None:
             return code
     prepared = _prepare(ns)

@@ -5,14 +5,16 @@ for two protocol eras; ``mcp_types`` alone is about 0.3 s), and a client waits f
 its first ``tools/list``: most of our start-up. The two answers depend only on our code, the
 installed packages and the toolset, so the SDK's own answers are recorded once (a cache file
 in the user's cache folder, never in site-packages) and replayed while the SDK and the server load in a
-background thread. Everything else waits for the SDK: the lines read so far go to it in order
-(``initialize`` included, its duplicate answer dropped), and from then on the SDK serves the
-session alone.
+background thread. The first ``tools/call`` requests are run for real once our tools are loaded,
+before the SDK's server side is (early_calls.py). Everything else waits for the SDK: the lines
+read so far go to it in order (``initialize`` included, its duplicate answer dropped), and from
+then on the SDK serves the session alone (quick_front.py).
 
 Nothing is guessed: the cache holds the exact bytes the SDK wrote for each handshake protocol
 version (:func:`record`); a change of our source files, of an installed package or of the
 toolset misses the cache, and that start takes the ordinary path and records a new one.
-Requests other than the handshake are never answered here. ``MCP_QUICKSTART=0`` turns it off.
+No request is answered from the recording but the handshake. ``MCP_QUICKSTART=0`` turns it off
+(``MCP_EARLY_CALLS=0`` only the early calls).
 """
 
 from __future__ import annotations
@@ -21,9 +23,7 @@ import hashlib
 import json
 import logging
 import os
-import select
 import sys
-import threading
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -231,136 +231,7 @@ async def record(server: Any, key: str) -> None:
     _store(key, {"versions": list(HANDSHAKE_PROTOCOL_VERSIONS), "latest": LATEST_HANDSHAKE_VERSION, **answers})
 
 
-# -- the front: answers the handshake while the SDK loads --------------------------------------
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
-
-
-class _Front:
-    """Reads the client's lines until the server is ready; answers initialize and tools/list from the cache."""
-
-    def __init__(self, cache: dict[str, Any], wire_in: int, wire_out: int, wake: int) -> None:
-        self.cache = cache
-        self.wire_in = wire_in
-        self.wire_out = wire_out
-        self.wake = wake
-        self.lines: list[bytes] = []  # for the SDK, in the order they came
-        self.partial = b""
-        self.eof = False
-        self.version: str | None = None
-        self.drop_id: Any = None  # the SDK's answer to this initialize is a duplicate
-        self.forwarding = False  # something only the SDK can answer came: answer nothing more here
-
-    def run(self) -> None:
-        while True:
-            ready, _, _ = select.select([self.wire_in, self.wake], [], [])
-            if self.wake in ready:
-                return
-            chunk = os.read(self.wire_in, 65536)
-            if not chunk:
-                self.eof = True
-                return
-            self.partial += chunk
-            while b"\n" in self.partial:
-                line, self.partial = self.partial.split(b"\n", 1)
-                if line.strip():
-                    self.handle(line)
-
-    def handle(self, line: bytes) -> None:
-        if self.forwarding:
-            self.lines.append(line)
-            return
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            msg = None
-        method = msg.get("method") if isinstance(msg, dict) else None
-        msg_id = msg.get("id") if isinstance(msg, dict) else None
-        params = msg.get("params") if isinstance(msg, dict) else None
-        if method == "initialize" and msg_id is not None and self.version is None and isinstance(params, dict):
-            asked = params.get("protocolVersion")
-            self.version = asked if asked in self.cache["versions"] else self.cache["latest"]
-            self._answer(self.cache["initialize"][self.version], msg_id)
-            self.drop_id = msg_id
-            self.lines.append(line)  # the SDK must see the handshake too
-            return
-        if method == "notifications/initialized" and self.version is not None:
-            self.lines.append(line)
-            return
-        first_page = not (params or {}).get("cursor")
-        if method == "tools/list" and msg_id is not None and self.version is not None and first_page:
-            self._answer(self.cache["tools/list"][self.version], msg_id)
-            return
-        self.forwarding = True
-        self.lines.append(line)
-
-    def _answer(self, recorded: str, msg_id: Any) -> None:
-        text = recorded.replace(f'"id":{SENTINEL}', f'"id":{json.dumps(msg_id)}', 1)
-        _write_all(self.wire_out, text.encode("utf-8") + b"\n")
-
-
-class _Lines:
-    """The SDK's stdin after the hand-over: the lines the front read, then the rest of the wire."""
-
-    def __init__(self, lines: list[bytes], partial: bytes, fd: int, eof: bool) -> None:
-        from mcp_server.surface.wire_io import WireEnd
-
-        self.queue = deque(lines)
-        self.partial = partial
-        self.fd = fd
-        self.wire = WireEnd(fd)
-        self.eof = eof
-
-    def __aiter__(self) -> _Lines:
-        return self
-
-    async def __anext__(self) -> str:
-        while True:
-            if self.queue:
-                return self.queue.popleft().decode("utf-8", "replace")
-            if self.eof:
-                if self.partial.strip():
-                    line, self.partial = self.partial, b""
-                    return line.decode("utf-8", "replace")
-                raise StopAsyncIteration
-            chunk = await self.wire.read()
-            if not chunk:
-                self.eof = True
-                continue
-            self.partial += chunk
-            *complete, self.partial = self.partial.split(b"\n")
-            self.queue.extend(line for line in complete if line.strip())
-
-
-class _Wire:
-    """The SDK's stdout after the hand-over; drops its answer to the initialize the front answered."""
-
-    def __init__(self, fd: int, drop_id: Any) -> None:
-        from mcp_server.surface.wire_io import WireEnd
-
-        self.fd = fd
-        self.wire = WireEnd(fd, answers=True)
-        self.drop_id = drop_id
-        self.dropping = drop_id is not None
-
-    async def write(self, text: str) -> None:
-        if self.dropping:
-            try:
-                msg = json.loads(text)
-            except ValueError:
-                msg = None
-            if isinstance(msg, dict) and msg.get("id") == self.drop_id and "method" not in msg:
-                self.dropping = False
-                return
-        await self.wire.write(text.encode("utf-8"))
-
-    async def flush(self) -> None:
-        return None
+# -- the front: answers the handshake while the SDK loads (quick_front.py) --------------------
 
 
 def _divert() -> tuple[int, int]:
@@ -377,13 +248,14 @@ def _divert() -> tuple[int, int]:
 def serve(
     toolset: str,
     prepare: Callable[[], Any],
-    serve_streams: Callable[[Any, Any, Any], int],
+    serve_streams: Callable[[Any, Any, Any, Any], Any],
 ) -> int | None:
     """Serve stdio with the quick handshake; None when it cannot (no cache: the caller serves as usual).
 
-    ``prepare()`` loads the server in a background thread and returns what ``serve_streams``
-    needs (or an exit code); ``serve_streams(prepared, stdin, stdout)`` runs the SDK on our
-    streams and returns the exit code.
+    ``prepare()`` loads the tools in a background thread and returns ``(manager, app)`` (or
+    an exit code); ``app.build()`` then makes the SDK server there too, while the front answers
+    the handshake and the first calls (quick_front.py); ``serve_streams(manager, server, stdin,
+    stdout)`` is the coroutine that runs the SDK on our streams, in the same loop.
     """
     if sys.platform == "win32" or not enabled() or sys.stdin is None or sys.stdin.isatty():
         return None
@@ -392,29 +264,11 @@ def serve(
         return None
     sys.stdout.flush()
     wire_in, wire_out = _divert()
-    wake_r, wake_w = os.pipe()
-    outcome: dict[str, Any] = {}
+    import asyncio
 
-    def load_server() -> None:
-        try:
-            outcome["prepared"] = prepare()
-        except BaseException as exc:  # noqa: BLE001 - reported by the main thread
-            outcome["error"] = exc
-        finally:
-            os.write(wake_w, b"!")
+    from .quick_front import run
 
-    thread = threading.Thread(target=load_server, name="mcp-browser-load", daemon=True)
-    thread.start()
-    front = _Front(cache, wire_in, wire_out, wake_r)
-    front.run()
-    if front.version is not None:
-        log.info("quick start: answered the handshake from the recorded answers (protocol %s)", front.version)
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    prepared = outcome["prepared"]
-    if isinstance(prepared, int):
-        return prepared
-    stdin = _Lines(front.lines, front.partial, wire_in, front.eof)
-    stdout = _Wire(wire_out, front.drop_id)
-    return serve_streams(prepared, stdin, stdout)
+    try:
+        return asyncio.run(run(cache, wire_in, wire_out, prepare, serve_streams))
+    except KeyboardInterrupt:
+        return 0

@@ -30,11 +30,9 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
-from mcp.server import Server
-from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 
@@ -52,6 +50,9 @@ from .answer_cap import final_pass
 from .client_log import CALL_SESSION, client_log
 from .envelope import error_result, failure_from_exception, ok_result, validation_failure, wire_form
 from .tool_catalog import Route, build_routes
+
+if TYPE_CHECKING:
+    from mcp.server import Server
 
 __all__ = ["BrowserMCP", "build_server", "SERVER_NAME", "server_version", "CallRecord"]
 
@@ -293,6 +294,14 @@ class BrowserMCP:
     # -- the SDK server -------------------------------------------------------------------------
 
     def build(self) -> Server:
+        """The SDK server around these tools.
+
+        The SDK's server side is imported here, not with this module: a call needs none of it,
+        and on a quick start (quickstart.py) the first calls run while it loads.
+        """
+        from mcp.server import Server
+        from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+
         log_handler = client_log()
 
         async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:

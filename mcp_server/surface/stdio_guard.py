@@ -19,9 +19,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import anyio
 import mcp_types as types
-from mcp.shared.message import SessionMessage
 
 __all__ = ["GuardedStdin", "request_id", "open_guarded_stdin"]
 
@@ -168,6 +166,8 @@ class GuardedStdin:
                 log.exception("refusal observer failed")
         if rid is None or self.write is None:
             return  # a notification (or an id we cannot read): JSON-RPC answers none
+        from mcp.shared.message import SessionMessage  # the SDK's transport is loaded by now
+
         error = types.JSONRPCError(jsonrpc="2.0", id=rid, error=types.ErrorData(code=code, message=message))
         await self.write.send(SessionMessage(error))
 
@@ -189,6 +189,7 @@ def open_guarded_stdin(on_refused: Callable[[str | None, str], None] | None = No
     Falls back to ``sys.stdin`` as it is when the SDK's claim helpers are not there (another SDK
     version): the guard still answers, only the fd-0 diversion is the SDK's to do then.
     """
+    import anyio
     from mcp.server import stdio as sdk_stdio
 
     claim = getattr(sdk_stdio, "_claim_fd", None)

@@ -1,0 +1,415 @@
+"""The quick start's front: one asyncio loop from process start that owns the stdio wire.
+
+What it does while the server loads in a worker thread (quickstart.py says why):
+
+1. answers ``initialize`` and the first ``tools/list`` from the SDK's recorded answers;
+2. once our tools are loaded (before the SDK's server side), runs the ``tools/call``
+   requests :func:`early_calls.eligible` accepts, for real, and writes their answers;
+3. once the SDK server is built, hands it every other line in the order they came, in the
+   same loop: the SDK never sees a request answered here, and sees everything else in order.
+
+The first line only the SDK can answer (a ``ping``, ``logging/setLevel``, a call with a
+``progressToken``, bad JSON, an unknown tool, ...) ends 1 and 2: it and every later line go to
+the SDK, as on an ordinary start. One reader (:class:`_Reader`) and one writer with a lock
+(:class:`_Writer`) serve the front and then the SDK, so no byte is read twice or lost at the
+hand-over and answers never interleave. A ``notifications/cancelled`` for a call running here
+cancels it (no answer, as the SDK does), before and after the hand-over; at the end of the input
+the calls still running here end when the SDK's do, with its ``Connection closed`` answer.
+
+While a call runs here the SDK server's load waits (at most :data:`BUILD_HOLD_S`): its import
+would take half the CPU of the call (the GIL), ~146 ms instead of ~30 for a first attach. Stop
+signals are taken from the start, so a browser an early call launched is closed as on SIGTERM
+once the SDK serves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import stat
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from . import early_calls
+from .quickstart import SENTINEL
+
+__all__ = ["run"]
+
+log = logging.getLogger("mcp_server")
+
+_EOF = None
+#: longest the SDK server's load waits for the calls running here to end (see ``run``)
+BUILD_HOLD_S = 1.0
+
+
+def _direct(fd: int) -> bool:
+    """A pipe or socket that is not also our stderr: read and written without blocking (see wire_io.py)."""
+    try:
+        mine, err = os.fstat(fd), os.fstat(2)
+    except OSError:
+        return False
+    if not (stat.S_ISFIFO(mine.st_mode) or stat.S_ISSOCK(mine.st_mode)):
+        return False
+    return (mine.st_dev, mine.st_ino) != (err.st_dev, err.st_ino)
+
+
+class _Reader:
+    """The client's lines, from the loop (non-blocking fd) or, for other files, a reader thread."""
+
+    def __init__(self, fd: int, loop: asyncio.AbstractEventLoop) -> None:
+        self.fd = fd
+        self.loop = loop
+        self.partial = b""
+        self.lines: list[bytes] = []
+        self.eof = False
+        self.direct = _direct(fd)
+        self.chunks: asyncio.Queue[bytes] | None = None
+        if self.direct:
+            os.set_blocking(fd, False)
+        else:
+            self.chunks = asyncio.Queue()
+            threading.Thread(target=self._pump, name="mcp-browser-stdin", daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.chunks is not None
+        while True:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:
+                chunk = b""
+            self.loop.call_soon_threadsafe(self.chunks.put_nowait, chunk)
+            if not chunk:
+                return
+
+    async def _chunk(self) -> bytes:
+        if self.chunks is not None:
+            return await self.chunks.get()
+        while True:
+            try:
+                return os.read(self.fd, 65536)
+            except BlockingIOError:
+                ready = self.loop.create_future()
+                self.loop.add_reader(self.fd, ready.set_result, None)
+                try:
+                    await ready
+                finally:
+                    self.loop.remove_reader(self.fd)
+
+    async def line(self) -> bytes | None:
+        """The next non-empty line; None at the end of the input (an unterminated last line included)."""
+        while not self.lines:
+            if self.eof:
+                if self.partial.strip():
+                    last, self.partial = self.partial, b""
+                    return last
+                return _EOF
+            chunk = await self._chunk()
+            if not chunk:
+                self.eof = True
+                continue
+            self.partial += chunk
+            *complete, self.partial = self.partial.split(b"\n")
+            self.lines.extend(line for line in complete if line.strip())
+        return self.lines.pop(0)
+
+
+class _Writer:
+    """The one writer of the wire: the front's answers and the SDK's, a whole line at a time under a lock."""
+
+    def __init__(self, fd: int, loop: asyncio.AbstractEventLoop) -> None:
+        self.fd = fd
+        self.loop = loop
+        self.lock = asyncio.Lock()
+        self.direct = _direct(fd)
+        if self.direct:
+            os.set_blocking(fd, False)
+            if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                from mcp_server.surface.wire_io import _widen
+
+                _widen(fd)
+
+    async def write(self, data: bytes) -> None:
+        async with self.lock:
+            view = memoryview(data)
+            while view:
+                try:
+                    view = view[os.write(self.fd, view) :]
+                except BlockingIOError:
+                    ready = self.loop.create_future()
+                    self.loop.add_writer(self.fd, ready.set_result, None)
+                    try:
+                        await ready
+                    finally:
+                        self.loop.remove_writer(self.fd)
+
+
+class _Front:
+    """Sorts the client's lines: replayed here, run here, or queued for the SDK (see the module doc)."""
+
+    def __init__(self, cache: dict[str, Any], reader: _Reader, writer: _Writer, tools: asyncio.Future[Any]) -> None:
+        self.cache = cache
+        self.reader = reader
+        self.writer = writer
+        self.tools = tools  # (manager, BrowserMCP) once loaded, or the loader's exit code
+        self.for_sdk: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.version: str | None = None
+        self.initialized = False
+        self.called = False  # a call ran here: the recorded tools/list is not replayed any more
+        self.drop_id: Any = None  # the SDK's answer to this initialize is a duplicate
+        self.forwarding = False  # something only the SDK can answer came, or the SDK took over
+        self.early = early_calls.enabled()
+        self.running: dict[Any, asyncio.Task[None]] = {}  # calls run here, by JSON-RPC id
+        self.waiting = 0  # calls waiting for the tools to load, to be run here or not
+        #: set when the SDK server may load: its import would halve the CPU of a call running here
+        self.build_gate = threading.Event()
+
+    async def pump(self) -> None:
+        try:
+            while (line := await self.reader.line()) is not _EOF:
+                await self.handle(line)
+        finally:
+            # The calls running here go on until the SDK reaches the end too (``close_running``).
+            self.for_sdk.put_nowait(_EOF)
+            self.build_gate.set()
+
+    async def handle(self, line: bytes) -> None:
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            msg = None
+        if not isinstance(msg, dict):
+            return self._forward(line)
+        method, msg_id, params = msg.get("method"), msg.get("id"), msg.get("params")
+        if method == "notifications/cancelled" and isinstance(params, dict) and self._cancel(params.get("requestId")):
+            return None
+        if self.forwarding:
+            return self._forward(line)
+        if method == "initialize" and msg_id is not None and self.version is None and isinstance(params, dict):
+            asked = params.get("protocolVersion")
+            self.version = asked if asked in self.cache["versions"] else self.cache["latest"]
+            await self._replay(self.cache["initialize"][self.version], msg_id)
+            self.drop_id = msg_id
+            self.for_sdk.put_nowait(line)  # the SDK must see the handshake too
+            return None
+        if method == "notifications/initialized" and self.version is not None:
+            self.initialized = True
+            self.for_sdk.put_nowait(line)
+            return None
+        if method == "tools/list" and msg_id is not None and self.version is not None and not self.called:
+            # After a call the SDK answers it: replayed at once, it would overtake the call's answer.
+            if not (params or {}).get("cursor"):
+                return await self._replay(self.cache["tools/list"][self.version], msg_id)
+        if method == "tools/call" and self.early and self.initialized and await self._run_early(line, msg):
+            return None
+        return self._forward(line)
+
+    def _forward(self, line: bytes) -> None:
+        self.forwarding = True
+        self.build_gate.set()  # the SDK is needed now
+        self.for_sdk.put_nowait(line)
+
+    def open_gate_if_idle(self) -> None:
+        """Let the SDK server load once no call runs here (or waits to): see :func:`run`."""
+        if not self.running and not self.waiting:
+            self.build_gate.set()
+
+    async def _replay(self, recorded: str, msg_id: Any) -> None:
+        text = recorded.replace(f'"id":{SENTINEL}', f'"id":{json.dumps(msg_id)}', 1)
+        await self.writer.write(text.encode("utf-8") + b"\n")
+
+    async def _run_early(self, line: bytes, msg: dict[str, Any]) -> bool:
+        """Start the call here if it is one the SDK would answer the same; False: it goes to the SDK."""
+        self.waiting += 1
+        try:
+            if not self.tools.done():
+                await asyncio.wait([self.tools])  # our tools load first (~0.25 s before the SDK server)
+            return self._start_early(line, msg)
+        except Exception:  # noqa: BLE001 - a bug here must not stop the wire: the SDK answers the call
+            log.exception("early tools/call: could not start it here; the SDK answers it")
+            return False
+        finally:
+            self.waiting -= 1
+
+    def _start_early(self, line: bytes, msg: dict[str, Any]) -> bool:
+        if self.forwarding or self.tools.cancelled() or self.tools.exception() is not None:
+            return False
+        prepared = self.tools.result()
+        if isinstance(prepared, int):
+            return False
+        app = prepared[1]
+        if not early_calls.eligible(line, msg, self.version, app.calls):
+            return False
+        msg_id, params = msg["id"], msg["params"]
+        if msg_id in self.running:
+            return False  # a duplicate id: the SDK's to judge
+        self.called = True
+        task = asyncio.get_running_loop().create_task(self._call(app, msg_id, params))
+        self.running[msg_id] = task
+        task.add_done_callback(lambda _: (self.running.pop(msg_id, None), self.open_gate_if_idle()))
+        return True
+
+    async def _call(self, app: Any, msg_id: Any, params: dict[str, Any]) -> None:
+        from mcp_server.surface.envelope import wire_form
+
+        version = self.version or ""
+        try:
+            answer = await app.call_tool(params["name"], params.get("arguments"))
+            line = early_calls.answer_line(msg_id, wire_form(answer), version)
+        except Exception:  # noqa: BLE001 - call_tool answers everything; this is a bug in the shaping
+            log.exception("early tools/call %r failed", msg_id)
+            line = early_calls.error_line(msg_id, -32603, "Internal error")
+        await self.writer.write(line)
+        log.info("quick start: answered tools/call %s, started before the SDK server was ready", json.dumps(msg_id))
+
+    async def close_running(self) -> None:
+        """The wire's end reached the SDK: end the calls still running here as it ends its own.
+
+        The SDK cancels its calls in flight and answers each ``Connection closed`` (-32000);
+        the same here, before the SDK's serving closes the browsers under them.
+        """
+        running = dict(self.running)
+        for task in running.values():
+            task.cancel()
+        await asyncio.gather(*running.values(), return_exceptions=True)
+        for msg_id, task in running.items():
+            if task.cancelled():
+                await self.writer.write(early_calls.error_line(msg_id, -32000, "Connection closed"))
+
+    def _cancel(self, request_id: Any) -> bool:
+        plain = isinstance(request_id, (str, int)) and not isinstance(request_id, bool)
+        task = self.running.get(request_id) if plain else None
+        if task is None:
+            return False
+        task.cancel()
+        return True
+
+
+class _SdkStdin:
+    """The SDK's line source after the hand-over: what the front queued for it, in order."""
+
+    def __init__(self, front: _Front) -> None:
+        self.front = front
+
+    def __aiter__(self) -> _SdkStdin:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self.front.for_sdk.get()
+        if line is _EOF:
+            self.front.for_sdk.put_nowait(_EOF)  # stays at the end for any later read
+            await self.front.close_running()
+            raise StopAsyncIteration
+        return line.decode("utf-8", "replace")
+
+
+class _SdkStdout:
+    """The SDK's stdout: the shared writer; drops its answer to the initialize the front answered."""
+
+    def __init__(self, writer: _Writer, drop_id: Any) -> None:
+        self.writer = writer
+        self.drop_id = drop_id
+        self.dropping = drop_id is not None
+
+    async def write(self, text: str) -> None:
+        if self.dropping:
+            try:
+                msg = json.loads(text)
+            except ValueError:
+                msg = None
+            if isinstance(msg, dict) and msg.get("id") == self.drop_id and "method" not in msg:
+                self.dropping = False
+                return
+        await self.writer.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        return None
+
+
+async def run(
+    cache: dict[str, Any],
+    wire_in: int,
+    wire_out: int,
+    prepare: Callable[[], Any],
+    serve_streams: Callable[[Any, Any, Any, Any], Awaitable[None]],
+) -> int:
+    """Front until the SDK server is built, then the SDK on the same wire; the exit code."""
+    loop = asyncio.get_running_loop()
+    tools: asyncio.Future[Any] = loop.create_future()
+    server: asyncio.Future[Any] = loop.create_future()
+
+    def settle(future: asyncio.Future[Any], value: Any = None, error: BaseException | None = None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
+
+    def tools_ready(prepared: Any) -> None:
+        settle(tools, prepared)
+        loop.call_soon(front.open_gate_if_idle)
+
+    def load() -> None:
+        target = tools
+        try:
+            prepared = prepare()
+            loop.call_soon_threadsafe(tools_ready, prepared)
+            if isinstance(prepared, int):
+                loop.call_soon_threadsafe(settle, server, prepared)
+                return
+            target = server
+            # A call running here (the client's first) gets the CPU first: the SDK server's
+            # import would take half of it for ~0.25 s. Bounded: a call that waits long (an
+            # Allow dialog) must not hold the SDK back; a line only the SDK answers opens it at once.
+            front.build_gate.wait(BUILD_HOLD_S)
+            built = prepared[1].build()
+            loop.call_soon_threadsafe(settle, server, built)
+        except BaseException as exc:  # noqa: BLE001 - reported by the loop
+            for future in {target, server}:
+                loop.call_soon_threadsafe(settle, future, None, exc)
+
+    front = _Front(cache, _Reader(wire_in, loop), _Writer(wire_out, loop), tools)
+    threading.Thread(target=load, name="mcp-browser-load", daemon=True).start()
+    pump = loop.create_task(front.pump())
+    # A call run here may have launched a browser: a stop signal closes it, as the SDK's serving does
+    # (its own handlers replace these once it serves; these stay until then).
+    stops = loop.create_task(_watch_signals(tools))
+    try:
+        built = await server
+        if isinstance(built, int):
+            return built
+        front.forwarding = True  # the SDK answers every later line
+        if front.version is not None:
+            log.info("quick start: answered the handshake from the recorded answers (protocol %s)", front.version)
+        manager = tools.result()[0]
+        await serve_streams(manager, built, _SdkStdin(front), _SdkStdout(front.writer, front.drop_id))
+        return 0
+    finally:
+        stops.cancel()
+        pump.cancel()
+        for task in list(front.running.values()):
+            task.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.gather(stops, pump, *front.running.values(), return_exceptions=True)
+        sys.stderr.flush()
+
+
+async def _watch_signals(tools: asyncio.Future[Any]) -> None:
+    """Until the SDK serves: a stop signal closes the browsers (if the tools are loaded), then leaves at once."""
+    from .stop_signals import StopSignals
+
+    async with StopSignals() as stops:
+        signum = await stops.wait()
+        log.info("signal %s: shutting down", signum)
+        prepared = tools.result() if tools.done() and not tools.cancelled() and tools.exception() is None else None
+        if isinstance(prepared, tuple):
+            from .cli import _close
+
+            await _close(prepared[0])
+        sys.stderr.flush()
+        os._exit(0)
