@@ -58,7 +58,8 @@ async def test_attach_with_a_name_no_tab_has_stays_attached_and_lists_the_tabs(
         missing = await agent.call(
             "browser_session", action="attach_cdp", cdp_url=fresh_chromium.http_url, url_contains="nowhere"
         )
-        assert missing.structured_content["selectError"]["code"] == "PAGE_NOT_FOUND", json.dumps(missing.structured_content)
+        refused = missing.structured_content
+        assert refused["selectError"]["code"] == "PAGE_NOT_FOUND", json.dumps(refused)
         # still attached: the tabs are there to pick from
         chosen = await agent.s("select_page", title_contains="Faults two")
         assert chosen["selected"]["title"] == "Faults two"
