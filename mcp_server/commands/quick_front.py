@@ -69,9 +69,10 @@ class _Reader:
         self.eof = False
         self.direct = _direct(fd)
         self.chunks: asyncio.Queue[bytes] | None = None
-        if self.direct:
+        if self.direct and sys.platform != "win32":  # never on Windows (quickstart is off there)
             os.set_blocking(fd, False)
         else:
+            self.direct = False
             self.chunks = asyncio.Queue()
             threading.Thread(target=self._pump, name="mcp-browser-stdin", daemon=True).start()
 
@@ -125,8 +126,8 @@ class _Writer:
         self.fd = fd
         self.loop = loop
         self.lock = asyncio.Lock()
-        self.direct = _direct(fd)
-        if self.direct:
+        self.direct = _direct(fd) and sys.platform != "win32"
+        if self.direct and sys.platform != "win32":  # never on Windows (quickstart is off there)
             os.set_blocking(fd, False)
             if stat.S_ISFIFO(os.fstat(fd).st_mode):
                 from mcp_server.surface.wire_io import _widen
