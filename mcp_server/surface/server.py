@@ -331,7 +331,7 @@ class BrowserMCP:
                 CALL_SESSION.reset(token)
             if params.name not in self.calls:
                 # The spec: an unknown tool is a protocol error (-32602), not a tool result the model
-                # should read; call_tool above still recorded it for the audit log.
+                # should read; answer() above still recorded it for the audit log.
                 raise MCPError(
                     INVALID_PARAMS,
                     f"Unknown tool: {params.name[:100]!r}",
