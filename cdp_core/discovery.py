@@ -10,14 +10,31 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
+import sys
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 
-from .errors import DiscoveryError
+def _skip_httpx_cli() -> None:
+    """Spare the first call httpx's command-line client (click and pygments: ~10 ms), which it drops anyway.
+
+    ``import httpx`` imports ``httpx._main`` for its ``httpx`` command; without ``rich``
+    (``httpx[cli]``) that import fails after loading click and pygments, and httpx falls back to a
+    stub ``main``. Marked absent beforehand, httpx takes the same fallback at once. Only then: with
+    ``rich`` installed nothing changes.
+    """
+    if "httpx" not in sys.modules and importlib.util.find_spec("rich") is None:
+        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None: "not importable"
+
+
+_skip_httpx_cli()
+
+import httpx  # noqa: E402 - after the marker above
+
+from .errors import DiscoveryError  # noqa: E402
 
 __all__ = [
     "preload",

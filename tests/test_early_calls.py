@@ -26,14 +26,15 @@ import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_http import ENTRY, server_env
-from mcp_types import methods
-from mcp_types.jsonrpc import JSONRPCResponse
+from mcp_types import CallToolRequestParams, methods
+from mcp_types.jsonrpc import JSONRPCResponse, jsonrpc_message_adapter
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from mcp_server.commands import early_calls, quickstart
 from mcp_server.commands.cli import build_app
 from mcp_server.core.registry import ActionResult
 from mcp_server.core.settings import Settings
+from mcp_server.surface import stdio_guard
 from mcp_server.surface.envelope import error_result, ok_result, wire_form
 from targets.errors import ErrorCode, ToolFailure
 from targets.internal.process import ChromiumProcess
@@ -164,6 +165,64 @@ def test_only_plain_calls_of_known_tools_are_taken_early():
     for _ in range(150):
         deep = [deep]
     assert not take(_call(3, "browser_session", {"x": deep}))
+
+
+def _sdk_takes(line: bytes, version: str) -> dict[str, Any] | None:
+    """What the SDK's stdio path makes of a ``tools/call`` line: its params as the handler gets them, or None."""
+    if stdio_guard.problem_of(line.decode("utf-8", "replace")) is not None:
+        return None
+    try:
+        message = jsonrpc_message_adapter.validate_json(line, by_name=False)
+        raw = getattr(message, "params", None)
+        methods.validate_client_request("tools/call", version, raw)
+        params = CallToolRequestParams.model_validate(raw or {}, by_name=False)
+    except Exception:  # noqa: BLE001 - whatever the SDK refuses
+        return None
+    return {"name": params.name, "arguments": params.arguments}
+
+
+def _raw(arguments: str, *, msg_id: str = "3", meta: str = "") -> bytes:
+    """A tools/call line of browser_session, its arguments (and _meta) given as raw JSON text."""
+    tail = f',"_meta":{meta}' if meta else ""
+    call = f'"method":"tools/call","params":{{"name":"browser_session","arguments":{arguments}{tail}}}'
+    return f'{{"jsonrpc":"2.0","id":{msg_id},{call}}}'.encode()
+
+
+#: lines json.loads and the SDK's parser (pydantic-core's) may read apart, and ordinary ones
+_AWKWARD = [
+    _raw('{"a":1}'),
+    _raw('{"a":NaN}'),
+    _raw('{"a":"\\ud800"}'),  # a lone surrogate: json.loads takes it, the SDK's parser does not
+    _raw('{"a":1e400}'),
+    _raw('{"a":1,"a":2}'),
+    _raw("{}", msg_id='3,"id":"x"'),
+    _raw('{"a":"\\u00e9\\n"}'),
+    _raw('{"a":-0.0}'),
+    _raw('{"n":12345678901234567890123}'),
+    _raw("{}", meta='{"x":[1]}'),
+    _raw("null", meta="null"),
+    _raw("{}", msg_id="3.0"),
+    _raw('{"s":"é\u2028"}'),
+    _raw('{"s":"a\tb"}'),  # a raw tab in a string: no JSON
+    b"\xef\xbb\xbf" + _raw("{}"),  # a byte-order mark
+]
+
+
+@pytest.mark.parametrize("line", _AWKWARD)
+def test_a_call_is_taken_early_only_when_the_sdk_reads_it_the_same(line: bytes):
+    """The early path's own check (no mcp_types: its import is what the first call would wait for)
+    takes a line only if the SDK's parser and models take it and hand the handler the same params."""
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        msg = None
+    taken = isinstance(msg, dict) and early_calls.eligible(line, msg, "2025-11-25", {"browser_session"})
+    sdk = _sdk_takes(line, "2025-11-25")
+    if taken:
+        assert sdk is not None, "taken early, but the SDK would refuse it"
+        assert sdk == {"name": msg["params"]["name"], "arguments": msg["params"].get("arguments")}
+    if line == _AWKWARD[0]:
+        assert taken  # an ordinary call is taken
 
 
 # -- real sessions -----------------------------------------------------------------------------

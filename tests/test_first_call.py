@@ -7,6 +7,8 @@
 - Calls are routed without the listed schemas (built at the first ``tools/list``), and the
   routing names exactly the tools and actions ``tools/list`` lists, in every toolset.
 - The collector is off while the server loads and on again once it serves.
+- What a quick start's early call runs (load, check, call, answer line) imports none of the MCP
+  SDK (``mcp_types`` alone is 60-100 ms) nor httpx's command-line client.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,6 +106,35 @@ async def test_a_call_before_any_tools_list_builds_no_schema(tmp_path: Path):
     unknown = await app.call_tool("no_such_tool", {})
     assert unknown.is_error and unknown.structured_content["code"] == "UNKNOWN_ACTION"
     assert "routes" not in vars(app)
+
+
+#: the early path of a quick start (quick_front.py: prepare, then early_calls), in a fresh process
+_EARLY_PATH = """
+import asyncio, json, sys
+from mcp_server.commands import early_calls
+from mcp_server.commands.cli import build_tools
+from mcp_server.core.settings import Settings
+
+manager, app = build_tools(Settings(artifact_dir=sys.argv[1]))
+call = {"name": "browser_session", "arguments": {"action": "get_capabilities"}}
+line = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call}).encode()
+assert early_calls.eligible(line, json.loads(line), "2025-11-25", app.calls)
+answer = asyncio.run(app.answer(call["name"], call["arguments"]))
+result = json.loads(early_calls.answer_line(3, answer.wire_form(), "2025-11-25"))["result"]
+heavy = {"mcp", "mcp_types", "click", "pygments"}
+print(json.dumps({"status": result["structuredContent"]["status"], "loaded": sorted(heavy & set(sys.modules))}))
+"""
+
+
+def test_an_early_first_call_loads_no_sdk_module(tmp_path: Path):
+    """The first call of a warm start waits for every import on its way: the SDK's are not on it."""
+    run = subprocess.run(
+        [sys.executable, "-c", _EARLY_PATH, str(tmp_path / "artifacts")],
+        capture_output=True, text=True, timeout=120, cwd=str(ROOT),
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = json.loads(run.stdout.splitlines()[-1])
+    assert out == {"status": "ok", "loaded": []}, out
 
 
 def test_the_collector_is_off_while_loading_and_on_once_serving():

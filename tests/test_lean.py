@@ -183,7 +183,10 @@ def test_wire_form_is_what_the_sdk_would_dump_of_the_answer():
     ok.content.append(ok_result(ActionResult(text="img", images=[("aGVsbG8=", "image/png")]), None).content[1])
     failed = error_result(ToolFailure(ErrorCode.INVALID_ARGUMENT, "bad", hint="fix it", field="url"), None)
     for answer in (ok, failed):
-        assert wire_form(answer) == answer.model_dump(by_alias=True, mode="json", exclude_none=True)
+        # the light answer (tool_answer.py) against the SDK's own dump of the same CallToolResult
+        sdk = answer.to_sdk()
+        assert wire_form(answer) == sdk.model_dump(by_alias=True, mode="json", exclude_none=True)
+        assert wire_form(sdk) == wire_form(answer)  # handed the SDK's model, the same dict
     assert wire_form(ok)["structuredContent"]["entries"] == [[1, "msg 1"], [2, "msg 2"], [3, "msg 3"]]
     assert [block["type"] for block in wire_form(ok)["content"]] == ["text", "image"]
     assert wire_form(failed)["isError"] is True

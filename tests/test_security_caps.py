@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import mcp_types as types
 import pytest
 from httpserver import Reply
 from mcp_http import http_client, running_http_server
 
 from mcp_server.surface.answer_cap import CAP_KEY, cap_answer
 from mcp_server.surface.schema_output import output_schema
+from mcp_server.surface.tool_answer import TextBlock, ToolAnswer
 
 LIMIT = 64 * 1024
 ITEMS = "".join(f"<li><button>item {i} {'x' * 60}</button></li>" for i in range(3000))
@@ -34,8 +34,8 @@ console.log('c'.repeat(1000000));
 </script>"""
 
 
-def _sizes(result: types.CallToolResult) -> tuple[int, int]:
-    text = sum(len(b.text.encode()) for b in result.content if isinstance(b, types.TextContent))
+def _sizes(result: Any) -> tuple[int, int]:
+    text = sum(len(b.text.encode()) for b in result.content if b.type == "text")
     structured = len(json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":")).encode())
     return text, structured
 
@@ -50,9 +50,7 @@ def test_shrinking_keeps_every_key_and_type_and_says_what_was_cut():
         "stats": {"lines": 60_000},
         "headers": {f"h{i}": "v" * 50 for i in range(5000)},
     }
-    result = types.CallToolResult(
-        content=[types.TextContent(type="text", text="x" * 3_000_000)], structured_content=big, is_error=False
-    )
+    result = ToolAnswer(content=[TextBlock("x" * 3_000_000)], structured_content=big, is_error=False)
     capped = cap_answer(result, max_text=LIMIT, max_structured=LIMIT)
     text, structured = _sizes(capped)
     assert text <= LIMIT + 200 and structured <= LIMIT
@@ -63,7 +61,7 @@ def test_shrinking_keeps_every_key_and_type_and_says_what_was_cut():
     assert sc[CAP_KEY]["bytes"] > 2_000_000 and sc[CAP_KEY]["cut"]
     assert "answer cut" in capped.content[0].text
     jsonschema.validate(sc, output_schema())
-    small = types.CallToolResult(content=[types.TextContent(type="text", text="ok")], structured_content={"a": 1})
+    small = ToolAnswer(content=[TextBlock("ok")], structured_content={"a": 1})
     assert cap_answer(small) is small  # what fits is passed through untouched
 
 

@@ -3,8 +3,9 @@
 Why: on a quick start (quickstart.py) the handshake is answered from the recording at ~40 ms,
 but a call waited for the whole load: the SDK's server side (``mcp.server``: lowlevel server,
 stdio transport, the protocol-version surfaces, HTTP pieces) is ~250 ms of CPU more than what a
-call needs (our tools, ``mcp_types``, pydantic). Here a call is really run, through the same
-:meth:`BrowserMCP.call_tool` every SDK-routed call takes (validation, locks, audit, answer cap,
+call needs (our tools and pydantic; not even ``mcp_types``: answers are built in our light form,
+mcp_server/surface/tool_answer.py). Here a call is really run, through the same
+:meth:`BrowserMCP.answer` every SDK-routed call takes (validation, locks, audit, answer cap,
 envelope), never answered from a recording; its answer is written in the exact bytes the SDK
 would write for it (:func:`answer_line`; tests/test_early_calls.py compares them with the SDK's
 own serializer for every handshake version).
@@ -70,7 +71,7 @@ def eligible(line: bytes, msg: dict[str, Any], version: str | None, tools: Any) 
         return False
     if _LONG_NUMBER.search(line.decode("utf-8", "replace")) or _too_deep(line):
         return False  # the stdio guard's refusals (stdio_guard.py) are the SDK path's to give
-    return _parses(line)
+    return _parses(line, msg)
 
 
 def _too_deep(line: bytes) -> bool:
@@ -80,16 +81,25 @@ def _too_deep(line: bytes) -> bool:
     return text.count("[") + text.count("{") > MAX_DEPTH and _depth_over(text, MAX_DEPTH)
 
 
-def _parses(line: bytes) -> bool:
-    """The line passes the SDK's own message parser and its tools/call params model."""
-    import mcp_types as types
+def _parses(line: bytes, msg: dict[str, Any]) -> bool:
+    """The SDK's JSON parser reads ``line`` as the value ``json.loads`` gave (``msg``).
+
+    The SDK parses a line with pydantic's JSON parser (``jsonrpc_message_adapter.validate_json``),
+    then validates the params with its models; :func:`eligible` checked ``msg`` against all those
+    models ask of a call we take (``jsonrpc`` "2.0", a strict int or str id, a str ``name``, an
+    object of ``arguments``, an object or null ``_meta``; the handshake-era surfaces ask no more
+    of ``_meta``), so what is left is the parser: one that refuses (a lone surrogate
+    ``json.loads`` takes) or reads another value (a NaN, equal to nothing) sends the call to the
+    SDK. Checked with pydantic-core's parser itself, not with ``mcp_types``: its import is
+    60-100 ms the first call would wait for. tests/test_early_calls.py holds this to the SDK's
+    own parse over a set of awkward lines.
+    """
+    from pydantic_core import from_json
 
     try:
-        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        types.CallToolRequestParams.model_validate(getattr(message, "params", None) or {}, by_name=False)
-    except Exception:  # noqa: BLE001 - whatever the SDK refuses, the SDK answers
+        return bool(from_json(line) == msg)
+    except ValueError:  # whatever the SDK refuses, the SDK answers
         return False
-    return True
 
 
 def answer_line(msg_id: Any, wire: dict[str, Any], version: str) -> bytes:

@@ -255,12 +255,11 @@ class _Front:
         return True
 
     async def _call(self, app: Any, msg_id: Any, params: dict[str, Any]) -> None:
-        from mcp_server.surface.envelope import wire_form
-
         version = self.version or ""
         try:
-            answer = await app.call_tool(params["name"], params.get("arguments"))
-            line = early_calls.answer_line(msg_id, wire_form(answer), version)
+            # The light answer (surface/tool_answer.py): the SDK's CallToolResult would import mcp_types
+            answer = await app.answer(params["name"], params.get("arguments"))
+            line = early_calls.answer_line(msg_id, answer.wire_form(), version)
         except Exception:  # noqa: BLE001 - call_tool answers everything; this is a bug in the shaping
             log.exception("early tools/call %r failed", msg_id)
             line = early_calls.error_line(msg_id, -32603, "Internal error")

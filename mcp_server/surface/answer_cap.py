@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import mcp_types as types
 import msgspec
+
+from .tool_answer import ImageBlock, TextBlock, ToolAnswer
 
 __all__ = ["cap_answer", "final_pass", "MAX_TEXT_BYTES", "MAX_STRUCTURED_BYTES", "MAX_IMAGE_BYTES", "CAP_KEY"]
 
@@ -66,29 +67,29 @@ def _cut_text(text: str, limit: int) -> str:
 
 
 def cap_answer(
-    result: types.CallToolResult,
+    result: ToolAnswer,
     *,
     max_text: int = MAX_TEXT_BYTES,
     max_structured: int = MAX_STRUCTURED_BYTES,
     max_images: int = MAX_IMAGE_BYTES,
-) -> types.CallToolResult:
+) -> ToolAnswer:
     """``result`` with its text, structured content and images within the caps (unchanged when it fits)."""
     notes: list[str] = []
     content: list[Any] = []
     text_budget = max_text
     image_budget = max_images
     for block in result.content:
-        if isinstance(block, types.TextContent):
+        if isinstance(block, TextBlock):
             data_len = len(block.text.encode("utf-8"))
             if data_len > text_budget:
                 kept = _cut_text(block.text, max(0, text_budget - 200))
                 note = f"[answer cut at {len(kept.encode('utf-8'))} of {data_len} bytes by the server's answer cap]"
                 notes.append(f"text {data_len} -> {len(kept.encode('utf-8'))} bytes")
-                block = types.TextContent(type="text", text=f"{kept}\n{note}")
+                block = TextBlock(f"{kept}\n{note}")
                 text_budget = 0
             else:
                 text_budget -= data_len
-        elif isinstance(block, types.ImageContent):
+        elif isinstance(block, ImageBlock):
             if len(block.data) > image_budget:
                 notes.append(f"inline image of {len(block.data)} base64 bytes left out")
                 continue
@@ -110,9 +111,9 @@ def cap_answer(
         return result
     if structured is not None and CAP_KEY not in structured:
         structured[CAP_KEY] = {"limit": max_text, "cut": notes}
-    if not any(isinstance(b, types.TextContent) and "answer cap" in b.text for b in content):
-        content.append(types.TextContent(type="text", text=f"[answer capped: {'; '.join(notes)}]"))
-    return result.model_copy(update={"content": content, "structured_content": structured})
+    if not any(isinstance(b, TextBlock) and "answer cap" in b.text for b in content):
+        content.append(TextBlock(f"[answer capped: {'; '.join(notes)}]"))
+    return result.replace(content=content, structured_content=structured)
 
 
 def _shrink(structured: dict[str, Any], budget: int) -> tuple[dict[str, Any], list[str]]:
@@ -198,7 +199,7 @@ def _biggest(root: dict[str, Any]) -> tuple[str, Any, Any, Any]:
         path = f"{path}.{k}" if path else str(k)
 
 
-def final_pass(result: types.CallToolResult, manager: Any, *, limit: int | None = None) -> types.CallToolResult:
+def final_pass(result: ToolAnswer, manager: Any, *, limit: int | None = None) -> ToolAnswer:
     """What every answer goes through last: the relaunch notice, then the caps (``limit``: the
     user's ``MCP_MAX_ANSWER_BYTES`` for text and for structured content, each)."""
     relaunch = getattr(manager, "last_relaunch", None)
@@ -210,7 +211,7 @@ def final_pass(result: types.CallToolResult, manager: Any, *, limit: int | None 
     return cap_answer(result, max_text=limit, max_structured=limit)
 
 
-def _say_relaunched(result: types.CallToolResult, relaunch: dict[str, Any]) -> types.CallToolResult:
+def _say_relaunched(result: ToolAnswer, relaunch: dict[str, Any]) -> ToolAnswer:
     """``relaunched: true`` and one line of text: the internal browser crashed and this call restarted it."""
     reason = (relaunch.get("lost") or {}).get("reason", "it closed or crashed")
     kept = relaunch.get("carriedFrom")
@@ -225,5 +226,5 @@ def _say_relaunched(result: types.CallToolResult, relaunch: dict[str, Any]) -> t
     structured = dict(result.structured_content) if result.structured_content is not None else None
     if structured is not None:
         structured["relaunched"] = True
-    content = [*result.content, types.TextContent(type="text", text=line)]
-    return result.model_copy(update={"content": content, "structured_content": structured})
+    content = [*result.content, TextBlock(line)]
+    return result.replace(content=content, structured_content=structured)

@@ -15,7 +15,6 @@ import logging
 import re
 from typing import Any
 
-import mcp_types as types
 from pydantic import BaseModel, ValidationError
 from pydantic_core import to_jsonable_python
 
@@ -25,6 +24,7 @@ from mcp_server.render.lean import lean
 from targets.errors import ErrorCode, ToolFailure
 
 from .schema import ENVELOPE_KEYS, SCHEMA_VERSION
+from .tool_answer import Block, ImageBlock, TextBlock, ToolAnswer
 
 __all__ = ["ok_result", "error_result", "failure_from_exception", "validation_failure", "wire_form"]
 
@@ -40,7 +40,7 @@ def _jsonable(value: Any) -> Any:
 _OK_RESERVED = tuple(key for key in ENVELOPE_KEYS if key != "hint")
 
 
-def ok_result(result: ActionResult, adapter: dict[str, Any] | None) -> types.CallToolResult:
+def ok_result(result: ActionResult, adapter: dict[str, Any] | None) -> ToolAnswer:
     leaned = lean(result.data)
     data = (leaned if result.plain else _jsonable(leaned)) or {}
     clashes = [key for key in _OK_RESERVED if key in data]
@@ -51,20 +51,22 @@ def ok_result(result: ActionResult, adapter: dict[str, Any] | None) -> types.Cal
     structured: dict[str, Any] = {"schemaVersion": SCHEMA_VERSION, "status": result.status, "message": message, **data}
     if adapter is not None:
         structured["adapter"] = lean(adapter)
-    content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.text)]
+    content: list[Block] = [TextBlock(result.text)]
     for b64, mime in result.images:
-        content.append(types.ImageContent(type="image", data=b64, mime_type=mime))
-    return types.CallToolResult(content=content, structured_content=structured, is_error=False)
+        content.append(ImageBlock(b64, mime))
+    return ToolAnswer(content=content, structured_content=structured, is_error=False)
 
 
-def wire_form(answer: types.CallToolResult) -> dict[str, Any]:
-    """The answer as the SDK puts it on the wire, made without a walk over ``structuredContent``.
+def wire_form(answer: Any) -> dict[str, Any]:
+    """The answer (a :class:`ToolAnswer`, or the SDK's ``CallToolResult``) as the SDK puts it on the wire.
 
-    Why: handed a ``CallToolResult``, the SDK dumps it (a walk over every value: the 2000 rows
-    of a console list), then validates and dumps the dict once more for the protocol version;
-    handed this dict, it does only the second. ``structuredContent`` is plain JSON already
-    (:func:`ok_result` and :func:`error_result` make it so), so it goes in as it is.
+    Why a dict: handed a ``CallToolResult``, the SDK dumps it (a walk over every value: the 2000
+    rows of a console list), then validates and dumps the dict once more for the protocol
+    version; handed this dict, it does only the second. ``structuredContent`` is plain JSON
+    already (:func:`ok_result` and :func:`error_result` make it so), so it goes in as it is.
     """
+    if isinstance(answer, ToolAnswer):
+        return answer.wire_form()
     wire = answer.model_dump(by_alias=True, mode="json", exclude_none=True, exclude={"structured_content"})
     if answer.structured_content is not None:
         wire["structuredContent"] = answer.structured_content
@@ -104,7 +106,7 @@ _TRAILING_WORD = re.compile(r"(?: (?:to|on|of|at|in|into|from|for|with|and))+$")
 MESSAGE_MIN = 8
 
 
-def error_result(failure: ToolFailure, adapter: dict[str, Any] | None) -> types.CallToolResult:
+def error_result(failure: ToolFailure, adapter: dict[str, Any] | None) -> ToolAnswer:
     details = _jsonable(lean(failure.details)) or {}
     structured: dict[str, Any] = {
         **{k: v for k, v in details.items() if k not in ENVELOPE_KEYS},
@@ -123,9 +125,7 @@ def error_result(failure: ToolFailure, adapter: dict[str, Any] | None) -> types.
     candidates = details.get("candidates")
     if isinstance(candidates, list) and candidates:
         text += "\nCandidates:\n" + "\n".join(f"- {_short(c)}" for c in candidates[:20])
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)], structured_content=structured, is_error=True
-    )
+    return ToolAnswer(content=[TextBlock(text)], structured_content=structured, is_error=True)
 
 
 def _short(candidate: Any) -> str:

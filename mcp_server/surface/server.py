@@ -32,8 +32,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import mcp_types as types
-from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 
 from mcp_server.core import registry
@@ -48,11 +46,14 @@ from targets.errors import ErrorCode, ToolFailure
 
 from .answer_cap import final_pass
 from .client_log import CALL_SESSION, client_log
-from .envelope import error_result, failure_from_exception, ok_result, validation_failure, wire_form
-from .tool_catalog import Route, build_routes
+from .envelope import error_result, failure_from_exception, ok_result, validation_failure
+from .tool_answer import ToolAnswer
 
 if TYPE_CHECKING:
+    import mcp_types as types
     from mcp.server import Server
+
+    from .tool_catalog import Route
 
 __all__ = ["BrowserMCP", "build_server", "SERVER_NAME", "server_version", "CallRecord"]
 
@@ -126,8 +127,11 @@ class BrowserMCP:
         Why: generating the input and output schemas of every action is ~120 ms of the start
         (pydantic's JSON schema generation); a call needs none of it (the SDK does not validate
         answers against the outputSchema), and on a quick start (quickstart.py) the client's
-        first ``tools/list`` is answered from the recording, so the first call need not wait.
+        first ``tools/list`` is answered from the recording, so the first call need not wait
+        (nor import the catalog: it needs ``mcp_types``, see tool_answer.py).
         """
+        from .tool_catalog import build_routes
+
         return build_routes(self.specs, self.toolset)
 
     def list_tools(self) -> list[types.Tool]:
@@ -138,7 +142,15 @@ class BrowserMCP:
     async def call_tool(
         self, name: str, arguments: dict[str, Any] | None, *, progress: Any = None
     ) -> types.CallToolResult:
-        """Run one tool call; never raises (except cancellation)."""
+        """Run one tool call, answered as the SDK's ``CallToolResult``; never raises (except cancellation).
+
+        For code that holds this object and wants the SDK's type; the server's own paths (the
+        SDK's handler, a quick start's early calls) take :meth:`answer`, which needs no ``mcp_types``.
+        """
+        return (await self.answer(name, arguments, progress=progress)).to_sdk()
+
+    async def answer(self, name: str, arguments: dict[str, Any] | None, *, progress: Any = None) -> ToolAnswer:
+        """Run one tool call, answered in the light form (tool_answer.py); never raises (except cancellation)."""
         started = time.time()
         arrived = asyncio.get_running_loop().time()
         args = dict(arguments or {})
@@ -266,7 +278,7 @@ class BrowserMCP:
         return route.actions[action], action
 
     def _notify(
-        self, tool: str, action: str | None, args: dict[str, Any], answer: types.CallToolResult | None, t0: float
+        self, tool: str, action: str | None, args: dict[str, Any], answer: ToolAnswer | None, t0: float
     ) -> None:
         """Tell the observers (audit log) how a call ended; ``answer`` None means it was cancelled."""
         if not self.observers:
@@ -299,8 +311,10 @@ class BrowserMCP:
         The SDK's server side is imported here, not with this module: a call needs none of it,
         and on a quick start (quickstart.py) the first calls run while it loads.
         """
+        import mcp_types as types
         from mcp.server import Server
         from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+        from mcp_types import INVALID_PARAMS
 
         log_handler = client_log()
 
@@ -312,18 +326,18 @@ class BrowserMCP:
             progress = session.report_progress if session is not None else None
             token = CALL_SESSION.set(session)
             try:
-                answer = await self.call_tool(params.name, params.arguments, progress=progress)
+                answer = await self.answer(params.name, params.arguments, progress=progress)
             finally:
                 CALL_SESSION.reset(token)
             if params.name not in self.calls:
                 # The spec: an unknown tool is a protocol error (-32602), not a tool result the model
-                # should read; call_tool above still recorded it for the audit log.
+                # should read; answer() above still recorded it for the audit log.
                 raise MCPError(
                     INVALID_PARAMS,
                     f"Unknown tool: {params.name[:100]!r}",
                     data={"tools": sorted(self.calls), "hint": "call tools/list for the available tools"},
                 )
-            return wire_form(answer)
+            return answer.wire_form()
 
         async def on_set_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
             log_handler.set_level(params.level, getattr(ctx, "session", None))

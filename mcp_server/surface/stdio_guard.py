@@ -19,8 +19,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import mcp_types as types
-
 __all__ = ["GuardedStdin", "request_id", "open_guarded_stdin"]
 
 log = logging.getLogger("mcp_server.stdio")
@@ -117,6 +115,8 @@ def problem_of(line: str) -> tuple[int, str] | None:
         return None
     if line.count("[") + line.count("{") > MAX_DEPTH and _depth_over(line, MAX_DEPTH):
         return -32602, f"the message nests deeper than {MAX_DEPTH} levels; arguments must be flatter"
+    import mcp_types as types  # here, not above: a quick start's early calls use MAX_DEPTH before the SDK loads
+
     try:
         types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except Exception as exc:  # noqa: BLE001 - whatever the SDK's parser refuses
@@ -166,6 +166,7 @@ class GuardedStdin:
                 log.exception("refusal observer failed")
         if rid is None or self.write is None:
             return  # a notification (or an id we cannot read): JSON-RPC answers none
+        import mcp_types as types
         from mcp.shared.message import SessionMessage  # the SDK's transport is loaded by now
 
         error = types.JSONRPCError(jsonrpc="2.0", id=rid, error=types.ErrorData(code=code, message=message))
