@@ -391,3 +391,19 @@ async def test_the_server_leaves_when_the_client_closes_the_wire_during_an_early
             lines[early] = _by_id(out)
     assert lines[True] == lines[False]  # the call in flight: the SDK's "Connection closed" error, both ways
     assert json.loads(lines[True][3])["error"]["code"] == -32000
+
+
+async def test_a_tools_list_with_params_that_are_no_object_gets_the_sdks_answer_and_the_session_goes_on(
+    tmp_path: Path, recorded: None
+):
+    # The front read params.get("cursor") of any tools/list: a list there ended its reader, and with
+    # it the session (every later request unanswered). Now the SDK answers it, as without the front.
+    odd = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": ["oops"]}
+    ping = {"jsonrpc": "2.0", "id": 3, "method": "ping"}
+    lines = {}
+    for early in (True, False):
+        out, log = await _session(tmp_path, [*_handshake()[:2], odd, ping], 3, early=early)
+        lines[early] = _by_id(out)
+    assert set(lines[True]) == {1, 2, 3}, lines[True]
+    assert json.loads(lines[True][3])["result"] == {}  # the ping after it is answered: the session went on
+    assert lines[True][2] == lines[False][2]  # and the odd list gets what the SDK alone answers

@@ -242,6 +242,7 @@ async def _serve_stdio(
     else:
         guard, release = open_guarded_stdin(recorder)
     key = quickstart.cache_to_record(record_toolset) if record_toolset is not None else None
+    ended = False
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(watch_signals)
@@ -253,14 +254,16 @@ async def _serve_stdio(
                 guard.write = write
                 await server.run(read, write, server.create_initialization_options())
             tg.cancel_scope.cancel()
-        if key is not None:
-            # A session shorter than record_later's delay (a client that lists the tools and
-            # leaves, a bench's first start) records at its end, so the next start is quick.
-            await quickstart.record_if_missing(server, key)
+        ended = True
     finally:
         if release is not None:
             release()
         await _close(manager)
+    if key is not None and ended:
+        # A session shorter than record_later's delay (a client that lists the tools and leaves, a
+        # bench's first start) records at its end, so the next start is quick. After the browsers are
+        # closed: the stop-signal handlers are gone by now, and recording needs only the server.
+        await quickstart.record_if_missing(server, key)
 
 
 async def _preload_first_call() -> None:
@@ -271,8 +274,9 @@ async def _preload_first_call() -> None:
 
     try:
         await anyio.to_thread.run_sync(preload)
-    except ImportError:  # pragma: no cover - then the first attach imports (and reports) it itself
-        pass
+    except Exception:  # noqa: BLE001 - a speed-up only (an import race may raise importlib's
+        # _DeadlockError, a RuntimeError): the first attach then imports (and reports) it itself
+        log.debug("preloading the first attach's imports failed", exc_info=True)
 
 
 def _refusal_recorder(server: Any) -> Any:

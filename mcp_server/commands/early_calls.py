@@ -14,6 +14,10 @@ Only what is plainly the same as through the SDK runs here (:func:`eligible`): a
 ``tools/call`` of a known tool, on a negotiated handshake-era version, without a
 ``progressToken`` (those wait for the SDK, which sends the progress notifications). Anything
 else goes to the SDK in order, and from then on the SDK alone answers (quick_front.py).
+
+One difference stays: an early call has no SDK session yet, so the warnings our code logs while
+it runs go to stderr only, not to the client as ``notifications/message`` (the SDK path sends
+those at the default "warning" level). The answer itself says what happened, as on either path.
 """
 
 from __future__ import annotations

@@ -165,6 +165,7 @@ class _Front:
         self.forwarding = False  # something only the SDK can answer came, or the SDK took over
         self.early = early_calls.enabled()
         self.running: dict[Any, asyncio.Task[None]] = {}  # calls run here, by JSON-RPC id
+        self.write_started: set[Any] = set()  # ids whose answer has begun to go out (never answered twice)
         self.waiting = 0  # calls waiting for the tools to load, to be run here or not
         #: set when the SDK server may load: its import would halve the CPU of a call running here
         self.build_gate = threading.Event()
@@ -172,7 +173,11 @@ class _Front:
     async def pump(self) -> None:
         try:
             while (line := await self.reader.line()) is not _EOF:
-                await self.handle(line)
+                try:
+                    await self.handle(line)
+                except Exception:  # noqa: BLE001 - a bug in sorting one line must not end the session
+                    log.exception("quick start: could not sort a line; the SDK answers it")
+                    self._forward(line)
         finally:
             # The calls running here go on until the SDK reaches the end too (``close_running``).
             self.for_sdk.put_nowait(_EOF)
@@ -203,7 +208,8 @@ class _Front:
             return None
         if method == "tools/list" and msg_id is not None and self.version is not None and not self.called:
             # After a call the SDK answers it: replayed at once, it would overtake the call's answer.
-            if not (params or {}).get("cursor"):
+            cursor = params.get("cursor") if isinstance(params, dict) else None
+            if params is None or (isinstance(params, dict) and not cursor):
                 return await self._replay(self.cache["tools/list"][self.version], msg_id)
         if method == "tools/call" and self.early and self.initialized and await self._run_early(line, msg):
             return None
@@ -260,10 +266,14 @@ class _Front:
             # The light answer (surface/tool_answer.py): the SDK's CallToolResult would import mcp_types
             answer = await app.answer(params["name"], params.get("arguments"))
             line = early_calls.answer_line(msg_id, answer.wire_form(), version)
-        except Exception:  # noqa: BLE001 - call_tool answers everything; this is a bug in the shaping
+        except Exception as exc:  # noqa: BLE001 - call_tool answers everything; this is a bug in the shaping
             log.exception("early tools/call %r failed", msg_id)
-            line = early_calls.error_line(msg_id, -32603, "Internal error")
-        await self.writer.write(line)
+            line = early_calls.error_line(msg_id, 0, str(exc))  # what the SDK's dispatcher answers then
+        # Once the answer's first byte may be out, it is written whole (a cancel here would leave half a
+        # line for the next writer to append to) and nothing else answers this id: as the SDK prefers,
+        # possibly no answer to a cancelled call, never two.
+        self.write_started.add(msg_id)
+        await asyncio.shield(self.writer.write(line))
         log.info("quick start: answered tools/call %s, started before the SDK server was ready", json.dumps(msg_id))
 
     async def close_running(self) -> None:
@@ -277,7 +287,7 @@ class _Front:
             task.cancel()
         await asyncio.gather(*running.values(), return_exceptions=True)
         for msg_id, task in running.items():
-            if task.cancelled():
+            if task.cancelled() and msg_id not in self.write_started:
                 await self.writer.write(early_calls.error_line(msg_id, -32000, "Connection closed"))
 
     def _cancel(self, request_id: Any) -> bool:
