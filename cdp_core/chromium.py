@@ -285,7 +285,8 @@ class ChromiumProcess:
         return chrome
 
     def _not_ready(self) -> str | None:
-        """'' once the port is known (Chrome's stderr line, or ``DevToolsActivePort`` for port 0),
+        """'' once the port is known (Chrome's stderr line, or ``DevToolsActivePort`` for port 0; for the
+        toggle, ``port=None``, only the file),
         None while waiting, else why the start failed (the caller then calls :meth:`_fail`).
 
         A fixed port is ready only on Chrome's own ``DevTools listening on`` line (Puppeteer and
@@ -299,7 +300,9 @@ class ChromiumProcess:
         )
         if taken:  # Chrome fell back to [::1]: 127.0.0.1's port is another process's
             return f"port {self._requested_port} on 127.0.0.1 was taken by another process while Chromium started"
-        if stderr.listening is not None:
+        # The toggle (no flag): ready once DevToolsActivePort is written, which is how everything
+        # finds such a Chrome; Chrome prints its listening line a moment before it writes the file.
+        if stderr.listening is not None and self._requested_port is not None:
             self.port, self.ws_path = stderr.listening
             return ""
         if not self._requested_port:

@@ -213,7 +213,7 @@ async def test_detach_withdraws_a_request_the_user_has_not_answered(toggle_chrom
     async with serving(tmp_path / "artifacts", max_call_seconds=3) as agent:
         _point_at(agent, toggle_chrome)
         first = await agent.call("browser_session", CALL, action="attach_cdp")
-        assert first.structured_content["status"] == "waiting"
+        assert first.structured_content["status"] == "waiting", first.content[0].text
         result = await agent.call("browser_session", CALL, action="detach_cdp")
         assert not result.is_error and result.structured_content["withdrewRequest"] is True
         # Chrome keeps its dialog up after our socket closed (measured): the answer tells the agent
