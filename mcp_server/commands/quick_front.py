@@ -10,8 +10,8 @@ What it does while the server loads in a worker thread (quickstart.py says why):
 
 The first line only the SDK can answer (a ``ping``, ``logging/setLevel``, a call with a
 ``progressToken``, bad JSON, an unknown tool, ...) ends 1 and 2: it and every later line go to
-the SDK, as on an ordinary start. One reader (:class:`_Reader`) and one writer with a lock
-(:class:`_Writer`) serve the front and then the SDK, so no byte is read twice or lost at the
+the SDK, as on an ordinary start. One reader (:class:`~.quick_wire.LineReader`) and one writer with a lock
+(:class:`~.quick_wire.LineWriter`) serve the front and then the SDK, so no byte is read twice or lost at the
 hand-over and answers never interleave. A ``notifications/cancelled`` for a call running here
 cancels it (no answer, as the SDK does), before and after the hand-over; at the end of the input
 the calls still running here end when the SDK's do, with its ``Connection closed`` answer.
@@ -29,132 +29,31 @@ import contextlib
 import json
 import logging
 import os
-import stat
 import sys
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from . import early_calls
+from .quick_wire import EOF, LineReader, LineWriter
 from .quickstart import SENTINEL
 
 __all__ = ["run"]
 
 log = logging.getLogger("mcp_server")
 
-_EOF = None
 #: longest the SDK server's load waits for the calls running here to end (see ``run``)
 BUILD_HOLD_S = 1.0
 #: The GIL switch interval while the SDK server loads beside running calls (see ``load``)
 BUILD_SWITCH_INTERVAL_S = 0.0005
 
 
-def _direct(fd: int) -> bool:
-    """A pipe or socket that is not also our stderr: read and written without blocking (see wire_io.py)."""
-    try:
-        mine, err = os.fstat(fd), os.fstat(2)
-    except OSError:
-        return False
-    if not (stat.S_ISFIFO(mine.st_mode) or stat.S_ISSOCK(mine.st_mode)):
-        return False
-    return (mine.st_dev, mine.st_ino) != (err.st_dev, err.st_ino)
-
-
-class _Reader:
-    """The client's lines, from the loop (non-blocking fd) or, for other files, a reader thread."""
-
-    def __init__(self, fd: int, loop: asyncio.AbstractEventLoop) -> None:
-        self.fd = fd
-        self.loop = loop
-        self.partial = b""
-        self.lines: list[bytes] = []
-        self.eof = False
-        self.direct = _direct(fd)
-        self.chunks: asyncio.Queue[bytes] | None = None
-        if self.direct and sys.platform != "win32":  # never on Windows (quickstart is off there)
-            os.set_blocking(fd, False)
-        else:
-            self.direct = False
-            self.chunks = asyncio.Queue()
-            threading.Thread(target=self._pump, name="mcp-browser-stdin", daemon=True).start()
-
-    def _pump(self) -> None:
-        assert self.chunks is not None
-        while True:
-            try:
-                chunk = os.read(self.fd, 65536)
-            except OSError:
-                chunk = b""
-            self.loop.call_soon_threadsafe(self.chunks.put_nowait, chunk)
-            if not chunk:
-                return
-
-    async def _chunk(self) -> bytes:
-        if self.chunks is not None:
-            return await self.chunks.get()
-        while True:
-            try:
-                return os.read(self.fd, 65536)
-            except BlockingIOError:
-                ready = self.loop.create_future()
-                self.loop.add_reader(self.fd, ready.set_result, None)
-                try:
-                    await ready
-                finally:
-                    self.loop.remove_reader(self.fd)
-
-    async def line(self) -> bytes | None:
-        """The next non-empty line; None at the end of the input (an unterminated last line included)."""
-        while not self.lines:
-            if self.eof:
-                if self.partial.strip():
-                    last, self.partial = self.partial, b""
-                    return last
-                return _EOF
-            chunk = await self._chunk()
-            if not chunk:
-                self.eof = True
-                continue
-            self.partial += chunk
-            *complete, self.partial = self.partial.split(b"\n")
-            self.lines.extend(line for line in complete if line.strip())
-        return self.lines.pop(0)
-
-
-class _Writer:
-    """The one writer of the wire: the front's answers and the SDK's, a whole line at a time under a lock."""
-
-    def __init__(self, fd: int, loop: asyncio.AbstractEventLoop) -> None:
-        self.fd = fd
-        self.loop = loop
-        self.lock = asyncio.Lock()
-        self.direct = _direct(fd) and sys.platform != "win32"
-        if self.direct and sys.platform != "win32":  # never on Windows (quickstart is off there)
-            os.set_blocking(fd, False)
-            if stat.S_ISFIFO(os.fstat(fd).st_mode):
-                from mcp_server.surface.wire_io import _widen
-
-                _widen(fd)
-
-    async def write(self, data: bytes) -> None:
-        async with self.lock:
-            view = memoryview(data)
-            while view:
-                try:
-                    view = view[os.write(self.fd, view) :]
-                except BlockingIOError:
-                    ready = self.loop.create_future()
-                    self.loop.add_writer(self.fd, ready.set_result, None)
-                    try:
-                        await ready
-                    finally:
-                        self.loop.remove_writer(self.fd)
-
-
 class _Front:
     """Sorts the client's lines: replayed here, run here, or queued for the SDK (see the module doc)."""
 
-    def __init__(self, cache: dict[str, Any], reader: _Reader, writer: _Writer, tools: asyncio.Future[Any]) -> None:
+    def __init__(
+        self, cache: dict[str, Any], reader: LineReader, writer: LineWriter, tools: asyncio.Future[Any]
+    ) -> None:
         self.cache = cache
         self.reader = reader
         self.writer = writer
@@ -174,7 +73,7 @@ class _Front:
 
     async def pump(self) -> None:
         try:
-            while (line := await self.reader.line()) is not _EOF:
+            while (line := await self.reader.line()) is not EOF:
                 try:
                     await self.handle(line)
                 except Exception:  # noqa: BLE001 - a bug in sorting one line must not end the session
@@ -182,7 +81,7 @@ class _Front:
                     self._forward(line)
         finally:
             # The calls running here go on until the SDK reaches the end too (``close_running``).
-            self.for_sdk.put_nowait(_EOF)
+            self.for_sdk.put_nowait(EOF)
             self.build_gate.set()
 
     async def handle(self, line: bytes) -> None:
@@ -312,8 +211,8 @@ class _SdkStdin:
 
     async def __anext__(self) -> str:
         line = await self.front.for_sdk.get()
-        if line is _EOF:
-            self.front.for_sdk.put_nowait(_EOF)  # stays at the end for any later read
+        if line is EOF:
+            self.front.for_sdk.put_nowait(EOF)  # stays at the end for any later read
             await self.front.close_running()
             raise StopAsyncIteration
         return line.decode("utf-8", "replace")
@@ -322,7 +221,7 @@ class _SdkStdin:
 class _SdkStdout:
     """The SDK's stdout: the shared writer; drops its answer to the initialize the front answered."""
 
-    def __init__(self, writer: _Writer, drop_id: Any) -> None:
+    def __init__(self, writer: LineWriter, drop_id: Any) -> None:
         self.writer = writer
         self.drop_id = drop_id
         self.dropping = drop_id is not None
@@ -393,7 +292,7 @@ async def run(
             for future in {target, server}:
                 loop.call_soon_threadsafe(settle, future, None, exc)
 
-    front = _Front(cache, _Reader(wire_in, loop), _Writer(wire_out, loop), tools)
+    front = _Front(cache, LineReader(wire_in, loop), LineWriter(wire_out, loop), tools)
     threading.Thread(target=load, name="mcp-browser-load", daemon=True).start()
     pump = loop.create_task(front.pump())
     # A call run here may have launched a browser: a stop signal closes it, as the SDK's serving does
