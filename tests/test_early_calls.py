@@ -30,10 +30,8 @@ from mcp_types import CallToolRequestParams, methods
 from mcp_types.jsonrpc import JSONRPCResponse, jsonrpc_message_adapter
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from mcp_server.commands import early_calls, quickstart
-from mcp_server.commands.cli import build_app
+from mcp_server.commands import early_calls
 from mcp_server.core.registry import ActionResult
-from mcp_server.core.settings import Settings
 from mcp_server.surface import stdio_guard
 from mcp_server.surface.envelope import error_result, ok_result, wire_form
 from targets.errors import ErrorCode, ToolFailure
@@ -42,19 +40,6 @@ from targets.internal.process import ChromiumProcess
 ROOT = Path(__file__).resolve().parent.parent
 PEERS = ROOT / "bench" / "peers"
 EARLY = "started before the SDK server was ready"
-
-
-@pytest.fixture
-async def recorded(tmp_path: Path) -> None:
-    """The handshake recorded for the default toolset: every start in these tests is a quick one."""
-    key = quickstart.fingerprint("")
-    if quickstart.load(key) is None:
-        manager, server = build_app(Settings(artifact_dir=str(tmp_path / "rec")))
-        try:
-            await quickstart.record(server, key)
-        finally:
-            await manager.close()
-    assert quickstart.load(key) is not None
 
 
 async def _session(
@@ -120,7 +105,7 @@ def _shape(line: bytes) -> bytes:
 
 def _answers() -> list[Any]:
     ok = ActionResult(
-        text="héllo\u2028 <b>&</b> \"q\"\n2nd line",
+        text='héllo\u2028 <b>&</b> "q"\n2nd line',
         data={"n": 1.0, "big": 1e20, "small": 1e-7, "s": "é\u0000", "rows": [[1, "a", {"x": True}]], "k": [1.5]},
         images=[("AAAA", "image/png")],
     )
@@ -228,7 +213,7 @@ def test_a_call_is_taken_early_only_when_the_sdk_reads_it_the_same(line: bytes):
 # -- real sessions -----------------------------------------------------------------------------
 
 
-async def test_a_first_attach_answered_early_is_the_sdks_answer(tmp_path: Path, recorded: None):
+async def test_a_first_attach_answered_early_is_the_sdks_answer(tmp_path: Path, handshake_recorded: dict):
     chrome = ChromiumProcess.start()
     try:
         attach = _call(3, "browser_session", {"action": "attach_cdp", "cdp_url": chrome.cdp_url})
@@ -248,7 +233,9 @@ async def test_a_first_attach_answered_early_is_the_sdks_answer(tmp_path: Path, 
 
 
 @pytest.mark.parametrize("version", HANDSHAKE_PROTOCOL_VERSIONS)
-async def test_a_bad_first_call_gets_the_sdks_answer_byte_for_byte(tmp_path: Path, recorded: None, version: str):
+async def test_a_bad_first_call_gets_the_sdks_answer_byte_for_byte(
+    tmp_path: Path, handshake_recorded: dict, version: str
+):
     calls = [
         _call(3, "browser_session", {"action": "attach_cdp", "cdp_url": 9222}),
         _call(4, "browser_session", {"action": "no_such_action"}),
@@ -265,7 +252,7 @@ async def test_a_bad_first_call_gets_the_sdks_answer_byte_for_byte(tmp_path: Pat
     assert "cdp_url" in bad["structuredContent"]["message"]
 
 
-async def test_what_the_early_path_leaves_to_the_sdk_gets_the_sdks_answer(tmp_path: Path, recorded: None):
+async def test_what_the_early_path_leaves_to_the_sdk_gets_the_sdks_answer(tmp_path: Path, handshake_recorded: dict):
     progress = _call(3, "browser_session", {"action": "get_capabilities"}, _meta={"progressToken": "tok"})
     unknown = _call(4, "no_such_tool", {})
     lines = {}
@@ -291,7 +278,7 @@ async def test_what_the_early_path_leaves_to_the_sdk_gets_the_sdks_answer(tmp_pa
     assert json.loads(lines[True][2])["error"]["code"] == -32700  # the stdio guard's answer to broken JSON
 
 
-async def test_calls_sent_while_an_early_call_runs_are_each_answered_once(tmp_path: Path, recorded: None):
+async def test_calls_sent_while_an_early_call_runs_are_each_answered_once(tmp_path: Path, handshake_recorded: dict):
     chrome = ChromiumProcess.start()
     try:
         messages = [
@@ -315,7 +302,7 @@ async def test_calls_sent_while_an_early_call_runs_are_each_answered_once(tmp_pa
     assert json.loads(answers[7])["result"]["structuredContent"]["status"] == "ok"
 
 
-async def test_a_cancelled_early_call_gets_no_answer_and_the_session_goes_on(tmp_path: Path, recorded: None):
+async def test_a_cancelled_early_call_gets_no_answer_and_the_session_goes_on(tmp_path: Path, handshake_recorded: dict):
     # A port that takes connections and never answers: attach_cdp's discovery waits there until cancelled.
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
@@ -331,7 +318,7 @@ async def test_a_cancelled_early_call_gets_no_answer_and_the_session_goes_on(tmp
     assert f"tools/call 4, {EARLY}" in log, log
 
 
-async def test_an_sdk_client_session_whose_first_call_ran_early(tmp_path: Path, recorded: None):
+async def test_an_sdk_client_session_whose_first_call_ran_early(tmp_path: Path, handshake_recorded: dict):
     chrome = ChromiumProcess.start()
     try:
         log_file = tmp_path / "server.log"
@@ -351,7 +338,7 @@ async def test_an_sdk_client_session_whose_first_call_ran_early(tmp_path: Path, 
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: the TypeScript SDK cannot run")
-async def test_an_early_first_call_validates_in_the_typescript_sdk(tmp_path: Path, recorded: None):
+async def test_an_early_first_call_validates_in_the_typescript_sdk(tmp_path: Path, handshake_recorded: dict):
     assert (PEERS / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir()
     chrome = ChromiumProcess.start()
     try:
@@ -377,7 +364,9 @@ async def test_an_early_first_call_validates_in_the_typescript_sdk(tmp_path: Pat
     assert EARLY in log_file.read_text()
 
 
-async def test_the_server_leaves_when_the_client_closes_the_wire_during_an_early_call(tmp_path: Path, recorded: None):
+async def test_the_server_leaves_when_the_client_closes_the_wire_during_an_early_call(
+    tmp_path: Path, handshake_recorded: dict
+):
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
@@ -394,7 +383,7 @@ async def test_the_server_leaves_when_the_client_closes_the_wire_during_an_early
 
 
 async def test_a_tools_list_with_params_that_are_no_object_gets_the_sdks_answer_and_the_session_goes_on(
-    tmp_path: Path, recorded: None
+    tmp_path: Path, handshake_recorded: dict
 ):
     # The front read params.get("cursor") of any tools/list: a list there ended its reader, and with
     # it the session (every later request unanswered). Now the SDK answers it, as without the front.

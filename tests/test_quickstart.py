@@ -21,25 +21,16 @@ from mcp_http import ENTRY, server_env
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from mcp_server.commands import quickstart
-from mcp_server.commands.cli import build_app
 from mcp_server.core.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-async def recorded(tmp_path: Path) -> dict:
-    """The handshake recorded for the default toolset (what an ordinary start does after 1 s)."""
-    key = quickstart.fingerprint("")
-    if quickstart.load(key) is None:
-        manager, server = build_app(Settings(artifact_dir=str(tmp_path / "rec")))
-        try:
-            await quickstart.record(server, key)
-        finally:
-            await manager.close()
-    cache = quickstart.load(key)
-    assert cache is not None and set(cache["versions"]) == set(HANDSHAKE_PROTOCOL_VERSIONS)
-    return cache
+def recorded(handshake_recorded: dict) -> dict:
+    """The recorded handshake (conftest), holding every protocol version the SDK speaks."""
+    assert set(handshake_recorded["versions"]) == set(HANDSHAKE_PROTOCOL_VERSIONS)
+    return handshake_recorded
 
 
 class RawServer:

@@ -21,9 +21,6 @@ import httpx
 import pytest
 from mcp_http import AUTH, StdoutLines, running_http_server, server_env
 
-from mcp_server.commands import quickstart
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
 from mcp_server.surface.stdio_guard import request_id
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,22 +90,9 @@ def test_request_ids_are_read_from_the_top_level_only():
     assert request_id(_call(12, DEEP)) == 12 and request_id('{"id": -4 , "x": 1}') == -4
 
 
-@pytest.fixture
-async def handshake_recorded(tmp_path: Path) -> None:
-    """The quick start's cache for the default toolset (what an ordinary start records after 1 s)."""
-    key = quickstart.fingerprint("")
-    if quickstart.load(key) is None:
-        manager, server = build_app(Settings(artifact_dir=str(tmp_path / "rec")))
-        try:
-            await quickstart.record(server, key)
-        finally:
-            await manager.close()
-    assert quickstart.load(key) is not None
-
-
 @pytest.mark.parametrize("quick", [False, True], ids=["sdk-start", "quick-start"])
 async def test_hostile_messages_are_answered_over_stdio_and_the_server_goes_on(
-    tmp_path: Path, quick: bool, handshake_recorded: None
+    tmp_path: Path, quick: bool, handshake_recorded: dict
 ):
     """Both ways the server serves stdio: the SDK's start and the quick start's hand-over."""
     log = tmp_path / "stderr.log"
