@@ -79,10 +79,25 @@ class VirtualDisplay:
         done = subprocess.run([exe, *args], env=self.env(), capture_output=True, timeout=timeout, check=False)
         return done.stdout.decode(errors="replace")
 
+    def grab(self, attempts: int = 3) -> bytes:
+        """The whole screen as ``xwd`` dumps it, tried again when a grab fails.
+
+        Why again: ``xwd -root`` now and then exits 1 while a window maps or a dialog animates on a
+        loaded machine (seen once in CI, polling for Chrome's Allow dialog); the next grab works.
+        """
+        for attempt in range(attempts):
+            done = subprocess.run(["xwd", "-root", "-silent"], env=self.env(), capture_output=True, timeout=10)
+            if done.returncode == 0 and done.stdout:
+                return done.stdout
+            if attempt == attempts - 1:
+                err = done.stderr.decode(errors="replace").strip()
+                raise RuntimeError(f"xwd -root failed {attempts} times (exit {done.returncode}): {err}")
+            time.sleep(0.2)
+        raise AssertionError("unreachable")
+
     def screenshot(self, path: Path) -> Path:
         """The whole screen as a PNG (for a test's evidence, or to read a pixel)."""
-        xwd = subprocess.run(["xwd", "-root", "-silent"], env=self.env(), capture_output=True, check=True, timeout=10)
-        subprocess.run(["convert", "xwd:-", str(path)], input=xwd.stdout, check=True, timeout=20)
+        subprocess.run(["convert", "xwd:-", str(path)], input=self.grab(), check=True, timeout=20)
         return path
 
     def stop(self) -> None:

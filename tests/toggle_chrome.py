@@ -30,10 +30,9 @@ DIMMED = (102, 102, 102)
 
 def pixel(display: VirtualDisplay, x: int, y: int) -> tuple[int, int, int]:
     """The colour of one screen pixel (``xwd`` + ImageMagick, as a screenshot tool sees the screen)."""
-    xwd = subprocess.run(["xwd", "-root", "-silent"], env=display.env(), capture_output=True, check=True, timeout=10)
     out = subprocess.run(
         ["convert", "xwd:-", "-crop", f"1x1+{x}+{y}", "-depth", "8", "txt:-"],
-        input=xwd.stdout,
+        input=display.grab(),
         capture_output=True,
         check=True,
         timeout=20,
