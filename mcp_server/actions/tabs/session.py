@@ -242,11 +242,9 @@ async def attach_cdp(ctx: ToolContext, args: AttachArgs) -> ActionResult:
     line, picked = selection(pages, since=since)
     if refused is not None:
         # attached all the same: say why no tab was picked, and list them to pick from
-        line = f"{refused.code}: {refused.message}\n" + "\n".join(pages_listing(pages)[0])
-        picked = {
-            "selectError": {"code": refused.code, "message": refused.message},
-            "pages": pages_listing(pages)[1]["pages"],
-        }
+        listed, listing = pages_listing(pages)
+        line = f"{refused.code}: {refused.message}\n" + "\n".join(listed)
+        picked = {"selectError": {"code": refused.code, "message": refused.message}, "pages": listing["pages"]}
         hints.append("select_page with a page_id or stable_page_id from pages")
     elif picked.get("otherPages"):
         hints.append("list_pages lists the other pages")
