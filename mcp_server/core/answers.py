@@ -46,9 +46,13 @@ def row(*columns: dict[str, Any], required: int | None = None, description: str 
 
 
 class Answer(BaseModel):
-    """Base of answer models: extra keys allowed (the envelope adds its own)."""
+    """Base of answer models: extra keys allowed (the envelope adds its own).
 
-    model_config = ConfigDict(extra="allow")
+    ``defer_build``: their schemas are built with the SDK server (outputSchemas), after the
+    first calls, not while the tools load (quick_front.py).
+    """
+
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 ConsoleRow = row(_INT, _STR, _STR, description="[id, type, text, {at, page, frame, replayed, stack}?]")

@@ -41,9 +41,13 @@ CONDENSED_TOOLS = ("browser_session", "browser_interact")
 
 
 class ActionArgs(BaseModel):
-    """Base of every action's arguments: unknown fields are refused, not ignored."""
+    """Base of every action's arguments: unknown fields are refused, not ignored.
 
-    model_config = ConfigDict(extra="forbid")
+    ``defer_build``: each model's validator is built at its first call, not when the ~100 action
+    modules load; loading them is what the client's first call waits for (quick_front.py).
+    """
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 @dataclass
