@@ -14,15 +14,16 @@ from faults_util import UserTabs, serving
 from test_background_tab import activate, visibility
 
 
-async def test_attach_selects_the_named_background_tab_without_touching_it(fresh_chromium, http_server, tmp_path: Path):
-    user = UserTabs(fresh_chromium.http_url)
+async def test_attach_selects_the_named_background_tab_without_touching_it(users_chrome, http_server, tmp_path: Path):
+    """In a Chrome with a window (headful, Xvfb): there a hidden tab gets no frames, as on the desktop."""
+    user = UserTabs(users_chrome.http_url)
     orders = await user.open(http_server.url("/truth/next.html"))
     front = await user.open(http_server.url("/faults/tab.html?name=front"))
-    await activate(fresh_chromium.http_url, front)
-    assert await visibility(fresh_chromium.http_url, orders) == "hidden"
+    await activate(users_chrome.http_url, front)
+    assert await visibility(users_chrome.http_url, orders) == "hidden"
     async with serving(tmp_path / "artifacts") as agent:
         result = await agent.call(
-            "browser_session", action="attach_cdp", cdp_url=fresh_chromium.http_url, url_contains="truth/next"
+            "browser_session", action="attach_cdp", cdp_url=users_chrome.http_url, url_contains="truth/next"
         )
         assert not result.is_error, result.content[0].text
         data, text = result.structured_content, result.content[0].text
@@ -33,7 +34,7 @@ async def test_attach_selects_the_named_background_tab_without_touching_it(fresh
         current = await agent.s("get_current_page")
         assert current["page"]["url"].endswith("/truth/next.html"), current
         # picked, never focused or navigated: the user's front tab stays in front, the orders tab as it was
-        assert await visibility(fresh_chromium.http_url, orders) == "hidden"
+        assert await visibility(users_chrome.http_url, orders) == "hidden"
         listed = await agent.s("list_pages")
         assert sum(1 for p in listed["pages"] if p["url"].endswith("/truth/next.html")) == 1
 

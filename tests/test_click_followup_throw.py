@@ -11,6 +11,7 @@ from pathlib import Path
 
 from faults_util import UserTabs, serving
 from httpserver import Reply
+from test_background_tab import activate, visibility
 
 PAGE = """<!doctype html><title>New order</title>
 <form><label>Customer <input id="customer" value="ACME"></label>
@@ -28,15 +29,22 @@ document.getElementById("save").addEventListener("click", saveOrder);
 """
 
 
-async def test_the_click_answer_names_the_frame_that_threw(fresh_chromium, http_server, tmp_path: Path):
+async def test_the_click_answer_names_the_frame_that_threw(users_chrome, http_server, tmp_path: Path):
+    """The user's Chrome with a window (headful, Xvfb), the order form in a background tab that loaded hidden."""
     http_server.route("/throw/order.html", lambda req: Reply(200, PAGE))
     http_server.route("/throw/orders.js", lambda req: Reply(200, SCRIPT, content_type="text/javascript"))
-    await UserTabs(fresh_chromium.http_url).open(http_server.url("/throw/order.html"))
+    user = UserTabs(users_chrome.http_url)
+    front = await user.open(http_server.url("/faults/tab.html?name=front"))
+    await activate(users_chrome.http_url, front)
+    order = await user.open(http_server.url("/throw/order.html"), background=True)
+    assert await visibility(users_chrome.http_url, order) == "hidden"
     async with serving(tmp_path / "artifacts") as agent:
-        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url, url_contains="/throw/order.html")
+        await agent.s("attach_cdp", cdp_url=users_chrome.http_url, url_contains="/throw/order.html")
         result = await agent.call("browser_interact", action="click", selector="#save")
         assert not result.is_error, result.content[0].text
         text, followed = result.content[0].text, result.structured_content["followed"]
+    # clicked where the user left it: the tab got the click without coming to the front
+    assert await visibility(users_chrome.http_url, order) == "hidden"
     rows = {row[1]: row for row in followed["consoleErrors"]}
     # the uncaught error: its message and the function, file and line that threw (line 2 of orders.js)
     assert "Cannot read properties of null" in rows["pageerror"][2], rows
