@@ -6,7 +6,7 @@ from typing import Any
 
 from cdp_core.recorders.listing import Selection
 
-from .lean import Keep, lean, ms_since, short_url, when_text
+from .lean import lean, ms_since, short_url, when_text
 from .listing_render import (
     CONSOLE_COLUMNS,
     ISSUE_FIELDS,
@@ -15,6 +15,7 @@ from .listing_render import (
     cut,
     frame_text,
     header,
+    listing_data,
     location,
     paging,
     same_doc,
@@ -114,20 +115,7 @@ def console_listing(
     columns = TYPE_SHARED_COLUMNS if shared else CONSOLE_COLUMNS
     notes, hint = paging(sel, since_id, "console_list")
     lines += [f"[{note}]" for note in notes]
-    data: dict[str, Any] = {
-        "page": page_url,
-        "capturedSince": since,
-        "total": sel.total,
-        "earlier": sel.earlier or None,
-        "after": sel.after or None,
-        "evicted": evicted or None,
-        "shared": shared or None,
-        "columns": columns if n else None,
-        # Rows are built lean (a row of scalars is what lean() returns unchanged): the envelope's
-        # pass need not call itself once per row. Empty: dropped, as lean drops an empty list.
-        "entries": Keep(rows) if rows else [],
-        "hint": hint,
-    }
+    data = listing_data(sel, page_url, since, evicted, shared, columns, rows, hint)
     return "\n".join(lines), data
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from cdp_core.recorders.listing import Selection
 
-from .lean import short_url
+from .lean import Keep, short_url
 
 __all__ = [
     "TEXT_CHARS",
@@ -26,6 +26,7 @@ __all__ = [
     "location",
     "paging",
     "header",
+    "listing_data",
     "shared_values",
 ]
 
@@ -135,3 +136,30 @@ def header(
     if shared:
         head += f" (all {shared})"
     return head
+
+
+def listing_data(
+    sel: Selection,
+    page_url: str | None,
+    since: str | None,
+    evicted: int,
+    shared: dict[str, Any],
+    columns: list[str],
+    rows: list[list[Any]],
+    hint: str | None,
+) -> dict[str, Any]:
+    """The structured side of a console or network listing: one shape for both (docs/tools.md)."""
+    return {
+        "page": page_url,
+        "capturedSince": since,
+        "total": sel.total,
+        "earlier": sel.earlier or None,
+        "after": sel.after or None,
+        "evicted": evicted or None,
+        "shared": shared or None,
+        "columns": columns if sel.entries else None,
+        # Rows are built lean (a row of scalars is what lean() returns unchanged): the envelope's
+        # pass need not call itself once per row. Empty: dropped, as lean drops an empty list.
+        "entries": Keep(rows) if rows else [],
+        "hint": hint,
+    }

@@ -6,7 +6,7 @@ from typing import Any
 
 from cdp_core.recorders.listing import Selection
 
-from .lean import Keep, lean, ms_since, short_url, when_text
+from .lean import lean, ms_since, short_url, when_text
 from .listing_render import (
     NETWORK_COLUMNS,
     PAYLOAD_CHARS,
@@ -14,6 +14,7 @@ from .listing_render import (
     cut,
     frame_text,
     header,
+    listing_data,
     paging,
     same_doc,
     shared_values,
@@ -115,20 +116,7 @@ def network_listing(
     columns = [name for name in NETWORK_COLUMNS if name not in shared]
     notes, hint = paging(sel, since_id, "network_list")
     lines += [f"[{note}]" for note in notes]
-    data: dict[str, Any] = {
-        "page": page_url,
-        "capturedSince": since,
-        "total": sel.total,
-        "earlier": sel.earlier or None,
-        "after": sel.after or None,
-        "evicted": evicted or None,
-        "shared": shared or None,
-        "columns": columns if n else None,
-        # Rows are built lean (a row of scalars is what lean() returns unchanged): the envelope's
-        # pass need not call itself once per row. Empty: dropped, as lean drops an empty list.
-        "entries": Keep(rows) if rows else [],
-        "hint": hint,
-    }
+    data = listing_data(sel, page_url, since, evicted, shared, columns, rows, hint)
     return "\n".join(lines), data
 
 
