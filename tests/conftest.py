@@ -70,6 +70,22 @@ def artifacts_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+@pytest.fixture
+async def client(artifacts_dir: Path) -> AsyncIterator[Any]:
+    """An MCP client session (the SDK's, in memory) on a server of this test's own, its browsers closed after."""
+    from mcp.client import Client
+
+    from mcp_server.commands.cli import build_app
+    from mcp_server.core.settings import Settings
+
+    manager, server = build_app(Settings(artifact_dir=str(artifacts_dir)))
+    try:
+        async with Client(server) as session:
+            yield session
+    finally:
+        await manager.close()
+
+
 @pytest.fixture(autouse=True)
 def _no_proxy_env(monkeypatch: pytest.MonkeyPatch) -> None:
     # Loopback traffic must never be routed through a proxy from the environment.

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from httpserver import Reply
-from lean_util import assert_lean, records
+from lean_util import answer_text, assert_lean, records
 from mcp.client import Client
 
 import cdp_core
@@ -50,23 +49,9 @@ def leaky_page(http_server) -> str:
     return http_server.url("/mem/ordini.html")
 
 
-@pytest.fixture
-async def client(artifacts_dir: Path) -> AsyncIterator[Client]:
-    manager, server = build_app(Settings(artifact_dir=str(artifacts_dir)))
-    try:
-        async with Client(server) as c:
-            yield c
-    finally:
-        await manager.close()
-
-
 async def call(client: Client, action: str, **args: Any) -> tuple[Any, dict[str, Any]]:
     result = await client.call_tool("browser_session", {"action": action, **args})
     return result, result.structured_content or {}
-
-
-def text_of(result: Any) -> str:
-    return "\n".join(block.text for block in result.content if getattr(block, "text", None))
 
 
 async def test_600_detached_divs_and_growth_since_an_earlier_snapshot(client: Client, leaky_page: str, artifacts_dir):
@@ -88,7 +73,7 @@ async def test_600_detached_divs_and_growth_since_an_earlier_snapshot(client: Cl
     assert_lean(result)
     assert second["comparedTo"] == first["snapshotPath"]
     assert second["nodeCount"] > first["nodeCount"] and second["totalSize"] > 0
-    text = text_of(result)
+    text = answer_text(result)
     assert "Detached DOM nodes: " in text and "<div> 600" in text
     assert "<div> +600" in text
 
@@ -174,6 +159,6 @@ async def test_a_summary_longer_than_the_call_bound_answers_with_the_file(
             result, sc = await call(c, "memory_snapshot")
             assert not result.is_error, sc
             assert sc["summaryPending"] is True and (artifacts_dir / sc["snapshotPath"]).is_file()
-            assert "goes on in the background" in text_of(result)
+            assert "goes on in the background" in answer_text(result)
     finally:
         await manager.close()

@@ -8,28 +8,17 @@ uids, then ``structuredContent``.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from httpserver import Reply
-from lean_util import records
+from lean_util import answer_text, records
 from mcp.client import Client
 
 from mcp_server.commands.cli import build_app
 from mcp_server.core.settings import Settings
 
 UID = r"\[uid=(\d+)\]"
-
-
-@pytest.fixture
-async def client(artifacts_dir: Path) -> AsyncIterator[Client]:
-    manager, server = build_app(Settings(artifact_dir=str(artifacts_dir)))
-    try:
-        async with Client(server) as c:
-            yield c
-    finally:
-        await manager.close()
 
 
 @pytest.fixture
@@ -48,10 +37,6 @@ async def interact(client: Client, action: str, **args):
     return result, result.structured_content or {}
 
 
-def text_of(result) -> str:
-    return "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
-
-
 def uid_of(text: str, pattern: str) -> int:
     match = re.search(UID + " " + pattern, text)
     assert match, f"no line {pattern!r} in:\n{text}"
@@ -61,7 +46,7 @@ def uid_of(text: str, pattern: str) -> int:
 async def snap(client: Client, **args) -> tuple[str, dict]:
     result, sc = await session(client, "snapshot", **args)
     assert not result.is_error, sc
-    return text_of(result), sc
+    return answer_text(result), sc
 
 
 async def test_seed_form_fill_select_and_click_save(client, save_api):
@@ -89,7 +74,7 @@ async def test_seed_form_fill_select_and_click_save(client, save_api):
     assert not result.is_error, sc
     posted = [r for r in records(sc["followed"], "requests") if r["url"].endswith("/snapshot/api/save")]
     assert posted and posted[0]["method"] == "POST" and posted[0]["status"] == 422, sc
-    assert "POST" in text_of(result) and "/snapshot/api/save" in text_of(result)
+    assert "POST" in answer_text(result) and "/snapshot/api/save" in answer_text(result)
     # the network store has it too, with the filled values in the body
     result, sc = await session(client, "network_list", url_contains="/snapshot/api/save")
     assert len(records(sc)) == 1 and records(sc)[0]["status"] == 422
@@ -140,7 +125,7 @@ async def test_actionability_checks_apply_and_leave_no_trace(client, http_server
     assert "non doveva" not in text
     expression = "'tagged:' + document.querySelectorAll('[data-mcp-uid]').length"
     result, sc = await session(client, "evaluate_js", expression=expression)
-    assert "tagged:0" in text_of(result), sc
+    assert "tagged:0" in answer_text(result), sc
     assert uid_of(text, r'button "Bloccato" disabled') == bloccato  # the failed call changed nothing
 
 
@@ -165,7 +150,7 @@ async def test_iframe_inputs_are_fillable(client, http_server):
         "evaluate_js",
         expression="document.querySelector('iframe').contentDocument.querySelectorAll('[data-mcp-uid]').length",
     )
-    assert not result.is_error and "0" in text_of(result), sc
+    assert not result.is_error and "0" in answer_text(result), sc
 
 
 async def test_alert_and_confirm_are_handled(client, http_server):

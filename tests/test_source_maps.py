@@ -11,14 +11,13 @@ in the user's Chrome, on a background tab whose script loaded before we attached
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from httpserver import Reply
-from lean_util import records
+from lean_util import answer_text, records
 from mcp.client import Client
 
 import cdp_core
@@ -53,25 +52,11 @@ def order_pages(http_server) -> dict[str, str]:
     return urls
 
 
-@pytest.fixture
-async def client(artifacts_dir: Path) -> AsyncIterator[Client]:
-    manager, server = build_app(Settings(artifact_dir=str(artifacts_dir)))
-    try:
-        async with Client(server) as c:
-            yield c
-    finally:
-        await manager.close()
-
-
 async def call(client: Client, action: str, **args: Any) -> tuple[Any, dict[str, Any]]:
     result = await client.call_tool("browser_session", {"action": action, **args})
     sc = result.structured_content or {}
     assert not result.is_error, sc
     return result, sc
-
-
-def text_of(result: Any) -> str:
-    return "\n".join(block.text for block in result.content if getattr(block, "text", None))
 
 
 async def wait_console(client: Client, want: int) -> list[dict[str, Any]]:
@@ -126,7 +111,7 @@ async def test_minified_stacks_name_the_original_functions(client: Client, order
 
     # Text-only clients read the same: original first, the generated location kept.
     result, sc = await call(client, "console_get", id=page_error["id"])
-    text = text_of(result)
+    text = answer_text(result)
     assert "at formatAmount (" in text and "orders.js:7:" in text and "[generated o " in text
     assert "orders.min.js:1:" in text
     assert sc["entry"]["stack"][1].startswith("validateOrder (")
@@ -142,7 +127,7 @@ async def test_minified_stacks_name_the_original_functions(client: Client, order
         initiator["stack"][0].startswith("sendOrder (/sourcemap/orders.js:20:")
         and "[generated r (" in initiator["stack"][0]
     )
-    assert "initiator: " in text_of(result) and "    at sendOrder (" in text_of(result)
+    assert "initiator: " in answer_text(result) and "    at sendOrder (" in answer_text(result)
     assert "sourceMapNotes" not in sc
 
     # The page's `debugger;` statement never paused it: its interval keeps counting.
@@ -181,7 +166,7 @@ async def test_unreadable_map_is_said_and_nothing_is_guessed(client: Client, ord
     assert unmapped(records(sc))
     notes = sc["sourceMapNotes"]
     assert len(notes) == 1 and "missing.min.js.map" in notes[0] and "HTTP 404" in notes[0]
-    assert "source map:" in text_of(result) and "HTTP 404" in text_of(result)
+    assert "source map:" in answer_text(result) and "HTTP 404" in answer_text(result)
     # A script without any map is not worth a note.
     await call(client, "console_clear")
     await call(client, "navigate", url=order_pages["nomap"])
@@ -291,7 +276,7 @@ async def test_a_list_of_logs_reads_no_source_map(client: Client, http_server):
             break
         await asyncio.sleep(0.05)
     assert sc["total"] == 300 and sc["shared"] == {"type": "log"}, sc
-    assert "sourceMapNotes" not in sc and "source map:" not in text_of(result)
+    assert "sourceMapNotes" not in sc and "source map:" not in answer_text(result)
     assert not [r for r in http_server.requests if r.path.endswith("steps.min.js.map")]
 
     result, sc = await call(client, "console_get", id=records(sc)[0]["id"])

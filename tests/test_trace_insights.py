@@ -12,13 +12,11 @@ and read what an agent would. The same traces agree with DevTools' own trace eng
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import trace_pages
-from lean_util import record
+from lean_util import answer_text, record
 from mcp.client import Client
 
 from cdp_core.recorders.trace_insights import site_of
@@ -179,25 +177,11 @@ def test_sites_of_third_parties():
 # -- through MCP on real Chromium ------------------------------------------------------------
 
 
-@pytest.fixture
-async def client(artifacts_dir: Path) -> AsyncIterator[Client]:
-    manager, server = build_app(Settings(artifact_dir=str(artifacts_dir)))
-    try:
-        async with Client(server) as c:
-            yield c
-    finally:
-        await manager.close()
-
-
 async def call(client: Client, action: str, **args: Any) -> tuple[Any, dict[str, Any]]:
     result = await client.call_tool("browser_session", {"action": action, **args})
     sc = result.structured_content or {}
     assert not result.is_error, sc
     return result, sc
-
-
-def text_of(result: Any) -> str:
-    return "\n".join(block.text for block in result.content if getattr(block, "text", None))
 
 
 async def trace_dashboard(client: Client, url: str) -> tuple[Any, dict[str, Any]]:
@@ -230,7 +214,7 @@ def check_dashboard(result: Any, sc: dict[str, Any]) -> None:
     vendor_tasks = [t for t in tasks if "vendor.js" in (t.get("url") or "")]
     assert vendor_tasks and vendor_tasks[0]["durationMs"] >= trace_pages.VENDOR_BUSY_MS
     assert ins["layoutShifts"]["cls"] > 0
-    text = text_of(result)
+    text = answer_text(result)
     assert "Render-blocking before first paint" in text and "slow.css" in text
     assert "LCP " in text and "TTFB " in text and "By site: localhost" in text
 
@@ -242,7 +226,7 @@ async def test_slow_stylesheet_reported_as_render_blocking(client: Client, http_
     # performance_summary reads the same from the saved file.
     result, summary = await call(client, "performance_summary")
     assert summary["insights"] == sc["summary"]["insights"]
-    assert "Render-blocking before first paint" in text_of(result)
+    assert "Render-blocking before first paint" in answer_text(result)
 
 
 async def test_users_chrome(artifacts_dir: Path, http_server, fresh_chromium):
@@ -298,7 +282,7 @@ async def test_users_background_tab_says_it_painted_nothing(artifacts_dir: Path,
             ins = summary.get("insights") or {}
             assert "lcp" not in ins and "renderBlocking" not in ins
             assert summary.get("fcpMs") is None and any("background" in n for n in summary["notes"])
-            assert "background" in text_of(result)
+            assert "background" in answer_text(result)
             await call(c, "detach_cdp")
     finally:
         await manager.close()
