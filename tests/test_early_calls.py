@@ -29,6 +29,7 @@ from mcp_http import ENTRY, server_env
 from mcp_types import CallToolRequestParams, methods
 from mcp_types.jsonrpc import JSONRPCResponse, jsonrpc_message_adapter
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from stdio_session import handshake, stdio_session
 
 from mcp_server.commands import early_calls
 from mcp_server.core.registry import ActionResult
@@ -47,40 +48,7 @@ async def _session(
 ) -> tuple[list[bytes], str]:
     """A quick start fed ``messages`` (dicts, or raw lines as bytes) at once; its first answers and its log."""
     env = server_env(tmp_path / "artifacts", MCP_QUICKSTART="1", MCP_EARLY_CALLS="1" if early else "0")
-    proc = await asyncio.create_subprocess_exec(
-        *ENTRY, "--log-level", "INFO",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env=env, cwd=str(ROOT),
-    )  # fmt: skip
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    proc.stdin.write(b"".join((m if isinstance(m, bytes) else json.dumps(m).encode()) + b"\n" for m in messages))
-    await proc.stdin.drain()
-    if close_at_once:
-        proc.stdin.close()
-    out: list[bytes] = []
-    try:
-        while len(out) < answers:
-            line = await asyncio.wait_for(proc.stdout.readline(), 60)
-            assert line, "the server closed its stdout"
-            if b'"method"' not in line[:40]:
-                out.append(line)
-    finally:
-        proc.stdin.close()
-        try:
-            await asyncio.wait_for(proc.wait(), 30)
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
-    return out, (await proc.stderr.read()).decode() + f"\nexit code {proc.returncode}"
-
-
-def _handshake(version: str = "2025-11-25") -> list[dict]:
-    params = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
-    return [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-    ]
+    return await stdio_session(env, messages, answers, close_at_once=close_at_once)
 
 
 def _call(msg_id: Any, name: str, arguments: Any, **params: Any) -> dict:
@@ -219,7 +187,7 @@ async def test_a_first_attach_answered_early_is_the_sdks_answer(tmp_path: Path, 
         attach = _call(3, "browser_session", {"action": "attach_cdp", "cdp_url": chrome.cdp_url})
         lines = {}
         for early in (True, False):
-            out, log = await _session(tmp_path, [*_handshake(), attach], 3, early=early)
+            out, log = await _session(tmp_path, [*handshake(), attach], 3, early=early)
             assert "answered the handshake from the recorded answers" in log, log
             assert (f"tools/call 3, {EARLY}" in log) is early, log
             lines[early] = _by_id(out)
@@ -243,7 +211,7 @@ async def test_a_bad_first_call_gets_the_sdks_answer_byte_for_byte(
     ]
     lines = {}
     for early in (True, False):
-        out, log = await _session(tmp_path, [*_handshake(version), *calls], 5, early=early)
+        out, log = await _session(tmp_path, [*handshake(version), *calls], 5, early=early)
         assert (f"tools/call 3, {EARLY}" in log) is early, log
         lines[early] = _by_id(out)
     assert lines[True] == lines[False]
@@ -257,18 +225,18 @@ async def test_what_the_early_path_leaves_to_the_sdk_gets_the_sdks_answer(tmp_pa
     unknown = _call(4, "no_such_tool", {})
     lines = {}
     for early in (True, False):
-        out, log = await _session(tmp_path, [*_handshake(), progress, unknown], 4, early=early)
+        out, log = await _session(tmp_path, [*handshake(), progress, unknown], 4, early=early)
         assert EARLY not in log, log  # a progressToken waits for the SDK, and everything after it
         lines[early] = _by_id(out)
     assert lines[True] == lines[False]
     assert json.loads(lines[True][4])["error"]["code"] == -32602
     assert json.loads(lines[True][3])["result"]["structuredContent"]["status"] == "ok"
 
-    out, log = await _session(tmp_path, [*_handshake(), unknown, _call(5, "browser_session", {})], 4, early=True)
+    out, log = await _session(tmp_path, [*handshake(), unknown, _call(5, "browser_session", {})], 4, early=True)
     assert EARLY not in log  # after a line only the SDK answers, the SDK answers everything
     assert set(_by_id(out)) == {1, 2, 4, 5}
 
-    broken = [*_handshake(), b'{"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {', _call(7, "x", {})]
+    broken = [*handshake(), b'{"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {', _call(7, "x", {})]
     lines = {}
     for early in (True, False):
         out, log = await _session(tmp_path, broken, 4, early=early)
@@ -282,7 +250,7 @@ async def test_calls_sent_while_an_early_call_runs_are_each_answered_once(tmp_pa
     chrome = ChromiumProcess.start()
     try:
         messages = [
-            *_handshake(),
+            *handshake(),
             _call(3, "browser_session", {"action": "attach_cdp", "cdp_url": chrome.cdp_url}),
             _call(4, "browser_session", {"action": "list_pages"}),
             {"jsonrpc": "2.0", "id": 5, "method": "tools/list"},
@@ -310,7 +278,7 @@ async def test_a_cancelled_early_call_gets_no_answer_and_the_session_goes_on(tmp
         url = f"http://127.0.0.1:{silent.getsockname()[1]}"
         slow = _call(3, "browser_session", {"action": "attach_cdp", "cdp_url": url})
         cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}}
-        messages = [*_handshake(), slow, cancel, _call(4, "browser_session", {"action": "get_capabilities"})]
+        messages = [*handshake(), slow, cancel, _call(4, "browser_session", {"action": "get_capabilities"})]
         out, log = await _session(tmp_path, messages, 3, early=True)
     answers = _by_id(out)
     assert sorted(answers) == [1, 2, 4], answers  # no answer for the cancelled call, as the SDK does
@@ -371,7 +339,7 @@ async def test_the_server_leaves_when_the_client_closes_the_wire_during_an_early
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
         url = f"http://127.0.0.1:{silent.getsockname()[1]}"
-        messages = [*_handshake(), _call(3, "browser_session", {"action": "attach_cdp", "cdp_url": url})]
+        messages = [*handshake(), _call(3, "browser_session", {"action": "attach_cdp", "cdp_url": url})]
         lines = {}
         for early in (True, False):
             out, log = await _session(tmp_path, messages, 3, early=early, close_at_once=True)
@@ -391,7 +359,7 @@ async def test_a_tools_list_with_params_that_are_no_object_gets_the_sdks_answer_
     ping = {"jsonrpc": "2.0", "id": 3, "method": "ping"}
     lines = {}
     for early in (True, False):
-        out, log = await _session(tmp_path, [*_handshake()[:2], odd, ping], 3, early=early)
+        out, log = await _session(tmp_path, [*handshake()[:2], odd, ping], 3, early=early)
         lines[early] = _by_id(out)
     assert set(lines[True]) == {1, 2, 3}, lines[True]
     assert json.loads(lines[True][3])["result"] == {}  # the ping after it is answered: the session went on

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import json
 import subprocess
@@ -21,7 +20,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcp_http import ENTRY, server_env
+from mcp_http import server_env
+from stdio_session import handshake, stdio_session
 
 from mcp_server.commands.gc_tuning import YOUNG_THRESHOLD, pause_for_startup, tune_gc
 from mcp_server.core.settings import Settings
@@ -33,37 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 async def _session(env: dict[str, str], *messages: dict, answers: int) -> tuple[list[dict], str]:
     """Start the server, send ``messages``, read ``answers`` answers (notifications skipped), close stdin."""
-    proc = await asyncio.create_subprocess_exec(
-        *ENTRY, "--log-level", "INFO",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env=env, cwd=str(ROOT),
-    )  # fmt: skip
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
-    await proc.stdin.drain()
-    out: list[dict] = []
-    try:
-        while len(out) < answers:
-            msg = json.loads(await asyncio.wait_for(proc.stdout.readline(), 60))
-            if "method" not in msg:
-                out.append(msg)
-    finally:
-        proc.stdin.close()
-        try:
-            await asyncio.wait_for(proc.wait(), 30)
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
-    return out, (await proc.stderr.read()).decode()
-
-
-def _handshake() -> list[dict]:
-    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
-    return [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-    ]
+    lines, log = await stdio_session(env, list(messages), answers)
+    return [json.loads(line) for line in lines], log
 
 
 async def test_a_short_first_session_leaves_the_recording_and_the_next_first_call_runs(
@@ -71,14 +42,14 @@ async def test_a_short_first_session_leaves_the_recording_and_the_next_first_cal
 ):
     cache = tmp_path / "cache"
     env = server_env(tmp_path / "artifacts", XDG_CACHE_HOME=str(cache), MCP_QUICKSTART="1")
-    first, log = await _session(env, *_handshake(), answers=2)
+    first, log = await _session(env, *handshake(), answers=2)
     assert "answered the handshake from the recorded answers" not in log  # nothing recorded yet: the SDK answered
     assert list((cache / "mcp-browser-debug").glob("handshake-*.json")), log
 
     attach = {"action": "attach_cdp", "cdp_url": fresh_chromium.cdp_url}
     params = {"name": "browser_session", "arguments": attach}
     call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params}
-    second, log = await _session(env, *_handshake(), call, answers=3)
+    second, log = await _session(env, *handshake(), call, answers=3)
     assert "answered the handshake from the recorded answers" in log
     assert second[:2] == first  # the same answers, byte for byte in content
     answer = second[2]
