@@ -70,22 +70,6 @@ def artifacts_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-@pytest.fixture
-async def client(artifacts_dir: Path) -> AsyncIterator[Any]:
-    """An MCP client session (the SDK's, in memory) on a server of this test's own, its browsers closed after."""
-    from mcp.client import Client
-
-    from mcp_server.commands.cli import build_app
-    from mcp_server.core.settings import Settings
-
-    manager, server = build_app(Settings(artifact_dir=str(artifacts_dir)))
-    try:
-        async with Client(server) as session:
-            yield session
-    finally:
-        await manager.close()
-
-
 @pytest.fixture(autouse=True)
 def _no_proxy_env(monkeypatch: pytest.MonkeyPatch) -> None:
     # Loopback traffic must never be routed through a proxy from the environment.
@@ -145,6 +129,12 @@ async def app_client(tmp_path: Path) -> AsyncIterator[Any]:
             yield client
     finally:
         await manager.close()
+
+
+@pytest.fixture
+def client(app_client: Any) -> Any:
+    """``app_client`` under the name most MCP tests use (a test file's own ``client`` fixture wins)."""
+    return app_client
 
 
 @pytest.fixture
