@@ -47,6 +47,25 @@ async def test_calls_on_a_page_that_keeps_navigating_answer_promptly(http_server
         assert (await agent.s("screenshot"))["bytes"] > 0
 
 
+EMPTIED = "<title>Emptied</title><p>gone soon</p><script>document.documentElement.remove()</script>"
+
+
+async def test_get_dom_of_a_document_without_a_root_element_says_so(http_server, tmp_path):
+    """Between a navigation's commit and its first element, and after a script empties the page, the
+    document has no root: the CI failure answered "no element matches None" (a selector never given)."""
+    http_server.route("/faults/emptied.html", Reply(200, EMPTIED))
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("navigate", url=http_server.url("/faults/emptied.html"))
+        result = await agent.client.call_tool("browser_session", {"action": "get_dom"})
+        assert not result.is_error, result.content[0].text
+        sc, text = result.structured_content, result.content[0].text
+        assert sc["html"] == "" and sc["length"] == 0 and sc["url"].endswith("/faults/emptied.html")
+        assert "no root element" in text and "None" not in text, text
+        missed = await agent.client.call_tool("browser_session", {"action": "get_dom", "selector": "p"})
+        assert missed.is_error and missed.structured_content["code"] == "INVALID_ARGUMENT"
+        assert "no element matches 'p'" in missed.content[0].text
+
+
 class MovingPage:
     """A page that navigates itself in the one moment Chrome no longer shields a navigation of ours.
 

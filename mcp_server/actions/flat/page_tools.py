@@ -173,6 +173,9 @@ async def get_dom(ctx: ToolContext, args: GetDomArgs) -> ActionResult:
             f"no element matches {args.selector!r}",
             hint="check the selector (get_dom without selector returns the whole page)",
         )
+    if out.get("noRoot"):
+        text = f"DOM of {out['url']}: the document has no root element (a script removed it, or it is being replaced)"
+        return ActionResult(text=text, data={"url": out["url"], "html": "", "length": 0, "truncated": False})
     truncated = out["truncated"]
     about = "about " if out.get("lengthEstimated") else ""
     note = f"\n[truncated: {about}{out['length']} chars, showing {args.max_chars}]" if truncated else ""

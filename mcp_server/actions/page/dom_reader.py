@@ -41,7 +41,9 @@ MAX_VALUE_CHARS = 2000
 _SERIALIZE = r"""
 (function (arg) {
   const root = arg.selector ? document.querySelector(arg.selector) : document.documentElement;
-  if (!root) return null;
+  // No root element without a selector: a document being replaced (or emptied by a script), not a miss.
+  if (!root) return arg.selector ? null : {html: '', length: 0, complete: true, values: [], noRoot: true,
+                                          url: location.href, title: document.title};
   const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'META']);
   const VOID = new Set(['AREA', 'BASE', 'BR', 'COL', 'EMBED', 'HR', 'IMG', 'INPUT', 'LINK', 'SOURCE', 'TRACK',
                         'WBR', 'PARAM']);
@@ -142,7 +144,8 @@ async def read_dom(page: Any, frame_sessions: dict[str, CDPSession], *, selector
 
     Returns ``None`` when ``selector`` matches nothing, else ``html``, ``length`` (of the whole
     cleaned document; estimated when the page was too big to walk whole: ``lengthEstimated``),
-    ``truncated``, ``url``, ``title`` and ``redactedValues`` (how many input values were masked).
+    ``truncated``, ``url``, ``title`` and ``redactedValues`` (how many input values were masked);
+    ``noRoot`` when the document has no root element through every read (emptied by a script).
     """
     session, frame_id = await _frame_target(page, frame_sessions)
     arg = {
@@ -170,6 +173,8 @@ async def read_dom(page: Any, frame_sessions: dict[str, CDPSession], *, selector
     }
     if not result.get("complete"):
         out["lengthEstimated"] = True
+    if result.get("noRoot"):
+        out["noRoot"] = True
     return out
 
 
@@ -289,6 +294,9 @@ async def _evaluate_isolated(
         remote = result.get("result", {})
         value = remote.get("value")
         if isinstance(value, dict):
+            if value.get("noRoot") and attempt + 1 < _ATTEMPTS:
+                await asyncio.sleep(0.05 * (attempt + 1))  # a new document before its first element: read again
+                continue
             return value
         if remote.get("subtype") == "null":
             return None  # the serializer's answer for a selector that matches nothing
