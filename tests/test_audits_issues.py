@@ -14,7 +14,7 @@ from faults_util import UserTabs, serving
 from httpserver import Reply, TestServer
 from lean_util import records
 
-from cdp_core.recorders.audits import IssueTracker, issue_entry
+from cdp_core.recorders.console.audits import IssueTracker, issue_entry
 
 FORM_PAGE = """<!doctype html><title>Legacy form</title>
 <form action="/save">

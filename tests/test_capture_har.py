@@ -7,7 +7,7 @@ import json
 from capture_util import open_tab, until
 from httpserver import Reply
 
-from cdp_core.recorders.har import build_har, write_har
+from cdp_core.recorders.network.har import build_har, write_har
 
 SECRET = "Bearer har-secret-token-99"
 

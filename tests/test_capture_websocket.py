@@ -9,7 +9,7 @@ from capture_util import open_tab, until
 from httpserver import Reply
 from websockets.asyncio.server import serve
 
-from cdp_core.recorders.har import build_har
+from cdp_core.recorders.network.har import build_har
 
 
 @pytest.fixture

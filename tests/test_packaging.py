@@ -124,7 +124,7 @@ def test_cdp_core_loads_no_server_dependency_in_the_wheel(fresh_venv: Path, tmp_
     everything = (
         "import cdp_core, cdp_core.chromium, cdp_core.protocol.network, cdp_core.sourcemap, cdp_core.heap_snapshot;"
         "import cdp_core.recorders.network, cdp_core.recorders.console, cdp_core.recorders.tracing;"
-        "import cdp_core.recorders.accessibility, cdp_core.recorders.har, cdp_core.recorders.source_maps"
+        "import cdp_core.recorders.accessibility, cdp_core.recorders.network.har, cdp_core.recorders.source_maps"
     )
     assert _loaded_after(python, everything, tmp_path) == []
     # The one opt-in: cdp_core.models are pydantic models (docs/cdp_core.md says so).

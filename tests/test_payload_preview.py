@@ -16,7 +16,7 @@ from httpserver import Reply, Request
 from lean_util import assert_lean, records
 from test_background_tab import CALL, agent_in_hidden_tab, interact, uid_of
 
-from cdp_core.recorders.payload_preview import LONG_VALUE, payload_preview
+from cdp_core.recorders.network.payload_preview import LONG_VALUE, payload_preview
 
 VIEWSTATE = "/wEPDwUKLTE2NjY" + "QWxsIHRoZSBzdGF0ZSBvZiB0aGUgcGFnZQ" * 180  # 6,135 characters, base64-like
 VALIDATION = "/wEdAAV" + "c3RhdGU" * 110

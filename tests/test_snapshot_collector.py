@@ -20,9 +20,9 @@ import pytest
 from httpserver import Reply
 from snapshot_helpers import big_page, load, open_tab
 
-from cdp_core.recorders import snapshot_collector
 from cdp_core.recorders.accessibility import SnapshotOptions, resolve_uid, take_snapshot
-from cdp_core.recorders.snapshot_collector import element_backend, isolated_world
+from cdp_core.recorders.accessibility import collector as snapshot_collector
+from cdp_core.recorders.accessibility.collector import element_backend, isolated_world
 from cdp_core.recorders.uids import StaleUid, UidRegistry
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -14,7 +14,7 @@ from cdp_core.recorders.accessibility import (
     resolve_uid,
     take_snapshot,
 )
-from cdp_core.recorders.snapshot_format import diff_snapshots
+from cdp_core.recorders.accessibility.format import diff_snapshots
 from cdp_core.recorders.uids import StaleUid, UidRegistry
 
 UID = r"\[uid=(\d+)\]"

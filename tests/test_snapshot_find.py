@@ -14,8 +14,8 @@ from httpserver import Reply
 from lean_util import assert_lean, records
 from test_background_tab import CALL, agent_in_hidden_tab, interact
 
-from cdp_core.recorders.snapshot_find import find_lines
-from cdp_core.recorders.snapshot_format import SnapshotLine
+from cdp_core.recorders.accessibility.find import find_lines
+from cdp_core.recorders.accessibility.format import SnapshotLine
 
 ROWS = "".join(
     f"<tr><td>{4000 + i}</td><td>Customer {i}</td><td>{'Open' if i % 3 else 'Closed'}</td>"

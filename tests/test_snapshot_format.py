@@ -1,6 +1,6 @@
 """Pure logic of snapshot text: rendering, budgets that keep errors, diffs by uid."""
 
-from cdp_core.recorders.snapshot_format import Snapshot, SnapshotLine, apply_budget, diff_snapshots, render_line
+from cdp_core.recorders.accessibility.format import Snapshot, SnapshotLine, apply_budget, diff_snapshots, render_line
 
 
 def test_render_line_quotes_and_bounds():

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cdp_core.recorders.debug_capture import logpoint_condition
+from cdp_core.recorders.debugger.capture import logpoint_condition
 from cdp_core.sourcemap import parse_source_map
-from cdp_core.sourcemap_scopes import (
+from cdp_core.sourcemap.scopes import (
     NameIndex,
     generated_position,
     source_index,

@@ -20,14 +20,14 @@ from hypothesis import strategies as st
 
 import cdp_core
 from cdp_core import CDPSession
-from cdp_core.recorders.trace_summary import (
+from cdp_core.recorders.tracing import NoTraceRunning, TraceAlreadyRunning, TraceError, Tracer
+from cdp_core.recorders.tracing.summary import (
     TraceReader,
     TraceSummaryError,
     iter_trace_events,
     summarize,
     summarize_events,
 )
-from cdp_core.recorders.tracing import NoTraceRunning, TraceAlreadyRunning, TraceError, Tracer
 
 # -- hand-made traces ----------------------------------------------------------------------
 

@@ -19,8 +19,8 @@ import trace_pages
 from lean_util import answer_text, record
 from mcp.client import Client
 
-from cdp_core.recorders.trace_insights import site_of
-from cdp_core.recorders.trace_summary import summarize_events
+from cdp_core.recorders.tracing.insights import site_of
+from cdp_core.recorders.tracing.summary import summarize_events
 from mcp_server.commands.cli import build_app
 from mcp_server.core.settings import Settings
 

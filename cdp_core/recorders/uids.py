@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..connection import CDPSession
-    from .snapshot_format import Snapshot
+    from .accessibility.format import Snapshot
 
 __all__ = ["StaleUid", "UidEntry", "UidRegistry", "FrameInfo"]
 

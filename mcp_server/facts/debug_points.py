@@ -2,10 +2,10 @@
 
 Where a point goes: ``source`` names an original file of a map (``ordini.js``) or a script URL;
 ``line`` is 1-based in that file. An original line becomes the generated position where its
-code starts (:func:`cdp_core.sourcemap_scopes.generated_position`), and a logpoint's expression,
+code starts (:func:`cdp_core.sourcemap.scopes.generated_position`), and a logpoint's expression,
 written with original names, is rewritten with the generated names nearest to that position.
 After a pause, frames are mapped to original functions and places by the page's resolver
-(:mod:`mcp_server.facts.stacks`) and variables renamed per scope (:mod:`cdp_core.recorders.debug_names`).
+(:mod:`mcp_server.facts.stacks`) and variables renamed per scope (:mod:`cdp_core.recorders.debugger.names`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from cdp_core import CDPSession
 from cdp_core.errors import CDPException
-from cdp_core.recorders.debug_names import name_capture
 from cdp_core.recorders.debugger import DebugPoints
+from cdp_core.recorders.debugger.names import name_capture
 from cdp_core.recorders.source_maps import SourceMapResolver
 from cdp_core.sourcemap import SourceMap
-from cdp_core.sourcemap_scopes import NameIndex, generated_position, source_index
+from cdp_core.sourcemap.scopes import NameIndex, generated_position, source_index
 from targets.errors import ErrorCode, ToolFailure
 
 from .stacks import BUDGET_S, resolver_of
@@ -199,7 +199,7 @@ def original_to_generated(where: Where, expression: str) -> dict[str, str]:
     """Original identifiers of ``expression`` -> the generated names nearest to the point."""
     if where.smap is None or not where.text:
         return {}
-    from cdp_core.sourcemap_scopes import _IDENT
+    from cdp_core.sourcemap.scopes import _IDENT
 
     index = _index(where.url, where.smap, where.text)
     renamed: dict[str, str] = {}

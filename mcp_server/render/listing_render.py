@@ -36,7 +36,7 @@ URL_CHARS = 200
 PAYLOAD_CHARS = 200
 #: Types whose source location matters in a list: what went wrong. Logs have theirs in console_get.
 LOCATED_TYPES = frozenset({"error", "pageerror", "warning", "assert", "trace", "issue", "logpoint", "snapshot"})
-#: What a DevTools issue (type ``issue``, cdp_core/recorders/audits.py) adds to its line.
+#: What a DevTools issue (type ``issue``, cdp_core/recorders/console/audits.py) adds to its line.
 ISSUE_FIELDS = ("kind", "reason", "severity", "element", "cookie", "request", "omitted")
 
 CONSOLE_COLUMNS = ["id", "type", "text"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cdp_core.recorders.snapshot_format import (
+from cdp_core.recorders.accessibility.format import (
     MAX_FIELD_CHARS,
     MAX_NAME_CHARS,
     MAX_TEXT_CHARS,
@@ -23,7 +23,7 @@ from cdp_core.recorders.snapshot_format import (
 __all__ = ["LINE_COLUMNS", "snapshot_data", "diff_data", "line_row"]
 
 LINE_COLUMNS = ["role", "name", "uid"]
-#: Where the text cuts an option's label and value, and a link's href (snapshot_format.render_line).
+#: Where the text cuts an option's label and value, and a link's href (accessibility.format.render_line).
 OPTION_CHARS = 60
 HREF_CHARS = 300
 DIFF_LINES = 200
@@ -34,7 +34,7 @@ CUT_HINT = (
 
 
 def _clip(text: str, limit: int) -> str:
-    """The text as ``snapshot_format.quote`` shows it, without the quotes."""
+    """The text as ``accessibility.format.quote`` shows it, without the quotes."""
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

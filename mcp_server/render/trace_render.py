@@ -1,7 +1,7 @@
 """Answers of the trace actions: text and data built from a trace summary, lean in both renderings.
 
 Render step of the trace's path (collect: :mod:`cdp_core.recorders.tracing`; build:
-:mod:`cdp_core.recorders.trace_summary`; render: here for the JSON rows and the answers,
+:mod:`cdp_core.recorders.tracing.summary`; render: here for the JSON rows and the answers,
 :mod:`mcp_server.render.trace_text` for the summary's text). Kept apart from the handlers in
 :mod:`mcp_server.actions.evidence.trace` so each stays small and the shapes are testable without a browser.
 """

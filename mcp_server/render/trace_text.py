@@ -1,6 +1,6 @@
 """Render: the text of a trace summary, for clients that read only the text.
 
-Built from the summary dict of :mod:`cdp_core.recorders.trace_summary` (collect -> build
+Built from the summary dict of :mod:`cdp_core.recorders.tracing.summary` (collect -> build
 there, render here): a few short lines with every number the structured answer carries
 that an agent acts on, insights included.
 """

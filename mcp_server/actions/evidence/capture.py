@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 from pydantic import Field
 
-from cdp_core.recorders.console_events import CONSOLE_TYPES, TYPE_ALIASES
-from cdp_core.recorders.har import build_har, write_har
+from cdp_core.recorders.console.events import CONSOLE_TYPES, TYPE_ALIASES
 from cdp_core.recorders.network import BodyIsBinary, BodyUnavailable, EntryNotFound
+from cdp_core.recorders.network.har import build_har, write_har
 from mcp_server.core.answers import Answer, ListAnswer
 from mcp_server.core.registry import ActionArgs, ActionResult, action
 from mcp_server.facts.body_preview import HTML_SCAN_BYTES, held_response_preview, readable_preview

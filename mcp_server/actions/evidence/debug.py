@@ -2,7 +2,7 @@
 
 Nothing here freezes the page: logpoints record inside their breakpoint's condition and
 never pause; snapshot points and exceptions pause only while the capture is read, then
-resume (cdp_core/recorders/debugger.py says how, and what happens to a ``debugger;``
+resume (cdp_core/recorders/debugger/__init__.py says how, and what happens to a ``debugger;``
 statement while points exist). Hits are console entries (``logpoint``, ``snapshot``): read
 them with console_list / console_get. The Debugger domain is on only while a point exists.
 """
@@ -15,7 +15,7 @@ from pydantic import Field
 
 from cdp_core.errors import CDPException
 from cdp_core.recorders.debugger import Point
-from cdp_core.sourcemap_scopes import split_top_level, translate_identifiers
+from cdp_core.sourcemap.scopes import split_top_level, translate_identifiers
 from mcp_server.core.registry import ActionArgs, ActionResult, action
 from mcp_server.facts.stacks import BUDGET_S
 from mcp_server.render import debug_render as render

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from cdp_core.errors import CDPException
-from cdp_core.recorders.trace_summary import TraceSummaryError, summarize
 from cdp_core.recorders.tracing import NoTraceRunning, TraceAlreadyRunning, Tracer
+from cdp_core.recorders.tracing.summary import TraceSummaryError, summarize
 from mcp_server.core.registry import ActionArgs, ActionResult, action
 from mcp_server.render.trace_render import stopped_answer, summary_answer
 from targets.errors import ErrorCode, ToolFailure

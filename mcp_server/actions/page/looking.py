@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import Field
 
 from cdp_core import CDPException
-from cdp_core.recorders.snapshot_format import render_line
+from cdp_core.recorders.accessibility.format import render_line
 from mcp_server.core.answers import Answer
 from mcp_server.core.context import ToolContext
 from mcp_server.core.registry import ActionArgs, ActionResult, action

@@ -21,7 +21,7 @@ from cdp_core.recorders.accessibility import (
     resolve_uid,
     take_snapshot,
 )
-from cdp_core.recorders.snapshot_format import SnapshotLine
+from cdp_core.recorders.accessibility.format import SnapshotLine
 from cdp_core.recorders.uids import StaleUid
 
 from .snapshot import child_sessions, registry_of

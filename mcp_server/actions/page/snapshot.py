@@ -15,7 +15,7 @@ from pydantic import Field
 
 from cdp_core import CDPSession
 from cdp_core.recorders.accessibility import FrameNotFound, SelectorNotFound, SnapshotOptions, take_snapshot
-from cdp_core.recorders.snapshot_format import Snapshot, diff_snapshots, render_diff
+from cdp_core.recorders.accessibility.format import Snapshot, diff_snapshots, render_diff
 from mcp_server.core.answers import Answer, SnapshotRow
 from mcp_server.core.context import ToolContext
 from mcp_server.core.registry import ActionArgs, ActionResult, action

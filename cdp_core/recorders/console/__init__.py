@@ -1,0 +1,277 @@
+"""Console capture: ``console.*``, uncaught errors and browser-side log entries in one timeline.
+
+Why three sources: they do not overlap. ``console.*`` arrives only as
+``Runtime.consoleAPICalled``, uncaught errors only as ``Runtime.exceptionThrown`` and
+browser messages (failed resource loads, CSP, deprecations) only as ``Log.entryAdded``.
+Handlers are synchronous and cheap (a bounded preview is built from the event's own
+``RemoteObject`` previews; nothing is fetched back from the page), so a flood of console
+messages never slows the reader. Messages the browser replays on ``Runtime.enable`` /
+``Log.enable`` (logged before we attached) are kept and marked ``replayed``.
+
+Line and column numbers in entries are 1-based, as DevTools shows them.
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import Any
+
+from ...connection import CDPSession
+from ...errors import CDPException
+from ..listing import Selection, select_window
+from ..network import EntryNotFound, iso_time
+from .audits import IssueTracker
+from .events import TYPE_ALIASES, ConsoleEvents
+from .format import format_remote_object
+
+__all__ = ["ConsoleRecorder", "format_remote_object", "Selection", "DEFAULT_MAX_BYTES"]
+
+CONSOLE_EVENTS = (
+    "Runtime.consoleAPICalled",
+    "Runtime.exceptionThrown",
+    "Runtime.executionContextCreated",
+    "Runtime.executionContextsCleared",
+    "Log.entryAdded",
+    "Page.frameNavigated",
+    "Audits.issueAdded",
+)
+
+#: Default budget of a page's console store (estimated bytes), documented in docs/configuration.md.
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+#: What an entry costs besides its strings (the dict, its small values), and each stack frame.
+ENTRY_OVERHEAD = 600
+FRAME_SIZE = 250
+
+
+def _entry_size(entry: dict[str, Any]) -> int:
+    """Estimated bytes an entry holds (the store's budget counts these)."""
+    size = ENTRY_OVERHEAD + len(entry.get("text", "")) + len(entry.get("pageUrl", "")) + len(entry.get("frameUrl", ""))
+    size += len(entry.get("message", "")) + len(entry.get("description", ""))
+    size += sum(len(a) for a in entry.get("argsPreview") or ()) + len((entry.get("location") or {}).get("url") or "")
+    return size + FRAME_SIZE * len(entry.get("stack") or ())
+
+
+#: the return type of methods defined after ``list`` (which shadows the builtin in the class body)
+Records = builtins.list[dict[str, Any]]
+
+
+class ConsoleRecorder(ConsoleEvents):
+    """Per-page console timeline, bounded by ``max_bytes`` (estimated) and optionally ``max_entries``.
+
+    Why bytes: a burst of 2000 short messages must be kept whole (an agent reads them page by
+    page), while a page that logs megabytes for hours must not exhaust memory. The oldest
+    entries go first; ``evicted`` counts them.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_entries: int | None = None,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        preview_chars: int = 2048,
+        page_url: Any = None,
+    ) -> None:
+        self.max_entries = max(1, int(max_entries)) if max_entries else None
+        self.max_bytes = max(64 * 1024, int(max_bytes))
+        self.stored_bytes = 0
+        self._sizes: dict[int, int] = {}
+        self.preview_chars = max(64, int(preview_chars))
+        self._page_url_fn = page_url
+        self._page_url = ""
+        self._page_session: CDPSession | None = None
+        self.captured_since: str | None = None
+        self.evicted = 0
+        self._ids = itertools.count(1)
+        self._entries: OrderedDict[int, dict[str, Any]] = OrderedDict()
+        self._replaying: set[tuple[str, str | None]] = set()
+        self._contexts: dict[tuple[str | None, int], str] = {}  # (session, contextId) -> frameId
+        self._frame_urls: dict[str, str] = {}
+        self._session_kind: dict[str | None, str] = {}
+        self._subscriptions: list[Any] = []
+        #: DevTools Issues (Audits domain) become ``type: "issue"`` entries of this timeline.
+        self.issues = IssueTracker()
+
+    async def attach(self, session: CDPSession, *, frame_kind: str = "page") -> None:
+        """Subscribe, then enable Runtime and Log; what they replay is marked ``replayed``."""
+        if self.captured_since is None:
+            self.captured_since = iso_time()
+        if frame_kind == "page" and self._page_session is None:
+            self._page_session = session
+            self._page_url = str(session.target_info.get("url", ""))
+        self._session_kind[session.session_id] = frame_kind
+        sub = session.on(CONSOLE_EVENTS, lambda ev: self._on_event(session, frame_kind, ev))
+        self._subscriptions.append(sub)
+        if frame_kind != "worker":
+            try:
+                tree = await session.send("Page.getFrameTree")
+                self._learn_frames(tree.get("frameTree") or {})
+            except CDPException:
+                pass
+        # Events handled before an enable's reply are the browser's replay of older messages
+        # (the reader delivers them in order, before the reply): one window per domain.
+        key = session.session_id
+        self._replaying.add(("Runtime", key))
+        try:
+            await session.send("Runtime.enable")
+        finally:
+            self._replaying.discard(("Runtime", key))
+        self._replaying.add(("Log", key))
+        try:
+            await session.send("Log.enable")
+        except CDPException:
+            pass  # workers on some builds have no Log domain
+        finally:
+            self._replaying.discard(("Log", key))
+        if frame_kind != "worker":
+            self._replaying.add(("Audits", key))
+            try:
+                await session.send("Audits.enable")  # replays the issues Chrome collected before we came
+            except CDPException:
+                pass
+            finally:
+                self._replaying.discard(("Audits", key))
+
+    def detach(self) -> None:
+        for sub in self._subscriptions:
+            sub.cancel()
+        self._subscriptions.clear()
+
+    def _learn_frames(self, node: dict[str, Any]) -> None:
+        frame = node.get("frame") or {}
+        if frame.get("id"):
+            self._frame_urls[frame["id"]] = frame.get("url", "")
+        for child in node.get("childFrames") or []:
+            self._learn_frames(child)
+
+    @property
+    def page_url(self) -> str:
+        if self._page_url_fn is not None:
+            try:
+                return self._page_url_fn() or self._page_url
+            except Exception:
+                return self._page_url
+        if self._page_session is not None:
+            main = self._page_session.target_info.get("targetId")
+            if main and main in self._frame_urls:
+                return self._frame_urls[main]
+            return str(self._page_session.target_info.get("url", "")) or self._page_url
+        return self._page_url
+
+    def _add(self, entry: dict[str, Any]) -> None:
+        entry["id"] = next(self._ids)
+        self._entries[entry["id"]] = entry
+        size = _entry_size(entry)
+        self._sizes[entry["id"]] = size
+        self.stored_bytes += size
+        while len(self._entries) > 1 and (
+            (self.max_entries is not None and len(self._entries) > self.max_entries)
+            or self.stored_bytes > self.max_bytes
+        ):
+            old_id, _ = self._entries.popitem(last=False)
+            self.stored_bytes -= self._sizes.pop(old_id, 0)
+            self.evicted += 1
+
+    # -- queries ----------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        return {
+            "capturedSince": self.captured_since,
+            "stored": len(self._entries),
+            "storedBytes": self.stored_bytes,
+            "maxBytes": self.max_bytes,
+            "maxEntries": self.max_entries,
+            "evicted": self.evicted,
+        }
+
+    @staticmethod
+    def _shape(entry: dict[str, Any], include_stack: bool) -> dict[str, Any]:
+        if include_stack:
+            return dict(entry)
+        out = {k: v for k, v in entry.items() if k != "stack"}
+        out["stackFrames"] = len(entry.get("stack") or [])
+        return out
+
+    def list(
+        self,
+        *,
+        types: Iterable[str] | None = None,
+        limit: int | None = None,
+        include_stack: bool = False,
+        since_id: int | None = None,
+    ) -> Records:
+        """Entries oldest first; ``limit`` keeps the newest.
+
+        ``types`` like ``["error", "warning"]``; ``"error"`` also matches ``pageerror``
+        (uncaught exceptions), ``"pageerror"`` alone selects only those.
+        """
+        picked = self._matching(types, since_id)
+        if limit is not None and limit >= 0:
+            picked = picked[-limit:] if limit else []
+        return [self._shape(e, include_stack) for e in picked]
+
+    def _matching(self, types: Iterable[str] | None, since_id: int | None) -> Records:
+        if not types and since_id is None:
+            return builtins.list(self._entries.values())  # everything: no test per entry
+        wanted = {TYPE_ALIASES.get(t, t) for t in types} if types else None
+        if wanted is not None and "error" in wanted:
+            wanted.add("pageerror")  # "errors" means uncaught exceptions too
+        return [
+            e
+            for e in self._entries.values()
+            if (since_id is None or e["id"] > since_id) and (wanted is None or e["type"] in wanted)
+        ]
+
+    def query(
+        self,
+        *,
+        types: Iterable[str] | None = None,
+        limit: int | None = None,
+        include_stack: bool = False,
+        since_id: int | None = None,
+        copy: bool = True,
+    ) -> Selection:
+        """One page of entries and how many match before and after it (see :func:`select_window`).
+
+        With ``since_id`` the oldest ``limit`` entries after it (the next page is
+        ``since_id=<last id>``); without it the newest ``limit``. Only the page is shaped.
+        ``copy=False``: the stored entries themselves (stack included whatever ``include_stack``
+        says), for a caller that only reads them: copying 2000 entries was a quarter of a list
+        answer's time. They must not be changed.
+        """
+        picked, earlier, after = select_window(self._matching(types, since_id), limit=limit, since_id=since_id)
+        if not copy:
+            return Selection(picked, earlier, after)
+        return Selection([self._shape(e, include_stack) for e in picked], earlier, after)
+
+    def get(self, entry_id: int, *, include_stack: bool = True) -> dict[str, Any]:
+        entry = self._entries.get(int(entry_id))
+        if entry is None:
+            first = next(iter(self._entries), None)
+            if int(entry_id) < 1:
+                raise EntryNotFound(f"no console entry {entry_id}: ids start at 1")
+            if first is not None and int(entry_id) < first and self.evicted:
+                raise EntryNotFound(f"console entry {entry_id} was evicted ({self.evicted} evicted)")
+            raise EntryNotFound(f"no console entry {entry_id} (never captured, or cleared)")
+        return self._shape(entry, include_stack)
+
+    def clear(self) -> int:
+        n = len(self._entries)
+        self._entries.clear()
+        self._sizes.clear()
+        self.stored_bytes = 0
+        self.evicted = 0
+        return n
+
+    def counts(self) -> dict[str, int]:
+        """How many stored entries of each type."""
+        out: dict[str, int] = {}
+        for e in self._entries.values():
+            out[e["type"]] = out.get(e["type"], 0) + 1
+        return out
