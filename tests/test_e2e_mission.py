@@ -25,6 +25,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from headful import VirtualDisplay
 from httpserver import Reply, Request, TestServer
 from lean_util import records
 from mcp.client import Client
@@ -114,12 +115,17 @@ def app_server() -> Iterator[TestServer]:
 
 
 @pytest.fixture
-def user_chrome(app_server: TestServer) -> Iterator[ChromiumProcess]:
-    """The user's Chrome: started by hand with its own profile, three tabs open."""
-    # Headless Chromium takes one URL on its command line (exit 13 otherwise): the user opens the
-    # other two tabs afterwards, through /json/new as a new tab would.
+def user_chrome(app_server: TestServer, virtual_display: VirtualDisplay) -> Iterator[ChromiumProcess]:
+    """The user's Chrome: started by hand with its own profile, a window on the screen, three tabs open.
+
+    Headful (Xvfb), as a person's Chrome runs: the tab the agent works in is behind the one the
+    user opened last, a hidden tab that gets no frames (headless hides what that breaks).
+    """
+    # The user opens the other two tabs afterwards, through /json/new as a new tab would.
     # The user works in dark mode: nothing the agent does may switch their pages to light.
-    chrome = ChromiumProcess.start(urls=[app_server.url("/a.html")], extra_args=["--force-dark-mode"])
+    chrome = ChromiumProcess.start(
+        urls=[app_server.url("/a.html")], extra_args=["--force-dark-mode"], headless=False, env=virtual_display.env()
+    )
     for path in ("/clienti/edit.cfm?id=123", "/b.html"):
         with httpx.Client(trust_env=False, timeout=10) as http:
             http.put(chrome.http_url + "/json/new?" + app_server.url(path)).raise_for_status()
@@ -301,6 +307,10 @@ async def test_the_mission_in_the_users_chrome(tmp_path: Path, app_server: TestS
         await _user_clicks(user_chrome, "#salva")
         await _saves_reach(app_server, 1)
         assert _page_gets(app_server, edit_path) == 1
+        # Then they go on in another tab while they ask their agent: the form's tab is hidden (a
+        # window with no frames for it, where input to a page that loaded hidden can be lost).
+        await _user_eval(user_chrome, "b.html", "true", front=True)
+        assert await _user_eval(user_chrome, "edit.cfm", "document.visibilityState") == "hidden"
 
         # --- the agent --------------------------------------------------------------------------
         params = StdioServerParameters(command=str(SERVER_BIN), args=[], env=_server_env(artifacts), cwd=str(tmp_path))
@@ -388,6 +398,9 @@ async def _agent_mission(
     # The agent: "Attached to Modifica cliente. Press Salva again and tell me when you're done."
     await _user_clicks(chrome, "#salva")
     await _saves_reach(app, 2)
+    # ... and goes back to their other tab: the agent reads and fixes the form in a hidden tab.
+    await _user_eval(chrome, "b.html", "true", front=True)
+    assert await _user_eval(chrome, "edit.cfm", "document.visibilityState") == "hidden"
 
     # Prompt 2: "fatto, ha dato di nuovo errore"
     await agent.until("console_list", lambda sc: any(e["type"] == "pageerror" for e in records(sc)), since_id=seen)
