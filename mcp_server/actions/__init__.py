@@ -57,5 +57,7 @@ def _in_module_order() -> None:
 
     rank = {f"{__name__}.{name}": i for i, name in enumerate(MODULES)}
     ordered = sorted(registry.ACTIONS.items(), key=lambda kv: rank.get(kv[1].handler.__module__, len(rank)))
+    if [key for key, _ in ordered] == list(registry.ACTIONS):
+        return  # in order already (every load after the first): no moment where the table is empty
     registry.ACTIONS.clear()
     registry.ACTIONS.update(ordered)
