@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import threading
 
 __all__ = ["MODULES", "load_actions"]
 
@@ -34,17 +35,23 @@ MODULES: list[str] = [
 ]
 
 
+#: one load at a time: a quick start's first calls (the loop) and the SDK server's build (a thread) may
+#: both ask; the second finds the table whole and in order, never half reordered
+_LOADING = threading.Lock()
+
+
 def load_actions() -> list[str]:
     """Import every present action module (registering its actions); return the names loaded."""
-    loaded = []
-    for name in MODULES:
-        qualified = f"{__name__}.{name}"
-        if importlib.util.find_spec(qualified) is None:
-            continue
-        importlib.import_module(qualified)
-        loaded.append(name)
-    _in_module_order()
-    return loaded
+    with _LOADING:
+        loaded = []
+        for name in MODULES:
+            qualified = f"{__name__}.{name}"
+            if importlib.util.find_spec(qualified) is None:
+                continue
+            importlib.import_module(qualified)
+            loaded.append(name)
+        _in_module_order()
+        return loaded
 
 
 def _in_module_order() -> None:

@@ -71,6 +71,8 @@ def early_route(index: dict[str, str], name: str, args: dict[str, Any]) -> CallR
     if module is None:
         return None
     importlib.import_module(module)
+    # The table may be in the middle of its first full load's reordering (another thread): a miss
+    # here only means the call waits for that load.
     if condensed:
         spec = registry.ACTIONS.get((name, str(action)))
         return CallRoute(actions={spec.name: spec}) if spec is not None else None
