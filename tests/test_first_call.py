@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import subprocess
@@ -106,6 +107,57 @@ def test_an_early_first_call_loads_no_sdk_module(tmp_path: Path):
     assert run.returncode == 0, run.stderr[-3000:]
     out = json.loads(run.stdout.splitlines()[-1])
     assert out == {"status": "ok", "loaded": []}, out
+
+
+#: a quick start's first calls with the recorded index of action modules (quick_front.tools_ready), fresh process
+_ONE_MODULE = """
+import asyncio, json, sys
+from mcp_server.commands import early_calls
+from mcp_server.commands.cli import build_tools
+from mcp_server.core.settings import Settings
+
+manager, app = build_tools(Settings(artifact_dir=sys.argv[1]))
+app.action_modules = json.loads(sys.argv[2])
+actions = lambda: sorted(m for m in sys.modules if m.startswith("mcp_server.actions."))
+out = {"atLoad": actions()}
+line = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                   "params": {"name": "browser_session", "arguments": {"action": "get_browser_status"}}}).encode()
+out["eligible"] = early_calls.eligible(line, json.loads(line), "2025-11-25", app.tool_names())
+status = asyncio.run(app.answer("browser_session", {"action": "get_browser_status"}))
+out["status"] = status.structured_content["status"]
+out["afterFirstCall"] = actions()
+legacy = asyncio.run(app.answer("browser_navigate", {}))  # routed from its own module: its argument check
+out["legacy"] = [legacy.structured_content["code"], legacy.content[0].text]
+caps = asyncio.run(app.answer("browser_session", {"action": "get_capabilities"}))
+out["capabilities"] = caps.structured_content["actions"]
+print(json.dumps(out))
+"""
+
+
+async def test_an_early_first_call_imports_only_its_own_action_module(tmp_path: Path, handshake_recorded: dict):
+    """~50 ms of the load a warm start's first call waits for is the ~20 action modules; it needs one.
+
+    The recording names each action's module (``actionModules``); a call of an action it names
+    imports that module alone; get_capabilities, which lists every action, still lists them all.
+    """
+    index = handshake_recorded["actionModules"]
+    full = BrowserMCP(Settings(artifact_dir=str(tmp_path / "full")), manager=None)
+    assert set(index) == {f"{t}:{a}" for t, r in full.calls.items() for a in r.actions} | {
+        t for t, r in full.calls.items() if r.spec is not None
+    }
+    run = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-c", _ONE_MODULE, str(tmp_path / "artifacts"), json.dumps(index)],
+        capture_output=True, text=True, timeout=120, cwd=str(ROOT),
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = json.loads(run.stdout.splitlines()[-1])
+    assert out["atLoad"] == [] and out["eligible"] is True, out
+    assert out["status"] == "ok", out
+    assert out["afterFirstCall"] == ["mcp_server.actions.tabs", "mcp_server.actions.tabs.session"], out
+    assert out["legacy"][0] == "INVALID_ARGUMENT" and "url" in out["legacy"][1], out
+    listed = {tool: set(actions) for tool, actions in out["capabilities"].items()}
+    assert listed == {t: set(r.actions) for t, r in full.calls.items() if r.spec is None}, listed
 
 
 def test_the_collector_is_off_while_loading_and_on_once_serving():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import threading
 
 __all__ = ["MODULES", "load_actions"]
 
@@ -34,17 +35,23 @@ MODULES: list[str] = [
 ]
 
 
+#: one load at a time: a quick start's first calls (the loop) and the SDK server's build (a thread) may
+#: both ask; the second finds the table whole and in order, never half reordered
+_LOADING = threading.Lock()
+
+
 def load_actions() -> list[str]:
     """Import every present action module (registering its actions); return the names loaded."""
-    loaded = []
-    for name in MODULES:
-        qualified = f"{__name__}.{name}"
-        if importlib.util.find_spec(qualified) is None:
-            continue
-        importlib.import_module(qualified)
-        loaded.append(name)
-    _in_module_order()
-    return loaded
+    with _LOADING:
+        loaded = []
+        for name in MODULES:
+            qualified = f"{__name__}.{name}"
+            if importlib.util.find_spec(qualified) is None:
+                continue
+            importlib.import_module(qualified)
+            loaded.append(name)
+        _in_module_order()
+        return loaded
 
 
 def _in_module_order() -> None:
@@ -57,5 +64,7 @@ def _in_module_order() -> None:
 
     rank = {f"{__name__}.{name}": i for i, name in enumerate(MODULES)}
     ordered = sorted(registry.ACTIONS.items(), key=lambda kv: rank.get(kv[1].handler.__module__, len(rank)))
+    if [key for key, _ in ordered] == list(registry.ACTIONS):
+        return  # in order already (every load after the first): no moment where the table is empty
     registry.ACTIONS.clear()
     registry.ACTIONS.update(ordered)

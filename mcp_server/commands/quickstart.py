@@ -228,7 +228,11 @@ async def record(server: Any, key: str) -> None:
             return  # something unexpected: no cache, every start takes the ordinary path
         answers["initialize"][version] = init_answer
         answers["tools/list"][version] = tools_answer.replace(str(SENTINEL + 1), str(SENTINEL), 1)
-    _store(key, {"versions": list(HANDSHAKE_PROTOCOL_VERSIONS), "latest": LATEST_HANDSHAKE_VERSION, **answers})
+    from mcp_server.surface.call_routes import action_modules
+
+    modules = action_modules(server.browser_mcp.calls)
+    data = {"versions": list(HANDSHAKE_PROTOCOL_VERSIONS), "latest": LATEST_HANDSHAKE_VERSION, **answers}
+    _store(key, {**data, "actionModules": modules})
 
 
 # -- the front: answers the handshake while the SDK loads (quick_front.py) --------------------

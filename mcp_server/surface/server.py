@@ -38,13 +38,14 @@ from mcp_server.core import registry
 from mcp_server.core.context import ToolContext
 from mcp_server.core.locking import Busy, CallHold, CallLocks, locks_for, overrun_grace
 from mcp_server.core.progress import Progress
-from mcp_server.core.registry import CONDENSED_TOOLS, ActionResult, ActionSpec
+from mcp_server.core.registry import ActionResult, ActionSpec
 from mcp_server.core.settings import Settings
 from mcp_server.core.version import SERVER_NAME, server_version
 from mcp_server.guards.artifacts import Artifacts
 from targets.errors import ErrorCode, ToolFailure
 
 from .answer_cap import final_pass
+from .call_routes import CallRoute, call_routes, early_route
 from .client_log import CALL_SESSION, client_log
 from .envelope import error_result, failure_from_exception, ok_result, validation_failure
 from .tool_answer import ToolAnswer
@@ -105,20 +106,36 @@ class BrowserMCP:
         self.manager = manager
         self.artifacts = Artifacts(settings.artifact_dir)
         self.toolset = toolset or settings.toolset
-        if specs is None:
-            from mcp_server.actions import load_actions
-
-            load_actions()
-            specs = list(registry.ACTIONS.values())
-        self.specs = specs
+        self._specs = specs  # None: every action module is imported at the first need (``specs``)
+        #: where each call's action lives, ``tool:action`` or a legacy tool name -> module (quick start,
+        #: :func:`action_modules`);
+        #: with it, a call before the others are loaded imports only its own module (:meth:`_early_route`)
+        self.action_modules: dict[str, str] | None = None
         self.observers: list[Callable[[CallRecord], None]] = []
         #: shared by every server built on this manager (one per HTTP session), see locking.py
         self.locks: CallLocks = locks_for(manager)
         #: the calls in progress, by a per-call id
         self.running: dict[int, RunningCall] = {}
         self._call_ids = itertools.count(1)
-        #: how a call finds its action, without the listed schemas (see :func:`call_routes`)
-        self.calls: dict[str, CallRoute] = call_routes(self.specs, self.toolset)
+
+    @property
+    def specs(self) -> list[ActionSpec]:
+        """Every action, its module imported at the first need (not while a quick start's first call waits).
+
+        Why: importing the ~20 action modules (and building their ~100 argument classes) is ~50 ms
+        of the load the client's first call waits for (quick_front.py); that call needs one of them.
+        """
+        if self._specs is None:
+            from mcp_server.actions import load_actions
+
+            load_actions()
+            self._specs = list(registry.ACTIONS.values())
+        return self._specs
+
+    @functools.cached_property
+    def calls(self) -> dict[str, CallRoute]:
+        """How a call finds its action, without the listed schemas (see :func:`call_routes`)."""
+        return call_routes(self.specs, self.toolset)
 
     @functools.cached_property
     def routes(self) -> dict[str, Route]:
@@ -157,7 +174,7 @@ class BrowserMCP:
         action_name: str | None = None
         adapter: dict[str, Any] | None = None
         try:
-            route = self.calls.get(name)
+            route = self._early_route(name, args) or self.calls.get(name)
             if route is None:
                 raise ToolFailure(
                     ErrorCode.UNKNOWN_ACTION,
@@ -259,6 +276,18 @@ class BrowserMCP:
         finally:
             self.running.pop(call_id, None)
 
+    def tool_names(self) -> set[str]:
+        """The names of the listed tools; from the recorded index while the actions are not all loaded."""
+        if self._specs is None and self.action_modules and "calls" not in self.__dict__:
+            return {key.partition(":")[0] for key in self.action_modules}
+        return set(self.calls)
+
+    def _early_route(self, name: str, args: dict[str, Any]) -> CallRoute | None:
+        """Before every action is loaded, this call's route from its own module alone (:func:`early_route`)."""
+        if self._specs is not None or not self.action_modules or "calls" in self.__dict__:
+            return None
+        return early_route(self.action_modules, name, args)
+
     def _pick_action(self, tool: str, route: CallRoute, args: dict[str, Any]) -> tuple[ActionSpec, str]:
         names = list(route.actions)
         action = args.pop("action", None)
@@ -356,33 +385,6 @@ class BrowserMCP:
             )
         server.browser_mcp = self  # type: ignore[attr-defined]  # reachable from tests and the CLI
         return server
-
-
-@dataclass
-class CallRoute:
-    """How a call to one listed tool finds its action: a :class:`Route` without the listed ``Tool``."""
-
-    #: legacy tool: its one action; condensed tool: None (actions picked by name)
-    spec: ActionSpec | None = None
-    actions: dict[str, ActionSpec] = field(default_factory=dict)
-
-
-def call_routes(specs: list[ActionSpec], toolset: str) -> dict[str, CallRoute]:
-    """The tools of ``toolset`` as :func:`build_routes` lists them, for routing calls (no schemas built).
-
-    tests/test_mcp_schema.py checks that both name the same tools with the same actions.
-    """
-    calls: dict[str, CallRoute] = {}
-    if toolset in ("condensed", "all"):
-        for tool in CONDENSED_TOOLS:
-            own = {s.name: s for s in specs if s.tool == tool}
-            if own:
-                calls[tool] = CallRoute(actions=own)
-    if toolset in ("legacy", "all"):
-        for spec in specs:
-            if spec.legacy:
-                calls[spec.legacy] = CallRoute(spec=spec)
-    return calls
 
 
 #: the failures of a wait that ran out of time: when the call bound cut the wait, the hint says so

@@ -131,6 +131,9 @@ class CurrentPageAnswer(Answer):
 
 
 def _actions_by_tool() -> dict[str, list[str]]:
+    from mcp_server.actions import load_actions
+
+    load_actions()  # a quick start's first call may run before the other action modules are imported
     out: dict[str, list[str]] = {}
     for spec in registry.ACTIONS.values():
         out.setdefault(spec.tool, []).append(spec.name)
