@@ -286,6 +286,38 @@ async def test_a_cancelled_early_call_gets_no_answer_and_the_session_goes_on(tmp
     assert f"tools/call 4, {EARLY}" in log, log
 
 
+async def test_a_first_call_sent_after_the_tools_loaded_still_runs_before_the_sdk_load(
+    tmp_path: Path, handshake_recorded: dict
+):
+    """A client that compiles our outputSchemas before calling (the TypeScript SDK, ~100 ms) sends its
+    first call after the tools loaded. The SDK server's load (~0.3 s of CPU) waits for that call,
+    instead of halving its CPU: the call runs here, and the SDK takes over after it."""
+    env = server_env(tmp_path / "artifacts", MCP_QUICKSTART="1", MCP_EARLY_CALLS="1")
+    proc = await asyncio.create_subprocess_exec(
+        *ENTRY, "--log-level", "INFO",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env=env, cwd=str(ROOT),
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in handshake()))
+        for _ in range(2):
+            await asyncio.wait_for(proc.stdout.readline(), 60)
+        # Later than the tools load and than the SDK's load would take on its own here (~0.5 s).
+        await asyncio.sleep(0.7)
+        proc.stdin.write(json.dumps(_call(3, "browser_session", {"action": "get_capabilities"})).encode() + b"\n")
+        answer = json.loads(await asyncio.wait_for(proc.stdout.readline(), 60))
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 4, "method": "ping"}).encode() + b"\n")
+        pong = json.loads(await asyncio.wait_for(proc.stdout.readline(), 60))
+    finally:
+        proc.stdin.close()
+        await asyncio.wait_for(proc.wait(), 30)
+    log = (await proc.stderr.read()).decode()
+    assert answer["id"] == 3 and answer["result"]["structuredContent"]["status"] == "ok", answer
+    assert f"tools/call 3, {EARLY}" in log, log
+    assert pong == {"jsonrpc": "2.0", "id": 4, "result": {}}  # the SDK serves after it
+
+
 async def test_an_sdk_client_session_whose_first_call_ran_early(tmp_path: Path, handshake_recorded: dict):
     chrome = ChromiumProcess.start()
     try:

@@ -16,8 +16,9 @@ hand-over and answers never interleave. A ``notifications/cancelled`` for a call
 cancels it (no answer, as the SDK does), before and after the hand-over; at the end of the input
 the calls still running here end when the SDK's do, with its ``Connection closed`` answer.
 
-While a call runs here the SDK server's load waits (at most :data:`BUILD_HOLD_S`): its import
-would take half the CPU of the call (the GIL), ~146 ms instead of ~30 for a first attach. Stop
+Until the client's first call has run here, and while a call runs here, the SDK server's load
+waits (at most :data:`BUILD_HOLD_S`): its import would take half the CPU of the call (the GIL),
+~146 ms instead of ~30 for a first attach. Stop
 signals are taken from the start, so a browser an early call launched is closed as on SIGTERM
 once the SDK serves.
 """
@@ -42,7 +43,7 @@ __all__ = ["run"]
 
 log = logging.getLogger("mcp_server")
 
-#: longest the SDK server's load waits for the calls running here to end (see ``run``)
+#: longest the SDK server's load waits for the client's first call, and for the calls running here to end
 BUILD_HOLD_S = 1.0
 #: The GIL switch interval while the SDK server loads beside running calls (see ``load``)
 BUILD_SWITCH_INTERVAL_S = 0.0005
@@ -122,8 +123,14 @@ class _Front:
         self.for_sdk.put_nowait(line)
 
     def open_gate_if_idle(self) -> None:
-        """Let the SDK server load once no call runs here (or waits to): see :func:`run`."""
-        if not self.running and not self.waiting:
+        """Let the SDK server load once the client's first call ran here and no call runs (or waits to).
+
+        Until that first call the load waits too (at most :data:`BUILD_HOLD_S`, see :func:`run`):
+        a client that compiles our outputSchemas before it calls (the TypeScript SDK, ~100 ms
+        after ``tools/list``) would otherwise send its first call into the middle of that load,
+        at half the CPU. A line only the SDK answers opens the gate at once (``_forward``).
+        """
+        if not self.running and not self.waiting and (self.called or not self.early):
             self.build_gate.set()
 
     async def _replay(self, recorded: str, msg_id: Any) -> None:
@@ -276,9 +283,11 @@ async def run(
                 loop.call_soon_threadsafe(settle, server, prepared)
                 return
             target = server
-            # A call running here (the client's first) gets the CPU first: the SDK server's
-            # import would take half of it for ~0.25 s. Bounded: a call that waits long (an
-            # Allow dialog) must not hold the SDK back; a line only the SDK answers opens it at once.
+            # The client's first call, run here, gets the CPU first, whether it came before the tools
+            # loaded or after (a client that compiles our schemas first): the SDK server's import
+            # would take half of it for ~0.3 s. Bounded: a client that calls late, or a call that
+            # waits long (an Allow dialog), must not hold the SDK back; a line only the SDK answers
+            # opens it at once.
             front.build_gate.wait(BUILD_HOLD_S)
             # Calls go on on the loop meanwhile: with the interpreter's 5 ms switch interval each of
             # their waits for the GIL cost up to 5 ms behind this import (list_pages right after an
