@@ -24,6 +24,7 @@ import pytest
 from mcp_http import server_env
 from stdio_session import handshake, stdio_session
 
+from mcp_server.actions import MODULES
 from mcp_server.commands.gc_tuning import YOUNG_THRESHOLD, pause_for_startup, tune_gc
 from mcp_server.core.settings import Settings
 from mcp_server.surface.server import BrowserMCP
@@ -128,6 +129,7 @@ out["status"] = status.structured_content["status"]
 out["afterFirstCall"] = actions()
 legacy = asyncio.run(app.answer("browser_navigate", {}))  # routed from its own module: its argument check
 out["legacy"] = [legacy.structured_content["code"], legacy.content[0].text]
+out["afterLegacyCall"] = actions()
 caps = asyncio.run(app.answer("browser_session", {"action": "get_capabilities"}))
 out["capabilities"] = caps.structured_content["actions"]
 print(json.dumps(out))
@@ -156,6 +158,11 @@ async def test_an_early_first_call_imports_only_its_own_action_module(tmp_path: 
     assert out["status"] == "ok", out
     assert out["afterFirstCall"] == ["mcp_server.actions.tabs", "mcp_server.actions.tabs.session"], out
     assert out["legacy"][0] == "INVALID_ARGUMENT" and "url" in out["legacy"][1], out
+    registered = {f"mcp_server.actions.{name}" for name in MODULES}  # the modules that define actions
+    assert registered & set(out["afterLegacyCall"]) == {  # its own module, and no other action's
+        "mcp_server.actions.tabs.session",
+        "mcp_server.actions.flat.page_tools",
+    }, out
     listed = {tool: set(actions) for tool, actions in out["capabilities"].items()}
     assert listed == {t: set(r.actions) for t, r in full.calls.items() if r.spec is None}, listed
 

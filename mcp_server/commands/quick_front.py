@@ -16,9 +16,10 @@ hand-over and answers never interleave. A ``notifications/cancelled`` for a call
 cancels it (no answer, as the SDK does), before and after the hand-over; at the end of the input
 the calls still running here end when the SDK's do, with its ``Connection closed`` answer.
 
-Until the client's first call has run here, and while a call runs here, the SDK server's load
-waits (at most :data:`BUILD_HOLD_S`): its import would take half the CPU of the call (the GIL),
-~146 ms instead of ~30 for a first attach. Stop
+Until the client's first call has run here (at most :data:`FIRST_CALL_HOLD_S` after our tools
+loaded), and while a call runs here (at most :data:`BUILD_HOLD_S`), the SDK server's load waits:
+its import would take half the CPU of the call (the GIL), ~146 ms instead of ~30 for a first
+attach. That load also imports the action modules a first call did not need (call_routes.py). Stop
 signals are taken from the start, so a browser an early call launched is closed as on SIGTERM
 once the SDK serves.
 """
@@ -43,8 +44,10 @@ __all__ = ["run"]
 
 log = logging.getLogger("mcp_server")
 
-#: longest the SDK server's load waits for the client's first call, and for the calls running here to end
+#: longest the SDK server's load waits for the calls running here to end (see ``run``)
 BUILD_HOLD_S = 1.0
+#: longest the SDK server's load waits for a first call that has not come yet (see ``run``)
+FIRST_CALL_HOLD_S = 0.3
 #: The GIL switch interval while the SDK server loads beside running calls (see ``load``)
 BUILD_SWITCH_INTERVAL_S = 0.0005
 
@@ -125,7 +128,7 @@ class _Front:
     def open_gate_if_idle(self) -> None:
         """Let the SDK server load once the client's first call ran here and no call runs (or waits to).
 
-        Until that first call the load waits too (at most :data:`BUILD_HOLD_S`, see :func:`run`):
+        Until that first call the load waits too (at most :data:`FIRST_CALL_HOLD_S`, see :func:`run`):
         a client that compiles our outputSchemas before it calls (the TypeScript SDK, ~100 ms
         after ``tools/list``) would otherwise send its first call into the middle of that load,
         at half the CPU. A line only the SDK answers opens the gate at once (``_forward``).
@@ -284,11 +287,13 @@ async def run(
                 return
             target = server
             # The client's first call, run here, gets the CPU first, whether it came before the tools
-            # loaded or after (a client that compiles our schemas first): the SDK server's import
-            # would take half of it for ~0.3 s. Bounded: a client that calls late, or a call that
-            # waits long (an Allow dialog), must not hold the SDK back; a line only the SDK answers
-            # opens it at once.
-            front.build_gate.wait(BUILD_HOLD_S)
+            # loaded or soon after (a client that compiles our schemas first, ~0.1 s): the SDK
+            # server's import would take half of it for ~0.3 s. Bounded: a client that has not called
+            # within FIRST_CALL_HOLD_S, or a call that waits long (an Allow dialog), must not hold
+            # the SDK back; a line only the SDK answers opens the gate at once.
+            if not front.build_gate.wait(FIRST_CALL_HOLD_S) and (front.running or front.waiting):
+                front.build_gate.wait(BUILD_HOLD_S - FIRST_CALL_HOLD_S)
+            log.info("quick start: the SDK server loads now")
             # Calls go on on the loop meanwhile: with the interpreter's 5 ms switch interval each of
             # their waits for the GIL cost up to 5 ms behind this import (list_pages right after an
             # early attach: 2 ms median, 16 ms p95, instead of 1.1 / 1.3); 0.5 ms keeps them near that.
@@ -296,6 +301,7 @@ async def run(
             sys.setswitchinterval(min(interval, BUILD_SWITCH_INTERVAL_S))
             try:
                 built = prepared[1].build()
+                prepared[1].calls  # noqa: B018 - every action module, here rather than on the loop at the SDK's first call
             finally:
                 sys.setswitchinterval(interval)
             loop.call_soon_threadsafe(settle, server, built)

@@ -71,10 +71,10 @@ def early_route(index: dict[str, str], name: str, args: dict[str, Any]) -> CallR
     if module is None:
         return None
     importlib.import_module(module)
-    # The table may be in the middle of its first full load's reordering (another thread): a miss
-    # here only means the call waits for that load.
+    # The SDK server's build loads the whole table in its thread (quick_front.run): read it in single
+    # steps (a get, a copy), and a miss while its first load reorders it only means the call waits for it.
     if condensed:
         spec = registry.ACTIONS.get((name, str(action)))
         return CallRoute(actions={spec.name: spec}) if spec is not None else None
-    found = [s for s in registry.ACTIONS.values() if s.legacy == name]
+    found = [s for s in list(registry.ACTIONS.values()) if s.legacy == name]
     return CallRoute(spec=found[0]) if len(found) == 1 else None
