@@ -16,7 +16,7 @@ from mcp_http import ENTRY
 
 ROOT = Path(__file__).resolve().parents[1]
 
-__all__ = ["handshake", "stdio_session"]
+__all__ = ["handshake", "spawn_server", "stdio_session"]
 
 
 def handshake(version: str = "2025-11-25") -> list[dict[str, Any]]:
@@ -29,6 +29,15 @@ def handshake(version: str = "2025-11-25") -> list[dict[str, Any]]:
     ]
 
 
+async def spawn_server(env: dict[str, str]) -> asyncio.subprocess.Process:
+    """``mcp-browser`` over stdio with its log at INFO on stderr, all three pipes ours."""
+    return await asyncio.create_subprocess_exec(
+        *ENTRY, "--log-level", "INFO",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env=env, cwd=str(ROOT),
+    )  # fmt: skip
+
+
 async def stdio_session(
     env: dict[str, str], messages: list[Any], answers: int, *, close_at_once: bool = False
 ) -> tuple[list[bytes], str]:
@@ -37,11 +46,7 @@ async def stdio_session(
     Returns the answer lines (notifications skipped) and the server's stderr with its exit code.
     ``close_at_once``: stdin ends right after the messages (the end of input while calls run).
     """
-    proc = await asyncio.create_subprocess_exec(
-        *ENTRY, "--log-level", "INFO",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env=env, cwd=str(ROOT),
-    )  # fmt: skip
+    proc = await spawn_server(env)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     proc.stdin.write(b"".join((m if isinstance(m, bytes) else json.dumps(m).encode()) + b"\n" for m in messages))
     await proc.stdin.drain()

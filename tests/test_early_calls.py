@@ -29,7 +29,7 @@ from mcp_http import ENTRY, server_env
 from mcp_types import CallToolRequestParams, methods
 from mcp_types.jsonrpc import JSONRPCResponse, jsonrpc_message_adapter
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-from stdio_session import handshake, stdio_session
+from stdio_session import handshake, spawn_server, stdio_session
 
 from mcp_server.commands import early_calls
 from mcp_server.core.registry import ActionResult
@@ -293,11 +293,7 @@ async def test_a_first_call_sent_after_the_tools_loaded_still_runs_before_the_sd
     first call after the tools loaded. The SDK server's load (~0.3 s of CPU) waits for that call
     (FIRST_CALL_HOLD_S), instead of halving its CPU: the call runs here, then the SDK loads and serves."""
     env = server_env(tmp_path / "artifacts", MCP_QUICKSTART="1", MCP_EARLY_CALLS="1")
-    proc = await asyncio.create_subprocess_exec(
-        *ENTRY, "--log-level", "INFO",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env=env, cwd=str(ROOT),
-    )  # fmt: skip
+    proc = await spawn_server(env)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     try:
         proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in handshake()))

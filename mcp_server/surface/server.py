@@ -276,17 +276,21 @@ class BrowserMCP:
         finally:
             self.running.pop(call_id, None)
 
+    def _index_only(self) -> dict[str, str] | None:
+        """The recorded index of action modules while the action table is not loaded yet, else None."""
+        if self._specs is None and "calls" not in self.__dict__:
+            return self.action_modules or None
+        return None
+
     def tool_names(self) -> set[str]:
         """The names of the listed tools; from the recorded index while the actions are not all loaded."""
-        if self._specs is None and self.action_modules and "calls" not in self.__dict__:
-            return {key.partition(":")[0] for key in self.action_modules}
-        return set(self.calls)
+        index = self._index_only()
+        return {key.partition(":")[0] for key in index} if index else set(self.calls)
 
     def _early_route(self, name: str, args: dict[str, Any]) -> CallRoute | None:
         """Before every action is loaded, this call's route from its own module alone (:func:`early_route`)."""
-        if self._specs is not None or not self.action_modules or "calls" in self.__dict__:
-            return None
-        return early_route(self.action_modules, name, args)
+        index = self._index_only()
+        return early_route(index, name, args) if index else None
 
     def _pick_action(self, tool: str, route: CallRoute, args: dict[str, Any]) -> tuple[ActionSpec, str]:
         names = list(route.actions)

@@ -173,9 +173,6 @@ async def get_dom(ctx: ToolContext, args: GetDomArgs) -> ActionResult:
             f"no element matches {args.selector!r}",
             hint="check the selector (get_dom without selector returns the whole page)",
         )
-    if out.get("noRoot"):
-        text = f"DOM of {out['url']}: the document has no root element (a script removed it, or it is being replaced)"
-        return ActionResult(text=text, data={"url": out["url"], "html": "", "length": 0, "truncated": False})
     truncated = out["truncated"]
     about = "about " if out.get("lengthEstimated") else ""
     note = f"\n[truncated: {about}{out['length']} chars, showing {args.max_chars}]" if truncated else ""
@@ -183,7 +180,10 @@ async def get_dom(ctx: ToolContext, args: GetDomArgs) -> ActionResult:
     data["truncated"] = truncated
     if out["redactedValues"]:
         data["redactedValues"] = out["redactedValues"]  # token-carrying input values shown as [redacted]
-    return ActionResult(text=f"DOM of {out['url']}:\n" + out["html"] + note, data=data)
+    text = f"DOM of {out['url']}:\n" + out["html"] + note
+    if out.get("noRoot"):  # an empty read (html "", length 0) that is not an empty page: say which
+        text = f"DOM of {out['url']}: the document has no root element (a script removed it, or it is being replaced)"
+    return ActionResult(text=text, data=data)
 
 
 # -- screenshot -----------------------------------------------------------------------------
