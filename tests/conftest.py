@@ -135,23 +135,3 @@ async def app_client(tmp_path: Path) -> AsyncIterator[Any]:
 def client(app_client: Any) -> Any:
     """``app_client`` under the name most MCP tests use (a test file's own ``client`` fixture wins)."""
     return app_client
-
-
-@pytest.fixture
-async def handshake_recorded(tmp_path: Path) -> dict[str, Any]:
-    """The quick start's recorded handshake for the default toolset (what an ordinary start records
-    after 1 s), made here when the cache has none: the starts of the test that asks for it are quick."""
-    from mcp_server.commands import quickstart
-    from mcp_server.commands.cli import build_app
-    from mcp_server.core.settings import Settings
-
-    key = quickstart.fingerprint("")
-    if quickstart.load(key) is None:
-        manager, server = build_app(Settings(artifact_dir=str(tmp_path / "rec")))
-        try:
-            await quickstart.record(server, key)
-        finally:
-            await manager.close()
-    cache = quickstart.load(key)
-    assert cache is not None
-    return cache

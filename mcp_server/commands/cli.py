@@ -8,7 +8,6 @@ the internal browser and detaches from the user's Chrome (never closes it).
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib.util
 import logging
 import os
@@ -19,9 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mcp_server.core.settings import Settings
-
-# anyio, pydantic (settings) and the SDK load on demand: the quick start (quickstart.py) answers
-# the stdio handshake before any of them is imported.
 
 __all__ = ["main", "build_app", "parse_args"]
 
@@ -68,7 +64,7 @@ def package_version() -> str:
 
 
 class _VersionAction(argparse.Action):
-    """``--version``, looked up only when asked: the metadata scan costs ~15 ms of every start."""
+    """``--version``, looked up only when asked: the metadata scan is not free, and a start needs none of it."""
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
         print(f"{parser.prog} {package_version()}")  # stdout, as argparse's own version action
@@ -152,10 +148,7 @@ def build_app(settings: Settings) -> tuple[Any, Any]:
 
 
 def build_tools(settings: Settings) -> tuple[Any, Any]:
-    """The browser manager and the tools (``BrowserMCP``) without the SDK server: what a call needs.
-
-    Why apart: the quick start runs the first calls while the SDK's server side still loads
-    (quickstart.py); ``app.build()`` makes the SDK server later.
+    """The browser manager and the tools (``BrowserMCP``) without the SDK server (``app.build()`` makes it).
 
     Everything the server process (and the browser driver it starts) creates from here on is
     owner-only: files ``0600``, folders ``0700`` (bodies, HAR files, screenshots, traces,
@@ -206,19 +199,13 @@ async def _close(manager: Any) -> None:
             log.exception("closing the browser manager failed")
 
 
-async def _serve_stdio(
-    server: Any, manager: Any, streams: tuple[Any, Any] | None = None, record_toolset: str | None = None
-) -> None:
-    """Serve the SDK on stdio (or on the quick start's ``streams``, which took over the wire first).
-
-    ``record_toolset``: record the handshake for the quick start of the next runs if it has none.
-    """
+async def _serve_stdio(server: Any, manager: Any) -> None:
+    """Serve the SDK on stdio until the client leaves or a stop signal comes; then close the browsers."""
     import anyio
     from mcp.server.stdio import stdio_server
 
-    from mcp_server.surface.stdio_guard import GuardedStdin, open_guarded_stdin
+    from mcp_server.surface.stdio_guard import open_guarded_stdin
 
-    from . import quickstart
     from .gc_tuning import tune_gc
     from .stop_signals import StopSignals
 
@@ -236,34 +223,20 @@ async def _serve_stdio(
             sys.stderr.flush()
             os._exit(0)
 
-    recorder = _refusal_recorder(server)
-    if streams is not None:  # the quick start owns the wire: guard its line source
-        guard, release = GuardedStdin(streams[0], recorder), None
-    else:
-        guard, release = open_guarded_stdin(recorder)
-    key = quickstart.cache_to_record(record_toolset) if record_toolset is not None else None
-    ended = False
+    guard, release = open_guarded_stdin(_refusal_recorder(server))
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(watch_signals)
             tg.start_soon(_preload_first_call)
-            if key is not None:
-                tg.start_soon(quickstart.record_later, server, key)
             # Lines the SDK would drop unanswered (too deep, huge integers, not JSON) get an error.
-            async with stdio_server(guard, *(streams[1:] if streams else ())) as (read, write):
+            async with stdio_server(guard) as (read, write):
                 guard.write = write
                 await server.run(read, write, server.create_initialization_options())
             tg.cancel_scope.cancel()
-        ended = True
     finally:
         if release is not None:
             release()
         await _close(manager)
-    if key is not None and ended:
-        # A session shorter than record_later's delay (a client that lists the tools and leaves, a
-        # bench's first start) records at its end, so the next start is quick. After the browsers are
-        # closed: the stop-signal handlers are gone by now, and recording needs only the server.
-        await quickstart.record_if_missing(server, key)
 
 
 async def _preload_first_call() -> None:
@@ -345,16 +318,6 @@ def _prepare_tools(ns: argparse.Namespace) -> tuple[Any, Any] | int:
     return manager, app
 
 
-def _toolset_input(ns: argparse.Namespace) -> str:
-    """The toolset as given (flag over environment): what the quick start's cache is keyed on."""
-    return ns.toolset or os.environ.get("BROWSER_TOOLSET", "")
-
-
-async def _serve_quick(manager: Any, server: Any, stdin: Any, stdout: Any) -> None:
-    """The SDK on the quick start's streams, in the loop the quick start runs (quickstart.py)."""
-    await _serve_stdio(server, manager, (stdin, stdout))
-
-
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "hook":
@@ -364,24 +327,11 @@ def main(argv: list[str] | None = None) -> int:
         from .hook import main as hook_main
 
         return hook_main(args[1:])
-    ns = parse_args(args)
-    from .gc_tuning import pause_for_startup
-
-    pause_for_startup()  # until the server is loaded: _serve_stdio and serve_http call tune_gc
-    try:
-        return _serve(ns)
-    finally:
-        gc.enable()  # whatever way main ends (an exit code before serving, a caller in the same process)
+    return _serve(parse_args(args))
 
 
 def _serve(ns: argparse.Namespace) -> int:
     logging.basicConfig(level=ns.log_level.upper(), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
-    if not ns.http:
-        from . import quickstart
-
-        code = quickstart.serve(_toolset_input(ns), lambda: _prepare_tools(ns), _serve_quick)
-        if code is not None:
-            return code
     prepared = _prepare(ns)
     if isinstance(prepared, int):
         return prepared
@@ -408,7 +358,7 @@ def _serve(ns: argparse.Namespace) -> int:
                     file=sys.stderr,
                     flush=True,
                 )
-            anyio.run(_serve_stdio, server, manager, None, _toolset_input(ns))
+            anyio.run(_serve_stdio, server, manager)
     except KeyboardInterrupt:
         pass
     return 0

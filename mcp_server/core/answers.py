@@ -48,8 +48,8 @@ def row(*columns: dict[str, Any], required: int | None = None, description: str 
 class Answer(BaseModel):
     """Base of answer models: extra keys allowed (the envelope adds its own).
 
-    ``defer_build``: their schemas are built with the SDK server (outputSchemas), after the
-    first calls, not while the tools load (quick_front.py).
+    ``defer_build``: their schemas are built at the first ``tools/list`` (outputSchemas), not
+    when the action modules load.
     """
 
     model_config = ConfigDict(extra="allow", defer_build=True)

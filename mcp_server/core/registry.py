@@ -43,8 +43,8 @@ CONDENSED_TOOLS = ("browser_session", "browser_interact")
 class ActionArgs(BaseModel):
     """Base of every action's arguments: unknown fields are refused, not ignored.
 
-    ``defer_build``: each model's validator is built at its first call, not when the ~100 action
-    modules load; loading them is what the client's first call waits for (quick_front.py).
+    ``defer_build``: each model's validator is built at its first call, not when the action
+    modules load (the start would build about a hundred that a session mostly never uses).
     """
 
     model_config = ConfigDict(extra="forbid", defer_build=True)

@@ -50,8 +50,6 @@ ENV_NAMES: dict[str, str] = {
     "max_answer_bytes": "MCP_MAX_ANSWER_BYTES",
     "chrome_path": "CHROME_PATH",
     "max_call_seconds": "MCP_MAX_CALL_SECONDS",
-    "quickstart": "MCP_QUICKSTART",
-    "early_calls": "MCP_EARLY_CALLS",
     "snapshot_engine": "MCP_SNAPSHOT_ENGINE",
     "http_token": "MCP_HTTP_TOKEN",
     "http_token_file": "MCP_HTTP_TOKEN_FILE",
@@ -103,12 +101,6 @@ class Settings(BaseModel):
     #: every call answers within this many seconds (long waits answer "waiting" and are called
     #: again); under the 60 s request timeout of the TypeScript SDK's clients and Codex
     max_call_seconds: float = Field(50, ge=1, le=3600)
-    #: answer the stdio handshake from the SDK's recorded answers while it loads (quickstart.py
-    #: reads the variable itself, before pydantic is imported; here it is validated and documented)
-    quickstart: bool = True
-    #: on a quick start, run the first tools/call requests while the SDK's server side loads
-    #: (early_calls.py reads the variable itself; here it is validated and documented)
-    early_calls: bool = True
     #: who computes snapshot lines: the in-page collector, or Chrome's accessibility tree (slower on
     #: big pages; the reference the collector is tested against, and the way out if it misreads a page)
     snapshot_engine: Literal["page", "ax"] = "page"

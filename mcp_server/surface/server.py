@@ -45,7 +45,7 @@ from mcp_server.guards.artifacts import Artifacts
 from targets.errors import ErrorCode, ToolFailure
 
 from .answer_cap import final_pass
-from .call_routes import CallRoute, call_routes, early_route
+from .call_routes import CallRoute, call_routes
 from .client_log import CALL_SESSION, client_log
 from .envelope import error_result, failure_from_exception, ok_result, validation_failure
 from .tool_answer import ToolAnswer
@@ -107,10 +107,6 @@ class BrowserMCP:
         self.artifacts = Artifacts(settings.artifact_dir)
         self.toolset = toolset or settings.toolset
         self._specs = specs  # None: every action module is imported at the first need (``specs``)
-        #: where each call's action lives, ``tool:action`` or a legacy tool name -> module (quick start,
-        #: :func:`action_modules`);
-        #: with it, a call before the others are loaded imports only its own module (:meth:`_early_route`)
-        self.action_modules: dict[str, str] | None = None
         self.observers: list[Callable[[CallRecord], None]] = []
         #: shared by every server built on this manager (one per HTTP session), see locking.py
         self.locks: CallLocks = locks_for(manager)
@@ -120,11 +116,7 @@ class BrowserMCP:
 
     @property
     def specs(self) -> list[ActionSpec]:
-        """Every action, its module imported at the first need (not while a quick start's first call waits).
-
-        Why: importing the ~20 action modules (and building their ~100 argument classes) is ~50 ms
-        of the load the client's first call waits for (quick_front.py); that call needs one of them.
-        """
+        """Every action, its module imported at the first need: building the app imports no action module."""
         if self._specs is None:
             from mcp_server.actions import load_actions
 
@@ -141,11 +133,9 @@ class BrowserMCP:
     def routes(self) -> dict[str, Route]:
         """The listed tools with their schemas, built at the first ``tools/list``, not at start-up.
 
-        Why: generating the input and output schemas of every action is ~120 ms of the start
-        (pydantic's JSON schema generation); a call needs none of it (the SDK does not validate
-        answers against the outputSchema), and on a quick start (quickstart.py) the client's
-        first ``tools/list`` is answered from the recording, so the first call need not wait
-        (nor import the catalog: it needs ``mcp_types``, see tool_answer.py).
+        Why: generating the input and output schemas of every action (pydantic's JSON schema
+        generation) is a large share of the start, and a call needs none of it (the SDK does not
+        validate answers against the outputSchema).
         """
         from .tool_catalog import build_routes
 
@@ -161,8 +151,7 @@ class BrowserMCP:
     ) -> types.CallToolResult:
         """Run one tool call, answered as the SDK's ``CallToolResult``; never raises (except cancellation).
 
-        For code that holds this object and wants the SDK's type; the server's own paths (the
-        SDK's handler, a quick start's early calls) take :meth:`answer`, which needs no ``mcp_types``.
+        For code that holds this object and wants the SDK's type; the SDK's handler takes :meth:`answer`.
         """
         return (await self.answer(name, arguments, progress=progress)).to_sdk()
 
@@ -174,7 +163,7 @@ class BrowserMCP:
         action_name: str | None = None
         adapter: dict[str, Any] | None = None
         try:
-            route = self._early_route(name, args) or self.calls.get(name)
+            route = self.calls.get(name)
             if route is None:
                 raise ToolFailure(
                     ErrorCode.UNKNOWN_ACTION,
@@ -276,22 +265,6 @@ class BrowserMCP:
         finally:
             self.running.pop(call_id, None)
 
-    def _index_only(self) -> dict[str, str] | None:
-        """The recorded index of action modules while the action table is not loaded yet, else None."""
-        if self._specs is None and "calls" not in self.__dict__:
-            return self.action_modules or None
-        return None
-
-    def tool_names(self) -> set[str]:
-        """The names of the listed tools; from the recorded index while the actions are not all loaded."""
-        index = self._index_only()
-        return {key.partition(":")[0] for key in index} if index else set(self.calls)
-
-    def _early_route(self, name: str, args: dict[str, Any]) -> CallRoute | None:
-        """Before every action is loaded, this call's route from its own module alone (:func:`early_route`)."""
-        index = self._index_only()
-        return early_route(index, name, args) if index else None
-
     def _pick_action(self, tool: str, route: CallRoute, args: dict[str, Any]) -> tuple[ActionSpec, str]:
         names = list(route.actions)
         action = args.pop("action", None)
@@ -341,8 +314,7 @@ class BrowserMCP:
     def build(self) -> Server:
         """The SDK server around these tools.
 
-        The SDK's server side is imported here, not with this module: a call needs none of it,
-        and on a quick start (quickstart.py) the first calls run while it loads.
+        The SDK's server side is imported here, not with this module: a call needs none of it.
         """
         import mcp_types as types
         from mcp.server import Server

@@ -115,7 +115,7 @@ def problem_of(line: str) -> tuple[int, str] | None:
         return None
     if line.count("[") + line.count("{") > MAX_DEPTH and _depth_over(line, MAX_DEPTH):
         return -32602, f"the message nests deeper than {MAX_DEPTH} levels; arguments must be flatter"
-    import mcp_types as types  # here, not above: a quick start's early calls use MAX_DEPTH before the SDK loads
+    import mcp_types as types
 
     try:
         types.jsonrpc_message_adapter.validate_json(line, by_name=False)
@@ -145,12 +145,9 @@ class GuardedStdin:
 
     async def __anext__(self) -> str:
         while True:
-            if hasattr(self.source, "readline"):  # a file (ours claims fd 0)
-                line = await self.source.readline()
-                if not line:
-                    raise StopAsyncIteration
-            else:  # the quick start's line source (an async iterator; raises StopAsyncIteration at the end)
-                line = await self.source.__anext__()
+            line = await self.source.readline()
+            if not line:
+                raise StopAsyncIteration
             problem = problem_of(line)
             if problem is None:
                 return line

@@ -1,10 +1,9 @@
 """A tool's answer in our own light form: content blocks, ``structured_content``, ``is_error``.
 
-Why not the SDK's ``CallToolResult``: importing ``mcp_types`` costs 60-100 ms (pydantic builds a
-model for every MCP type), and on a quick start the first ``tools/call`` runs before the SDK's
-server side has loaded (mcp_server/commands/early_calls.py). Every answer is built, capped and
-written in this form; :meth:`ToolAnswer.wire_form` is the dict the SDK puts on the wire for the
-same ``CallToolResult`` (tests/test_lean.py and tests/test_early_calls.py compare them), and
+Why not the SDK's ``CallToolResult``: a pydantic model validates and copies every value it holds,
+and a list answer holds thousands of rows that the envelope has already made plain JSON. Every
+answer is built, capped and written in this form; :meth:`ToolAnswer.wire_form` is the dict the SDK
+puts on the wire for the same ``CallToolResult`` (tests/test_lean.py compares them), and
 :meth:`ToolAnswer.to_sdk` makes the SDK's model where one is promised
 (:meth:`BrowserMCP.call_tool <mcp_server.surface.server.BrowserMCP.call_tool>`).
 
