@@ -8,6 +8,6 @@ data means), ``input`` (clicks and keys through CDP), ``render`` (both rendering
 ``core`` (the action table, context, locks, settings), ``guards`` (artifacts, audit, fences),
 ``fixtures`` (what the pytest plugin stands on). A room imports only the rooms after it.
 
-At the root stay only the names users type: ``mcp_server.cli``, ``mcp_server.entry``, the pytest
+At the root stay only the names users type: ``mcp_server.cli``, ``mcp_server.cli.entry``, the pytest
 plugin ``mcp_server.pytest_plugin`` and the test helpers ``mcp_server.testing``.
 """

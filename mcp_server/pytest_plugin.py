@@ -40,7 +40,6 @@ import pytest
 from mcp_server.fixtures.pytest_loops import Hosted, LoopModeError, TestLoop, loop_of_test
 
 if TYPE_CHECKING:
-
     from cdp_core import Browser, CDPSession, ChromiumProcess
     from mcp_server.fixtures.pytest_evidence import ConsoleErrors, PageWatch
 
@@ -137,8 +136,11 @@ class AttachedChrome:
             port = None
         # The server's rule: an IP literal in 127.0.0.0/8 or ::1; the name localhost is 127.0.0.1,
         # never looked up (a hosts file or DNS could point it elsewhere).
-        if parts.scheme not in ("http", "ws") or port is None or "@" in parts.netloc or not (
-            host == "localhost" or is_loopback_address(host)
+        if (
+            parts.scheme not in ("http", "ws")
+            or port is None
+            or "@" in parts.netloc
+            or not (host == "localhost" or is_loopback_address(host))
         ):
             raise pytest.UsageError(f"--cdp-url {url!r}: give a loopback endpoint, http://127.0.0.1:PORT or ws://...")
         address = "127.0.0.1" if host == "localhost" else (f"[{host}]" if ":" in host else host)

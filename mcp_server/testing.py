@@ -14,8 +14,7 @@ from cdp_core.navigation import NavigationError, navigate
 from mcp_server.fixtures.answer_rows import rows
 from mcp_server.fixtures.pytest_evidence import ConsoleErrors, ConsoleMessage
 from mcp_server.fixtures.pytest_loops import LoopModeError
-
-from .pytest_plugin import CDP_URL_ENV, AttachedChrome
+from mcp_server.pytest_plugin import CDP_URL_ENV, AttachedChrome
 
 __all__ = [
     "AttachedChrome",

@@ -28,10 +28,10 @@ if str(ROOT) not in sys.path:
 
 from mcp.client import Client  # noqa: E402
 
-from mcp_server.core import registry  # noqa: E402
-from mcp_server.core.settings import Settings  # noqa: E402
-from mcp_server.surface.schema import args_schema  # noqa: E402
-from mcp_server.surface.server import build_server  # noqa: E402
+from mcp_server.server import registry  # noqa: E402
+from mcp_server.server.app import build_server  # noqa: E402
+from mcp_server.server.schema import args_schema  # noqa: E402
+from mcp_server.server.settings import Settings  # noqa: E402
 
 DEFAULT_OUTPUT = ROOT / "docs" / "tools.md"
 REGENERATE = ".venv/bin/python scripts/gen_tool_reference.py"
@@ -268,7 +268,7 @@ def render(tools: list[dict[str, Any]], specs: list[registry.ActionSpec]) -> str
         out.append(f"| `{tool['name']}` | {twin} | {fields} |")
     out.append("")
 
-    from mcp_server.surface.schema_output import output_schema
+    from mcp_server.server.schema_output import output_schema
 
     envelope = output_schema()
     out += [
@@ -335,7 +335,7 @@ def _size_reasons(condensed: list[dict[str, Any]], legacy: list[dict[str, Any]])
     """What the default tools/list spends its characters on, block by block, and why each stays."""
     total = _chars({"tools": condensed + legacy})
     out_legacy = sum(_chars(t.get("outputSchema", {})) for t in legacy)
-    from mcp_server.surface.schema_output import output_schema
+    from mcp_server.server.schema_output import output_schema
 
     envelope = _chars(output_schema(adapter=False))
     rows = (

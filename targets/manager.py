@@ -4,7 +4,7 @@ State is explicit: :attr:`BrowserManager.active_target` plus one :class:`LaunchT
 one :class:`CdpTarget`, each holding its own socket, pages, URL and attach time. Every
 public method checks first and changes after, so a refused call leaves everything as it
 was. Methods here take no lock: the MCP layer decides which calls may run together
-(``mcp_server/core/locking.py``); :meth:`BrowserManager.ready_page` tells it, without any I/O,
+(``mcp_server/server/locking.py``); :meth:`BrowserManager.ready_page` tells it, without any I/O,
 whether the selected page is there or finding it would launch, attach or relaunch.
 """
 

@@ -1,6 +1,6 @@
 """What the browser layer needs to know from the server's configuration.
 
-``mcp_server.core.settings`` builds a :class:`TargetSettings` from the environment and the
+``mcp_server.server.settings`` builds a :class:`TargetSettings` from the environment and the
 command line; the targets package never reads the environment itself, so tests and
 embedders can configure it directly.
 """

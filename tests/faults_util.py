@@ -17,9 +17,9 @@ import anyio
 from mcp.client import Client
 
 import cdp_core
-from mcp_server.core.settings import Settings
-from mcp_server.facts import capture
-from mcp_server.surface.server import BrowserMCP
+from mcp_server.evidence import capture
+from mcp_server.server.app import BrowserMCP
+from mcp_server.server.settings import Settings
 from targets import BrowserManager
 
 CALL_TIMEOUT = 60.0

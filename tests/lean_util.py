@@ -8,7 +8,7 @@ Use from any test that drives an action through a real MCP client::
     sc = assert_lean(result)                      # the answer-size bound, no nulls / empties
     assert_carries(result, "#3", "save failed")   # what the text says is in the JSON too
 
-The bound (mcp_server/render/answer_budget.py, one constant set for every test): the compact JSON
+The bound (mcp_server/answers/budget.py, one constant set for every test): the compact JSON
 of structuredContent (``json.dumps(sc, separators=(",", ":"), ensure_ascii=False)``) is at most
 ``FACTOR`` x the text + ``SLACK`` characters; the same rule in o200k tokens is ``FACTOR`` x +
 ``SLACK_TOKENS`` (:func:`bpe_tokens` counts them when bench/peers has the tokenizer;
@@ -36,13 +36,13 @@ __all__ = [
     "record",
 ]
 
-from mcp_server.fixtures.answer_rows import record  # the one reader of rows, shared with mcp_server.testing.rows
-from mcp_server.render.answer_budget import (  # the one rule, shared with the server
+from mcp_server.answers.budget import (  # the one rule, shared with the server
     FACTOR,
     SLACK,
     SLACK_TOKENS,
     json_limit,
 )
+from mcp_server.fixtures.answer_rows import record  # the one reader of rows, shared with mcp_server.testing.rows
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,18 +17,22 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("cdp_core", "targets", "mcp_server")
 
-#: Which rooms of mcp_server each room may import (its own always). ``shims`` are the modules
-#: users name at the package root (``python -m mcp_server.cli``, the pytest plugin): they forward.
+#: Which rooms of mcp_server each room may import (its own always). Each feature folder is a room of its
+#: own (``features.network``...) that may import the shared rooms below it, never another feature; the
+#: ``features`` package itself is the action table's loader, which the server and the features name.
+#: ``shims`` are the modules at the package root (the pytest plugin and ``mcp_server.testing``).
+SHARED = {"page", "evidence", "input", "answers", "safety"}
 ALLOWED: dict[str, set[str]] = {
-    "shims": {"commands", "surface", "actions", "facts", "input", "render", "core", "guards", "fixtures"},
-    "commands": {"surface", "actions", "facts", "input", "render", "core", "guards"},
-    "surface": {"actions", "facts", "input", "render", "core", "guards"},
-    "actions": {"facts", "input", "render", "core", "guards"},
-    "facts": {"input", "render", "core", "guards"},
-    "input": {"render", "core", "guards"},
-    "render": {"core", "guards"},
-    "core": {"guards"},
-    "guards": set(),
+    "shims": {"fixtures"},
+    "cli": {"server", "evidence", "answers", "safety"},
+    "server": {"features", "answers", "safety"},
+    "features": {"server"},
+    "features.*": {"features", "server"} | SHARED,
+    "page": {"server", "evidence", "input", "answers", "safety"},
+    "evidence": {"server", "input", "answers", "safety"},
+    "input": {"answers", "safety"},
+    "answers": {"server", "safety"},
+    "safety": set(),
     "fixtures": set(),
 }
 #: The three floors: a package may import the ones after it, never those before.
@@ -48,7 +52,13 @@ def room_of(module: str) -> str:
         return parts[0]
     if len(parts) == 2 and not (ROOT / "mcp_server" / parts[1]).is_dir():
         return "shims"
+    if parts[1] == "features" and len(parts) > 2:
+        return f"features.{parts[2]}"
     return parts[1]
+
+
+def rule_of(room: str) -> set[str]:
+    return ALLOWED.get("features.*" if room.startswith("features.") else room, set())
 
 
 def imports_of(path: Path) -> list[tuple[int, str]]:
@@ -89,7 +99,7 @@ def all_modules() -> list[Path]:
 
 def test_every_room_has_its_rule() -> None:
     rooms = {p.name for p in (ROOT / "mcp_server").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert rooms <= set(ALLOWED), f"a room without an import rule: {sorted(rooms - set(ALLOWED))}"
+    assert rooms - {"features"} <= set(ALLOWED), f"a room without an import rule: {sorted(rooms - set(ALLOWED))}"
 
 
 def test_imports_run_only_downwards() -> None:
@@ -106,7 +116,7 @@ def test_imports_run_only_downwards() -> None:
                 wrong.append(f"{where} (a lower floor importing a higher one)")
             elif top == here.split(".")[0] == "mcp_server":
                 mine, theirs = room_of(here), room_of(target)
-                if mine != theirs and theirs not in ALLOWED.get(mine, set()) and theirs != "mcp_server":
+                if mine != theirs and theirs not in rule_of(mine) and theirs != "mcp_server":
                     wrong.append(f"{where} ({mine} may not import {theirs})")
     assert not wrong, "imports that run back up:\n" + "\n".join(wrong)
 
@@ -146,7 +156,7 @@ def test_the_architecture_map_names_modules_that_exist() -> None:
 
 
 def _resolves(dotted: str) -> bool:
-    """A module, or a module and one of its top-level names (``mcp_server.surface.server.build_server``)."""
+    """A module, or a module and one of its top-level names (``mcp_server.server.app.build_server``)."""
     parts = dotted.split(".")
     base = ROOT / "/".join(parts)
     if base.with_suffix(".py").exists() or (base / "__init__.py").exists():
@@ -157,3 +167,62 @@ def _resolves(dotted: str) -> bool:
         return False
     name = re.escape(parts[-1])
     return re.search(rf"^(?:async def|def|class) {name}\b|^{name}\b\s*[:=]", source.read_text(), re.M) is not None
+
+
+def test_mcp_server_has_no_import_circle() -> None:
+    """No module of mcp_server reaches itself through its imports (a function's own imports included).
+
+    A circle is where a newcomer cannot say which module comes first, and where an import's order
+    decides whether the server starts.
+    """
+    modules = {module_name(p): p for p in all_modules() if module_name(p).startswith("mcp_server")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = {t for _, t in imports_of(path)}
+        graph[name] = {t for t in targets if t in modules and t != name}
+    circles = [c for c in _strongly_connected(graph) if len(c) > 1]
+    assert not circles, "import circles in mcp_server:\n" + "\n".join(" -> ".join(sorted(c)) for c in circles)
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
+    """Tarjan's algorithm, iterative (the graph has a few hundred modules)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[set[str]] = []
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                found.append(component)
+    return found

@@ -4,7 +4,7 @@ import json
 import os
 import time
 
-from mcp_server.guards.audit import MAX_LINE_BYTES, AuditLog, redact_arguments
+from mcp_server.safety.audit import MAX_LINE_BYTES, AuditLog, redact_arguments
 
 
 def test_secret_keys_and_typed_values_are_hidden():
@@ -185,7 +185,7 @@ def test_audit_lines_are_strict_json_even_with_infinity_in_the_arguments(tmp_pat
 
 
 def test_a_failing_audit_write_is_reported_not_silent():
-    from mcp_server.guards.audit import write_failures
+    from mcp_server.safety.audit import write_failures
 
     log = AuditLog("/dev/full")  # every write fails with ENOSPC
     log.record(tool="t", action="a", arguments={}, status="ok", error_code=None, duration_ms=1.0)

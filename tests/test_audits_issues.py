@@ -32,7 +32,7 @@ async def _issues(agent, count: int, **filters) -> list[dict]:
     with anyio.fail_after(15):
         while True:
             entries = records(await agent.s("console_list", types=["issue"], limit=200))
-            # an answer leaves out false values (mcp_server/render/lean.py): absent means False
+            # an answer leaves out false values (mcp_server/answers/lean.py): absent means False
             if len([e for e in entries if all(e.get(k, False) == v for k, v in filters.items())]) >= count:
                 return entries
             await anyio.sleep(0.1)

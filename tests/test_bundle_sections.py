@@ -16,7 +16,7 @@ from faults_util import serving
 from httpserver import Reply
 from lean_util import assert_carries, assert_lean, records
 
-from mcp_server.actions.evidence.bundle_sections import storage_involved
+from mcp_server.features.bundle.sections import storage_involved
 
 PHP_500 = (
     "<br />\n<b>Fatal error</b>:  Uncaught PDOException: SQLSTATE[23000]: Integrity constraint violation: "

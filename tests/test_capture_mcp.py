@@ -17,8 +17,8 @@ from httpserver import Reply
 from lean_util import record, records
 from mcp.client import Client
 
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 ERROR_HTML = "<html><body><h1>Error Occurred While Processing Request</h1><p>PROVINCIA is undefined</p></body></html>"
 SECRET_AUTH = "Bearer mcp-capture-secret-42"

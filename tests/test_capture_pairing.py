@@ -168,7 +168,7 @@ def test_multipart_text_fields_masked_file_parts_kept():
 def test_request_headers_read_before_their_extra_info_are_said_to_be_provisional():
     """Chrome may report the headers as sent (the Cookie among them) after the response: a read in
     between shows the provisional ones and says so, in the record and in what the model reads."""
-    from mcp_server.render.network_render import network_record
+    from mcp_server.answers.network import network_record
 
     rec = NetworkRecorder(eager_body_budget=0)
     answered = ("Network.responseReceived", {**response("P", "http://127.0.0.1/p", 200, 1.1)[1], "hasExtraInfo": True})

@@ -9,7 +9,7 @@ import json
 from faults_util import UserTabs, serving
 from httpserver import Reply
 
-from mcp_server.actions.evidence.storage import value_preview
+from mcp_server.features.storage.actions import value_preview
 
 SECRETS = [
     "c00kie-s3ss10n-9f8e7d6c5b4a",  # cookie values

@@ -12,8 +12,8 @@ from typing import Literal
 import pytest
 from pydantic import Field
 
-from mcp_server.core import registry
-from mcp_server.core.registry import ActionArgs, ActionResult, ActionSpec
+from mcp_server.server import registry
+from mcp_server.server.registry import ActionArgs, ActionResult, ActionSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "gen_tool_reference.py"

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from mcp_server.commands import cli
-from mcp_server.core.settings import ENV_NAMES, Settings
+from mcp_server.cli import main as cli
+from mcp_server.server.settings import ENV_NAMES, Settings
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 

@@ -1,7 +1,7 @@
 """Faults: load. 50 tool calls at once from one client, and two clients on the HTTP transport at once.
 
 Every call must be answered, and no two calls may interleave their scripts on a page: each
-takes the locks its action declares (mcp_server/core/locking.py). :class:`faults_util.InsideProbe` measures it from
+takes the locks its action declares (mcp_server/server/locking.py). :class:`faults_util.InsideProbe` measures it from
 the page's side: a call's script enters, holds the page a moment, leaves; the test server
 counts how many calls were inside at once.
 """

@@ -128,7 +128,7 @@ async def test_a_50_mb_response_body(agent: Agent, http_server):
     assert small["bytes"] == 1000 and small["truncated"] is True
 
     # memory stays bounded: the recorder holds only small bodies, never the big ones, before or after saving
-    from mcp_server.facts.capture import network_of
+    from mcp_server.evidence.capture import network_of
 
     held = network_of(await agent.app.manager.current_page(launch_if_needed=False)).held_bytes
     assert held <= agent.app.settings.network_eager_body_max_bytes * 2 and held < cap

@@ -27,11 +27,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp.client import Client
 
-from mcp_server.actions import load_actions
-from mcp_server.commands.cli import build_app
-from mcp_server.core.registry import ACTIONS
-from mcp_server.core.settings import Settings
-from mcp_server.surface.schema import args_schema
+from mcp_server.cli.main import build_app
+from mcp_server.features import load_actions
+from mcp_server.server.registry import ACTIONS
+from mcp_server.server.schema import args_schema
+from mcp_server.server.settings import Settings
 
 #: Read-only or export-only actions whose well-typed calls must leave the browser state as it was.
 SAFE = [

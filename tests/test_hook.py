@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_server.commands import hook
+from mcp_server.cli import hook
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -160,7 +160,7 @@ def _subprocess(cmd: list[str], stdin: bytes) -> subprocess.CompletedProcess[byt
     ],
 )
 def test_module_subprocess(stdin: bytes, hinted: bool) -> None:
-    proc = _subprocess([sys.executable, "-m", "mcp_server.commands.hook", "user-prompt"], stdin)
+    proc = _subprocess([sys.executable, "-m", "mcp_server.cli.hook", "user-prompt"], stdin)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.decode().strip() == (hook.HINT if hinted else "")
 

@@ -7,9 +7,9 @@ from pathlib import Path
 from lean_util import assert_lean, empties
 from pydantic import BaseModel
 
-from mcp_server.core.registry import ActionResult
-from mcp_server.render.lean import Keep, hoist, lean, ms_since, rows, short_url
-from mcp_server.surface.envelope import ok_result
+from mcp_server.answers.lean import Keep, hoist, lean, ms_since, rows, short_url
+from mcp_server.server.envelope import ok_result
+from mcp_server.server.registry import ActionResult
 
 
 def test_lean_drops_null_false_and_empty_but_keeps_zero_and_empty_string():
@@ -175,7 +175,7 @@ def test_lean_fast_path_follows_the_rules_on_random_answers():
 
 def test_wire_form_is_what_the_sdk_would_dump_of_the_answer():
     """The dict handed to the SDK equals its own dump of the answer, text, image and error alike."""
-    from mcp_server.surface.envelope import error_result, wire_form
+    from mcp_server.server.envelope import error_result, wire_form
     from targets.errors import ErrorCode, ToolFailure
 
     rows = Keep([[i, f"msg {i}"] for i in range(1, 4)])
@@ -196,7 +196,7 @@ def test_console_list_names_the_other_page_of_each_entry_whatever_their_order():
     """The listing reuses the previous entry's place answer when its URLs are the same objects;
     entries of two pages and an iframe, interleaved, must each say where they came from."""
     from cdp_core.recorders.listing import Selection
-    from mcp_server.render.console_render import console_listing
+    from mcp_server.answers.console import console_listing
 
     page, other, frame = "http://127.0.0.1:1/app.html", "http://127.0.0.1:1/login.html", "http://127.0.0.1:1/ad.html"
     places = [(page, page), (other, other), (page, page), (page, frame), (page, page), (other, other)]
@@ -221,7 +221,7 @@ def test_console_list_names_the_other_page_of_each_entry_whatever_their_order():
 
 
 def test_a_tab_with_no_document_yet_is_said_to_be_loading_not_shown_as_an_empty_url():
-    from mcp_server.render.pages_render import page_line
+    from mcp_server.answers.pages import page_line
 
     loading = page_line({"page_id": 2, "stable_page_id": "p3", "title": "", "url": ""})
     assert loading == "  [2] p3 (no page loaded yet)"
@@ -237,7 +237,7 @@ async def test_an_answered_request_whose_body_the_page_never_reads_does_not_hold
 
     import anyio
 
-    from mcp_server.facts.followup import BODY_GRACE_S, Followup
+    from mcp_server.evidence.followup import BODY_GRACE_S, Followup
 
     class Requests:
         def __init__(self) -> None:
@@ -263,7 +263,7 @@ async def test_an_answered_request_whose_body_the_page_never_reads_does_not_hold
 
 
 def test_an_html_body_is_previewed_as_what_its_reader_sees():
-    from mcp_server.facts.body_preview import readable_preview
+    from mcp_server.evidence.body_preview import readable_preview
 
     laravel = (
         b"<!DOCTYPE html>\n<html><head><title>Division by zero</title><style>" + b"body{margin:0}" * 2000
@@ -288,7 +288,7 @@ def test_an_html_body_is_previewed_as_what_its_reader_sees():
 
 
 def test_an_entry_older_than_the_capture_says_how_much_older():
-    from mcp_server.render.lean import when_text
+    from mcp_server.answers.lean import when_text
 
     assert when_text(238) == "t=+238 ms after capture start"
     assert when_text(0) == "t=+0 ms after capture start"
@@ -297,7 +297,7 @@ def test_an_entry_older_than_the_capture_says_how_much_older():
 
 def test_the_envelope_message_is_the_first_lines_gist():
     """``message`` sums the answer up; the data holds the URL, title, status and times it would restate."""
-    from mcp_server.surface.envelope import MESSAGE_CHARS, summary
+    from mcp_server.server.envelope import MESSAGE_CHARS, summary
 
     assert summary("Navigated p1 (launch) to http://h/x (Title), HTTP 200\nmore") == "Navigated p1 (launch)…"
     assert summary("Went back to http://h/x (Gone), HTTP 404") == "Went back…"  # no dangling "to"

@@ -1,4 +1,4 @@
-"""Every action's answer, one by one, under the answer-size rule (mcp_server/render/answer_budget.py).
+"""Every action's answer, one by one, under the answer-size rule (mcp_server/answers/budget.py).
 
 Why one test over all of them: both renderings are the product (Claude Code and Codex hand the
 model ``JSON(structuredContent)`` and drop the text; other clients pass only the text), and the
@@ -21,8 +21,8 @@ from faults_util import Agent, UserTabs, serving
 from httpserver import Reply
 from lean_util import answer_text, bpe_tokens, records, structured_json
 
-from mcp_server.core import registry
-from mcp_server.render.answer_budget import FACTOR, SLACK, SLACK_TOKENS, json_limit, token_limit
+from mcp_server.answers.budget import FACTOR, SLACK, SLACK_TOKENS, json_limit, token_limit
+from mcp_server.server import registry
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Edit customer</title>
 <script src="/per/app.js"></script></head><body>

@@ -1,4 +1,4 @@
-"""The call locks (mcp_server/core/locking.py) as pure logic: who waits for whom, and nothing left behind.
+"""The call locks (mcp_server/server/locking.py) as pure logic: who waits for whom, and nothing left behind.
 
 The browser-level proofs (reads during a long wait, page scripts never interleaving over
 stdio and HTTP, cancellation) are in test_long_work.py and test_faults_concurrency.py.
@@ -10,8 +10,8 @@ import asyncio
 
 import pytest
 
-from mcp_server.core.locking import Busy, CallHold, CallLocks, Holder, StateLock
-from mcp_server.core.registry import action
+from mcp_server.server.locking import Busy, CallHold, CallLocks, Holder, StateLock
+from mcp_server.server.registry import action
 
 
 async def _settle() -> None:
@@ -145,8 +145,8 @@ async def test_a_call_stuck_holding_the_state_lock_is_stopped_at_the_call_bound(
     from httpserver import Reply
     from mcp.client import Client
 
-    from mcp_server.commands.cli import build_app
-    from mcp_server.core.settings import Settings
+    from mcp_server.cli.main import build_app
+    from mcp_server.server.settings import Settings
 
     release = threading.Event()
 
@@ -179,8 +179,8 @@ async def test_a_hung_renderer_is_reported_at_the_call_bound(tmp_path, http_serv
     from httpserver import Reply
     from mcp.client import Client
 
-    from mcp_server.commands.cli import build_app
-    from mcp_server.core.settings import Settings
+    from mcp_server.cli.main import build_app
+    from mcp_server.server.settings import Settings
 
     http_server.route("/hung/page.html", Reply(200, "<title>hung</title><p>about to hang</p>"))
     manager, server = build_app(Settings(artifact_dir=str(tmp_path / "artifacts"), max_call_seconds=3))

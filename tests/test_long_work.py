@@ -22,10 +22,10 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_http import ENTRY, server_env
 
-from mcp_server.core.settings import Settings
-from mcp_server.facts import capture
-from mcp_server.guards import safe_regex
-from mcp_server.surface.server import BrowserMCP
+from mcp_server.evidence import capture
+from mcp_server.safety import safe_regex
+from mcp_server.server.app import BrowserMCP
+from mcp_server.server.settings import Settings
 from targets import BrowserManager
 from targets.errors import ErrorCode
 

@@ -21,10 +21,10 @@ import pytest
 from lean_util import assert_lean, records
 from mcp.client import Client
 
-from mcp_server.core.registry import legacy_map
-from mcp_server.core.settings import Settings
-from mcp_server.facts import capture
-from mcp_server.surface.server import BrowserMCP
+from mcp_server.evidence import capture
+from mcp_server.server.app import BrowserMCP
+from mcp_server.server.registry import legacy_map
+from mcp_server.server.settings import Settings
 from targets import BrowserManager
 from targets.errors import ErrorCode
 
@@ -478,8 +478,8 @@ def _minimal_args(schema: dict[str, Any]) -> dict[str, Any]:
 async def test_every_action_answers_in_the_envelope(mcp: Session, http_server):
     # Each registered action (all modules present), called with minimal arguments on a real page:
     # an ok or error answer that validates against the outputSchema, and never INTERNAL_ERROR.
-    from mcp_server.core.registry import ACTIONS
-    from mcp_server.surface.schema import args_schema
+    from mcp_server.server.registry import ACTIONS
+    from mcp_server.server.schema import args_schema
 
     skip = {"attach_cdp", "detach_cdp", "use_launch_browser", "close_browser_target"}  # tested above
     await open_app(mcp, http_server, "?sweep")

@@ -17,10 +17,10 @@ from mcp.client import Client
 from pydantic import Field
 
 from cdp_core.errors import CDPError, CDPTimeout, ConnectionClosed
-from mcp_server.core.registry import ActionArgs, ActionResult, ActionSpec
-from mcp_server.core.settings import Settings
-from mcp_server.surface.schema import args_schema, condensed_schema
-from mcp_server.surface.server import build_server
+from mcp_server.server.app import build_server
+from mcp_server.server.registry import ActionArgs, ActionResult, ActionSpec
+from mcp_server.server.schema import args_schema, condensed_schema
+from mcp_server.server.settings import Settings
 from targets.errors import ErrorCode, ToolFailure
 
 

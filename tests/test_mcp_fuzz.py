@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp.client import Client
 
-from mcp_server.core.settings import Settings
-from mcp_server.facts import capture
-from mcp_server.surface.server import BrowserMCP
+from mcp_server.evidence import capture
+from mcp_server.server.app import BrowserMCP
+from mcp_server.server.settings import Settings
 from targets import BrowserManager
 
 #: Actions that switch or close targets, or leave the page: tested deliberately elsewhere.

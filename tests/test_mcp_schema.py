@@ -13,12 +13,12 @@ from pathlib import Path
 import jsonschema
 from mcp.client import Client
 
-from mcp_server.core import registry
-from mcp_server.core.registry import CONDENSED_TOOLS
-from mcp_server.core.settings import Settings
-from mcp_server.surface.schema import args_schema
-from mcp_server.surface.schema_output import action_rules, result_keys
-from mcp_server.surface.server import BrowserMCP
+from mcp_server.server import registry
+from mcp_server.server.app import BrowserMCP
+from mcp_server.server.registry import CONDENSED_TOOLS
+from mcp_server.server.schema import args_schema
+from mcp_server.server.schema_output import action_rules, result_keys
+from mcp_server.server.settings import Settings
 
 TOKEN_BUDGET = 3250  # 3000 until the seven debug actions (issue 32: ~200 tokens); it stood at 3001 before them
 #: What the model reads of a tool (client-facts.md): outputSchema and annotations are for the client.
@@ -143,7 +143,7 @@ def test_long_lists_are_validated_without_a_check_per_row():
 
 def _own(spec) -> dict:
     """An action's own result schema, as its legacy twin declares it."""
-    from mcp_server.surface.schema_output import _output
+    from mcp_server.server.schema_output import _output
 
     return _output(spec.result)
 
@@ -228,7 +228,7 @@ def test_output_schemas_say_each_repeated_shape_once():
     """A client checks each outputSchema against the 2020-12 meta-schema at its first call (the
     Python SDK: ~0.2 ms a subschema): shapes several actions return (a page entry, a list's
     paging keys) sit once in ``$defs``, and every rule still reads the same once resolved."""
-    from mcp_server.surface.schema_output import resolved, said_once
+    from mcp_server.server.schema_output import resolved, said_once
 
     app = _app("condensed")
     for tool, route in app.routes.items():
@@ -253,7 +253,7 @@ def test_output_schemas_say_each_repeated_shape_once():
 
 def _collect(node: dict, shapes: list[str]) -> None:
     """Every subschema of 3+ subschemas under ``node``, as canonical JSON."""
-    from mcp_server.surface.schema_defs import _size, _subschemas
+    from mcp_server.server.schema_defs import _size, _subschemas
 
     for _, sub in _subschemas(node):
         if _size(sub) >= 3:

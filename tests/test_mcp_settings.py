@@ -8,11 +8,11 @@ import pytest
 from mcp.client import Client
 from pydantic import Field
 
-from mcp_server.commands.cli import parse_args, settings_from
-from mcp_server.core.registry import ActionArgs, ActionResult, ActionSpec
-from mcp_server.core.settings import Settings, SettingsError
-from mcp_server.guards.artifacts import Artifacts
-from mcp_server.surface.server import build_server
+from mcp_server.cli.main import parse_args, settings_from
+from mcp_server.safety.artifacts import Artifacts
+from mcp_server.server.app import build_server
+from mcp_server.server.registry import ActionArgs, ActionResult, ActionSpec
+from mcp_server.server.settings import Settings, SettingsError
 from targets.errors import ErrorCode, ToolFailure
 
 

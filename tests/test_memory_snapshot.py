@@ -21,8 +21,8 @@ from mcp.client import Client
 
 import cdp_core
 from cdp_core.heap_snapshot import read_heap_snapshot, summarize_heap
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 PAGE = """<!doctype html><html><head><title>Elenco ordini</title></head><body><table id="t"></table>
 <script>
@@ -143,7 +143,7 @@ async def test_a_summary_longer_than_the_call_bound_answers_with_the_file(
     """A huge heap's summary may outlast MCP_MAX_CALL_SECONDS: the answer still comes in time, with the file."""
     import time
 
-    import mcp_server.actions.evidence.memory as memory
+    import mcp_server.features.memory.actions as memory
 
     real = memory.heap_summary
 

@@ -94,8 +94,8 @@ def test_the_wheel_carries_types_skill_plugin_and_both_commands(wheel: Path) -> 
     assert "mcp_server/skills/mcp-browser-automation/SKILL.md" in names
     assert "mcp_server/skills/mcp-browser-automation/references/test-patterns.md" in names
     assert not any(n.startswith(("tests/", "bench/", "scripts/")) for n in names)
-    assert "mcp-browser = mcp_server.entry:main" in entries
-    assert "mcp-browser-debug = mcp_server.entry:main" in entries
+    assert "mcp-browser = mcp_server.cli.entry:main" in entries
+    assert "mcp-browser-debug = mcp_server.cli.entry:main" in entries
     assert re.search(r"\[pytest11\]\s+mcp_browser = mcp_server.pytest_plugin", entries)
 
 

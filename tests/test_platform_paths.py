@@ -20,7 +20,7 @@ from cdp_core.browser_paths import (
     install_hint,
     locate_browser,
 )
-from mcp_server.commands.cli import server_command_path
+from mcp_server.cli.main import server_command_path
 
 WINDOWS_ENV = {
     "LOCALAPPDATA": r"C:\Users\Ana\AppData\Local",
@@ -162,7 +162,7 @@ def test_skill_install_with_redirected_output_and_a_non_ansi_path(tmp_path: Path
     dest = tmp_path / "Łukasz" / "skills"
     env = {**os.environ, "PYTHONIOENCODING": "cp1252"}
     done = subprocess.run(
-        [sys.executable, "-m", "mcp_server.entry", "skill", "install", "--client", "claude", "--dest", str(dest)],
+        [sys.executable, "-m", "mcp_server.cli.entry", "skill", "install", "--client", "claude", "--dest", str(dest)],
         env=env,
         capture_output=True,
         check=False,

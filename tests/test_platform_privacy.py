@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from mcp_server.guards.artifacts import Artifacts
-from mcp_server.guards.owner_only import icacls_command, restrict_to_owner, windows_owner_dacl
-from mcp_server.guards.uploads import resolve_upload
+from mcp_server.safety.artifacts import Artifacts
+from mcp_server.safety.owner_only import icacls_command, restrict_to_owner, windows_owner_dacl
+from mcp_server.safety.uploads import resolve_upload
 from targets.errors import ErrorCode, ToolFailure
 from targets.policies.file_identity import is_within, same_path
 

@@ -17,8 +17,8 @@ import pytest
 from httpserver import Reply, TestServer
 from mcp.client import Client
 
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings, SettingsError
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings, SettingsError
 from targets.policies.policy import UrlPattern, UrlPolicy
 
 

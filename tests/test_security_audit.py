@@ -22,9 +22,9 @@ from lean_util import records
 from mcp.client import Client
 from mcp.shared.exceptions import MCPError
 
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
-from mcp_server.guards.audit import MAX_LINE_BYTES
+from mcp_server.cli.main import build_app
+from mcp_server.safety.audit import MAX_LINE_BYTES
+from mcp_server.server.settings import Settings
 
 PLANTED = "pw-audit-planted-7f3a9c"
 URL_SECRET = "url-secret-41d2"
@@ -212,6 +212,6 @@ async def test_get_browser_status_says_when_the_audit_log_cannot_be_written(tmp_
             assert "/dev/full" in json.dumps(result.structured_content["auditLog"])
     finally:
         await manager.close()
-        from mcp_server.guards.audit import flush_all
+        from mcp_server.safety.audit import flush_all
 
         flush_all()

@@ -20,9 +20,9 @@ import pytest
 from httpserver import Reply
 from mcp_http import http_client, running_http_server
 
-from mcp_server.surface.answer_cap import CAP_KEY, cap_answer
-from mcp_server.surface.schema_output import output_schema
-from mcp_server.surface.tool_answer import TextBlock, ToolAnswer
+from mcp_server.server.answer_cap import CAP_KEY, cap_answer
+from mcp_server.server.schema_output import output_schema
+from mcp_server.server.tool_answer import TextBlock, ToolAnswer
 
 LIMIT = 64 * 1024
 ITEMS = "".join(f"<li><button>item {i} {'x' * 60}</button></li>" for i in range(3000))

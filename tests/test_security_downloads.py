@@ -16,8 +16,8 @@ import pytest
 from httpserver import Reply
 from mcp.client import Client
 
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 PAGE = """<!doctype html><title>dl</title><p>downloads</p>
 <script>

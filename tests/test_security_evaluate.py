@@ -13,8 +13,8 @@ from pathlib import Path
 from httpserver import Reply
 from mcp.client import Client
 
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 
 async def test_evaluate_disabled_refuses_agent_javascript(tmp_path: Path, http_server):

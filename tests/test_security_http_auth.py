@@ -167,7 +167,7 @@ def test_on_windows_a_new_secret_file_is_restricted_to_its_owner_before_the_secr
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """chmod 0600 means nothing to a Windows ACL: a file in a shared folder inherited its readers."""
-    from mcp_server.guards import http_auth
+    from mcp_server.safety import http_auth
 
     restricted: list[tuple[Path, str]] = []
     monkeypatch.setattr(http_auth.sys, "platform", "win32")  # the owner-only call is stood in for below

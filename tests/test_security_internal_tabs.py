@@ -23,8 +23,8 @@ from lean_util import session_call
 from mcp.client import Client
 
 import cdp_core
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 from targets.policies.file_urls import FileUrlRefused, file_url_path
 
 MARK = "internal-tab-canary-41c7"

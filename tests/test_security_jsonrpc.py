@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 from mcp_http import AUTH, StdoutLines, running_http_server, server_env
 
-from mcp_server.surface.stdio_guard import request_id
+from mcp_server.cli.stdio_guard import request_id
 
 ROOT = Path(__file__).resolve().parent.parent
 INIT = {

@@ -19,8 +19,8 @@ from httpserver import Reply
 from lean_util import session_call
 from mcp.client import Client
 
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 MARK = "local-file-canary-6d1e"
 

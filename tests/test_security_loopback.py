@@ -28,8 +28,8 @@ from httpserver import Reply, TestServer
 from mcp.client import Client
 from netwatch import NetWatch
 
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 REMOTE_WS = "ws://10.255.255.1:9222/devtools/browser/x"
 

@@ -21,8 +21,8 @@ from httpserver import Reply
 from lean_util import records
 from mcp.client import Client
 
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 PAGE = """<!doctype html><title>paths</title><p id="p">paths</p>
 <script>document.cookie = "sid=path-cookie-value; path=/"; localStorage.setItem("k", "v");</script>"""

@@ -17,7 +17,7 @@ import regex
 import regex._main as regex_main  # type: ignore[import-not-found]
 from test_security_jsonrpc import INIT, StdioPeer
 
-from mcp_server.guards import safe_regex
+from mcp_server.safety import safe_regex
 
 HOSTILE = "((a{100}){100}){300}"
 MiB = 1 << 20

@@ -20,8 +20,8 @@ from httpserver import Reply
 from mcp.client import Client
 
 import cdp_core
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 ALLOWED_PAGE = """<!doctype html><title>Allowed</title>
 <img src="/sec-no/img.png?m=img"><iframe src="/sec-no/frame.html?m=frame"></iframe>

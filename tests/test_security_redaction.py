@@ -23,8 +23,8 @@ from httpserver import Reply
 from lean_util import records
 from mcp.client import Client
 
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 EQ_PASSWORD = "Tr0ub4dor=horse-7a1c"
 LONG_TOKEN = "longtok-3b9e" + "x" * 5000

@@ -16,7 +16,7 @@ from httpserver import Reply
 from mcp.client import Client
 
 from cdp_core.recorders.redact import HeaderRedactor, redact_body, redact_secrets_in_text, redact_url
-from mcp_server.guards.audit_arguments import redact_arguments
+from mcp_server.safety.audit_arguments import redact_arguments
 
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnLXNlY3JldC05OQ"
 SECRET = "hunter2-c0ffee"

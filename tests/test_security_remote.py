@@ -27,8 +27,8 @@ from mcp.client import Client
 from mcp_http import AUTH, running_http_server
 from netwatch import NetWatch
 
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 

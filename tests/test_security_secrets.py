@@ -24,8 +24,8 @@ from httpserver import Reply, Request
 from lean_util import records
 from mcp.client import Client
 
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 SRV_COOKIE = "srvck-planted-5be1"
 JS_COOKIE = "jsck-planted-77c0"

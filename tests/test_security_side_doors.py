@@ -22,8 +22,8 @@ import pytest
 from httpserver import Reply
 from mcp.client import Client
 
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 
 class CountingHost:

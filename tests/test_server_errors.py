@@ -15,8 +15,8 @@ from httpserver import Reply
 from lean_util import assert_lean, records
 from test_background_tab import CALL, agent_in_hidden_tab
 
-from mcp_server.facts.body_preview import html_text
-from mcp_server.facts.server_errors import server_error_in
+from mcp_server.evidence.body_preview import html_text
+from mcp_server.evidence.server_errors import server_error_in
 
 PHP_NOTICE = (
     "<br />\n<b>Warning</b>:  Undefined variable $qty in <b>/var/www/html/stock/save.php</b> on line <b>42</b><br />\n"

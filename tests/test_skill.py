@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from mcp_server.actions import load_actions
-from mcp_server.commands import hook
-from mcp_server.core import registry
+from mcp_server.cli import hook
+from mcp_server.features import load_actions
+from mcp_server.server import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 SKILL_DIR = ROOT / "skills" / "mcp-browser-automation"

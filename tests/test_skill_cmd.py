@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SKILL = ROOT / "skills" / "mcp-browser-automation"
-ENTRY = [sys.executable, "-m", "mcp_server.entry", "skill"]
+ENTRY = [sys.executable, "-m", "mcp_server.cli.entry", "skill"]
 
 
 def _run(*args: str, home: Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

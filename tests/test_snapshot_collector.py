@@ -301,8 +301,8 @@ async def test_closed_shadow_roots_need_the_accessibility_tree_engine(chromium, 
     """Page scripts, and so the collector, cannot see into a closed shadow root; MCP_SNAPSHOT_ENGINE=ax can."""
     from mcp.client import Client
 
-    from mcp_server.commands.cli import build_app
-    from mcp_server.core.settings import Settings
+    from mcp_server.cli.main import build_app
+    from mcp_server.server.settings import Settings
 
     http_server.route("/collector/closed.html", Reply(200, CLOSED_SHADOW))
     texts = {}

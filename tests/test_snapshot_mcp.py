@@ -15,8 +15,8 @@ from httpserver import Reply
 from lean_util import answer_text, records
 from mcp.client import Client
 
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 UID = r"\[uid=(\d+)\]"
 

@@ -22,8 +22,8 @@ from mcp.client import Client
 
 import cdp_core
 from cdp_core.sourcemap import decode_vlq_segment, function_declaration, parse_source_map, source_mapping_url
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 PAGES = Path(__file__).parent / "pages" / "sourcemap"
 

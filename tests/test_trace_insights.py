@@ -21,8 +21,8 @@ from mcp.client import Client
 
 from cdp_core.recorders.tracing.insights import site_of
 from cdp_core.recorders.tracing.summary import summarize_events
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 PID, TID = 10, 1
 NAV = 1_000_000.0  # µs

@@ -14,8 +14,8 @@ import trace_pages
 from lean_util import answer_text, assert_lean, record
 from mcp.client import Client
 
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 
 async def test_trace_answers_name_every_request_task_and_function_of_their_json(http_server, artifacts_dir: Path):

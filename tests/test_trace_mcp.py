@@ -17,8 +17,8 @@ from lean_util import record
 from mcp.client import Client
 
 import cdp_core
-from mcp_server.commands.cli import build_app
-from mcp_server.core.settings import Settings
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
 
 
 @pytest.fixture

@@ -23,11 +23,11 @@ from typing import Any
 
 import pytest
 
-from mcp_server.core import registry
-from mcp_server.core.registry import CONDENSED_TOOLS
-from mcp_server.core.settings import Settings
-from mcp_server.surface.schema import args_schema
-from mcp_server.surface.server import BrowserMCP
+from mcp_server.server import registry
+from mcp_server.server.app import BrowserMCP
+from mcp_server.server.registry import CONDENSED_TOOLS
+from mcp_server.server.schema import args_schema
+from mcp_server.server.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS = ROOT / "bench" / "peers"

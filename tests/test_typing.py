@@ -145,9 +145,9 @@ def test_the_typed_protocol_costs_the_server_nothing(tmp_path: Path) -> None:
     """Building the whole server never imports the generated modules; a user's first use imports one domain."""
     code = (
         "import sys\n"
-        "from mcp_server.commands.cli import build_app, settings_from, parse_args\n"
+        "from mcp_server.cli.main import build_app, settings_from, parse_args\n"
         "build_app(settings_from(parse_args([])))\n"
-        "import mcp_server.actions; mcp_server.actions.load_actions()\n"
+        "import mcp_server.features; mcp_server.features.load_actions()\n"
         "print(sorted(m for m in sys.modules if m.startswith('cdp_core.protocol')))\n"
         "import cdp_core\n"
         "class Session: pass\n"

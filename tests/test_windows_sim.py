@@ -221,7 +221,7 @@ async def test_http_answers_launches_and_audits(tmp_path: Path, http_server):
 def test_stop_signals_are_those_the_system_has():
     from types import SimpleNamespace
 
-    from mcp_server.commands.stop_signals import stop_signals
+    from mcp_server.cli.stop_signals import stop_signals
 
     windows = SimpleNamespace(SIGINT=2, SIGTERM=15, SIGBREAK=21)  # no SIGHUP there
     assert stop_signals(windows) == (2, 15, 21)
@@ -232,7 +232,7 @@ def test_stop_signals_are_those_the_system_has():
 async def test_stop_signals_fall_back_to_signal_signal_when_the_loop_refuses(monkeypatch: pytest.MonkeyPatch):
     import asyncio
 
-    from mcp_server.commands.stop_signals import StopSignals
+    from mcp_server.cli.stop_signals import StopSignals
 
     def refuse(*args: object) -> None:
         raise NotImplementedError

@@ -20,10 +20,9 @@ dialogs. See COORDINATION.md "Input mechanism (issue 15)".
 from __future__ import annotations
 
 from cdp_core import CDPSession
-
-from . import mouse
-from .actionability import NotActionable, Point, actionable_point, check_state
-from .actions import (
+from mcp_server.input import mouse
+from mcp_server.input.actionability import NotActionable, Point, actionable_point, check_state
+from mcp_server.input.actions import (
     click,
     drag,
     fill,
@@ -35,9 +34,9 @@ from .actions import (
     set_checked,
     set_input_files,
 )
-from .delivery import keys_reach
-from .element import Element, element_from_selector, element_from_uid
-from .keyboard import UnknownKey, parse_combo, press_combo
+from mcp_server.input.delivery import keys_reach
+from mcp_server.input.element import Element, element_from_selector, element_from_uid
+from mcp_server.input.keyboard import UnknownKey, parse_combo, press_combo
 
 __all__ = [
     "keys_reach",

@@ -24,12 +24,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cdp_core import CDPError, CDPException, CDPSession
+from mcp_server.input.frames import frame_tree, owner_origin, parent_of
 from targets.errors import ErrorCode, ToolFailure
 
-from .frames import frame_tree, owner_origin, parent_of
+#: What an action that waits for actionability says of its length (docs/tools.md, progress).
+ACTIONABILITY_TAKES = (
+    "up to timeout_ms waiting for actionability (visible, stable, enabled), at most the call bound; "
+    "progress: which element and what it waits for"
+)
 
 if TYPE_CHECKING:
-    from .element import Element
+    from mcp_server.input.element import Element
 
 __all__ = ["Point", "NotActionable", "actionable_point", "check_state"]
 

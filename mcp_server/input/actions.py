@@ -15,14 +15,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from cdp_core import CDPError, CDPEvent, CDPException
+from mcp_server.input import mouse
+from mcp_server.input.actionability import NotActionable, Point, actionable_point, check_state, not_interactable
+from mcp_server.input.delivery import MOVE, PRESS, RELEASE, keys_reach, not_delivered, watching
+from mcp_server.input.element import Element
+from mcp_server.input.filling import fill
+from mcp_server.input.keyboard import UnknownKey, parse_combo, press_combo
 from targets.errors import ErrorCode, ToolFailure
-
-from . import mouse
-from .actionability import NotActionable, Point, actionable_point, check_state, not_interactable
-from .delivery import MOVE, PRESS, RELEASE, keys_reach, not_delivered, watching
-from .element import Element
-from .filling import fill
-from .keyboard import UnknownKey, parse_combo, press_combo
 
 __all__ = [
     "click",

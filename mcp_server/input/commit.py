@@ -18,8 +18,7 @@ from __future__ import annotations
 import asyncio
 
 from cdp_core import CDPException
-
-from .element import Element
+from mcp_server.input.element import Element
 
 __all__ = ["commit_if_watched", "note_typing_watched", "listener_types", "TYPING_EVENTS"]
 

@@ -24,9 +24,8 @@ from itertools import count
 from typing import Any
 
 from cdp_core import CDPEvent, CDPException
+from mcp_server.input.wake import forget, wake
 from targets.errors import ErrorCode, ToolFailure
-
-from .wake import forget, wake
 
 __all__ = ["Seen", "watching", "keys_reach", "not_delivered", "PRESS", "RELEASE", "KEYS", "TEXT", "MOVE", "DROP"]
 

@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from cdp_core import CDPError, CDPException, CDPSession
 from cdp_core.recorders.uids import UidRegistry
+from mcp_server.input.frames import FrameRef, find_frame, frame_document
 from targets.errors import ErrorCode, ToolFailure
-
-from .frames import FrameRef, find_frame, frame_document
 
 if TYPE_CHECKING:
     from targets import PageHandle

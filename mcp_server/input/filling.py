@@ -7,13 +7,12 @@ commit of :mod:`.commit`.
 
 from __future__ import annotations
 
+from mcp_server.input.actionability import actionable_point
+from mcp_server.input.commit import commit_if_watched
+from mcp_server.input.delivery import keys_reach
+from mcp_server.input.element import Element
+from mcp_server.input.keyboard import press_combo
 from targets.errors import ErrorCode, ToolFailure
-
-from .actionability import actionable_point
-from .commit import commit_if_watched
-from .delivery import keys_reach
-from .element import Element
-from .keyboard import press_combo
 
 __all__ = ["fill"]
 

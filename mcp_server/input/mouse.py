@@ -17,8 +17,7 @@ import asyncio
 from typing import Any, Literal
 
 from cdp_core import CDPException, CDPSession, SessionClosed
-
-from .actionability import Point
+from mcp_server.input.actionability import Point
 
 __all__ = ["Button", "move", "press", "release", "click_at", "BUTTON_BITS"]
 

@@ -13,8 +13,8 @@ and wrong for one that grants (``ALLOWED_FILE_ROOTS``): on Linux ``/srv/SITE`` i
 than the allowed ``/srv/site``. :func:`is_within_granted` is the granting twin: identity first,
 then the spelling as this system compares names (folded on Windows and macOS only).
 
-The one home of these rules: ``targets.policies.policy`` (``file:`` URLs), ``mcp_server.guards.artifacts`` and
-``mcp_server.guards.uploads`` import them from here.
+The one home of these rules: ``targets.policies.policy`` (``file:`` URLs), ``mcp_server.safety.artifacts`` and
+``mcp_server.safety.uploads`` import them from here.
 """
 
 from __future__ import annotations

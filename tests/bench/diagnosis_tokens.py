@@ -26,8 +26,8 @@ from mcp.client import Client  # noqa: E402
 
 from cdp_core import connect  # noqa: E402
 from cdp_core.chromium import ChromiumProcess  # noqa: E402
-from mcp_server.commands.cli import build_app  # noqa: E402
-from mcp_server.core.settings import Settings  # noqa: E402
+from mcp_server.cli.main import build_app  # noqa: E402
+from mcp_server.server.settings import Settings  # noqa: E402
 
 FORM = """<!doctype html><html><head><meta charset="utf-8"><title>Edit customer</title>
 <script src="/app/save.js"></script></head><body>

@@ -37,9 +37,9 @@ from httpserver import TestServer  # noqa: E402
 from mcp.client import Client  # noqa: E402
 
 from cdp_core.chromium import ChromiumProcess  # noqa: E402
-from mcp_server.core.settings import Settings  # noqa: E402
-from mcp_server.facts import capture  # noqa: E402
-from mcp_server.surface.server import BrowserMCP  # noqa: E402
+from mcp_server.evidence import capture  # noqa: E402
+from mcp_server.server.app import BrowserMCP  # noqa: E402
+from mcp_server.server.settings import Settings  # noqa: E402
 from targets import BrowserManager  # noqa: E402
 
 READS = ["console_list", "network_list", "get_capabilities", "list_pages", "get_browser_status"]

@@ -104,7 +104,7 @@ class NetworkShapes(RecorderState):
         return d
 
     def _brief(self, e: Entry) -> dict[str, Any]:
-        """The fields a list line shows (mcp_server/render/network_render.py), as :meth:`_summary`
+        """The fields a list line shows (mcp_server/answers/network.py), as :meth:`_summary`
         has them. Why not the summary: its timestamp, sizes and body state cost a 500-request
         list twice the time of everything else it needs, and the list shows none of them."""
         d: dict[str, Any] = {

@@ -24,7 +24,7 @@ profile's 0-based positions are converted).
 The work is split along the data's path: :mod:`.reader` (the file as a stream of
 events), :mod:`.collect` (one pass into compact arrays), :mod:`.build` and
 :mod:`.insights` (the summary and DevTools-like insights); the text an agent reads is
-rendered by ``mcp_server.actions.evidence.trace``.
+rendered by ``mcp_server.features.trace.actions``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,402 @@
+"""``debug_bundle``: one answer for "what is wrong with this page", and its files.
+
+The bundle gathers what an agent checks first (console errors and warnings with their stack
+tops, failed and HTTP-error requests with payload, response preview and initiator, the last
+XHR/fetch, frames) and, when they matter to the failure or are asked for, storage key and cookie
+names and a snapshot preview (bundle_sections.py holds the rules), a screenshot path. The
+files (``save_artifacts``: bundle.json, bundle.md) keep the full records; the answer is their
+lean form, the same in text and JSON (see mcp_server/answers/lean.py). Nothing here navigates, reloads
+or changes the page: on the user's Chrome it only reads. Collected here, rendered in
+bundle_render.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
+
+from cdp_core.errors import CDPException
+from mcp_server.evidence.body_preview import held_response_preview
+from mcp_server.evidence.server_errors import held_server_error
+from mcp_server.evidence.stacks import map_console_entries
+from mcp_server.features.bundle.render import bundle_answer, bundle_markdown
+from mcp_server.features.bundle.sections import shows_form_error, storage_involved
+from mcp_server.page.screenshots import capture_png
+from mcp_server.server.registry import ActionArgs, ActionResult, Answer, action
+from targets.errors import ToolFailure
+
+if TYPE_CHECKING:
+    from mcp_server.server.context import ToolContext
+    from targets import PageHandle
+
+__all__ = ["build_bundle", "bundle_answer", "DebugBundleArgs"]
+
+S = "browser_session"
+BUNDLE_KIND = "debug-bundles"
+SNAPSHOT_PREVIEW_CHARS = 3000
+
+
+class DebugBundleArgs(ActionArgs):
+    include_snapshot: bool | None = Field(None, description="Snapshot preview; default: on a form error")
+    include_screenshot: bool = Field(False, description="Save a PNG (path only)")
+    include_storage: bool | None = Field(
+        None, description="Storage keys, cookie names; default: if errors involve them"
+    )
+    include_network: bool = Field(True, description="Network errors")
+    include_console: bool = Field(True, description="Console errors")
+    max_items: int = Field(30, ge=1, le=500, description="Max items per list")
+    save_artifacts: bool = Field(False, description="Write bundle.json + bundle.md")
+
+
+def _policy(ctx: ToolContext) -> Any:
+    """The launch browser's URL policy (source maps outside ALLOWED_URLS are not fetched)."""
+    launch = getattr(ctx.manager, "launch", None)
+    return getattr(launch, "policy", None)
+
+
+def _compact_console(e: dict[str, Any]) -> dict[str, Any]:
+    stack = e.get("stack") or []
+    keys = ("id", "timestamp", "type", "text", "location", "pageUrl", "frameUrl", "source", "replayed")
+    out = {k: e.get(k) for k in keys}
+    if stack:
+        out["stackTop"] = stack[:3]
+    return out
+
+
+def _response_preview(recorder: Any, e: dict[str, Any]) -> str | None:
+    """A failed request's answer as its reader would see it (an error page's text, not its CSS)."""
+    preview = held_response_preview(recorder, e)
+    return preview[0] if preview else None
+
+
+def _network_item(recorder: Any, e: dict[str, Any], server_error: str | None = None) -> dict[str, Any]:
+    """A request of the bundle, its response preview and server error read from the held body
+    (``server_error``: already read by :func:`_answers_with_server_errors`)."""
+    full = recorder.get(e["id"])
+    item = {
+        k: full.get(k)
+        for k in (
+            "id",
+            "timestamp",
+            "method",
+            "url",
+            "resourceType",
+            "status",
+            "statusText",
+            "failed",
+            "failureText",
+            "durationMs",
+            "postDataPreview",
+            "bodyHeld",
+            "redirectedFrom",
+            "pageUrl",
+        )
+    }
+    if full.get("initiator") and full["initiator"].get("stackTop"):
+        item["initiatorTop"] = full["initiator"]["stackTop"]
+    preview = _response_preview(recorder, e)
+    if preview is not None:
+        item["responsePreview"] = preview
+    server_error = server_error or held_server_error(recorder, e["id"])
+    if server_error:
+        item["serverError"] = server_error
+    return item
+
+
+#: How many of the newest document and AJAX answers a bundle reads for a server's error text
+SERVER_ERROR_SCAN = 50
+
+
+def _answers_with_server_errors(recorder: Any) -> list[tuple[dict[str, Any], str]]:
+    """(entry, error) of the newest document/xhr/fetch requests answered below 400 whose body holds a
+    server error."""
+    recent = recorder.list(resource_types=["document", "xhr", "fetch"], limit=SERVER_ERROR_SCAN)
+    found = []
+    for e in recent:
+        if e.get("status") is not None and e["status"] < 400 and (error := held_server_error(recorder, e["id"])):
+            found.append((e, error))
+    return found
+
+
+async def _eval(page: PageHandle, expression: str) -> Any:
+    reply = await page.session.send(
+        "Runtime.evaluate", {"expression": expression, "returnByValue": True, "silent": True}, timeout=5
+    )
+    if reply.get("exceptionDetails"):
+        return None
+    return reply.get("result", {}).get("value")
+
+
+async def _frames(page: PageHandle) -> list[dict[str, Any]]:
+    tree = (await page.session.send("Page.getFrameTree", timeout=10)).get("frameTree") or {}
+    out: list[dict[str, Any]] = []
+
+    def walk(node: dict[str, Any], parent: str | None) -> None:
+        frame = node.get("frame") or {}
+        out.append({"frameId": frame.get("id"), "url": frame.get("url"), "name": frame.get("name"), "parentId": parent})
+        for child in node.get("childFrames") or []:
+            walk(child, frame.get("id"))
+
+    walk(tree, None)
+    return out
+
+
+_STORAGE_KEYS = (
+    # The getter itself throws where storage is refused (data: URLs, sandboxed frames), so it runs inside the try.
+    "(() => { const k = get => { try { return Object.keys(get()) } catch (e) { return null } };"
+    " return {local: k(() => localStorage), session: k(() => sessionStorage)} })()"
+)
+
+
+async def _storage_keys(page: PageHandle) -> tuple[dict[str, Any] | None, str]:
+    """The page's storage keys, or None and why not (a second read after a short pause)."""
+    why = ""
+    for attempt in range(2):
+        reply = await page.session.send(
+            "Runtime.evaluate", {"expression": _STORAGE_KEYS, "returnByValue": True, "silent": True}, timeout=5
+        )
+        details = reply.get("exceptionDetails")
+        value = reply.get("result", {}).get("value")
+        if not details and isinstance(value, dict):
+            return value, ""
+        if details:
+            why = (details.get("exception") or {}).get("description") or details.get("text") or "exception"
+        else:
+            why = f"the page answered {reply.get('result', {}).get('type', 'nothing')}"
+        if attempt == 0:
+            await asyncio.sleep(0.1)
+    return None, why.splitlines()[0][:200]
+
+
+async def _storage(page: PageHandle, notes: list[str]) -> dict[str, Any]:
+    """Storage key names and cookie names; a part that could not be read is left out and said in ``notes``.
+
+    Why not an empty list for a failed read: "sessionStorage keys none" when the read failed
+    would send the agent after the wrong cause (a lost login token).
+    """
+    keys, why = await _storage_keys(page)
+    out: dict[str, Any] = {}
+    if keys is None:
+        notes.append(f"storage keys unreadable: {why}")
+    else:
+        for name, key in (("local", "localStorageKeys"), ("session", "sessionStorageKeys")):
+            if keys.get(name) is None:
+                notes.append(f"{key} unreadable (the page refuses access to {name}Storage)")
+            else:
+                out[key] = keys[name]
+    try:
+        cookies = await page.session.send("Network.getCookies", {"urls": [page.url]} if page.url else {}, timeout=10)
+        out["cookieNames"] = sorted({c["name"] for c in cookies.get("cookies", [])})
+    except CDPException as exc:
+        notes.append(f"cookie names unavailable: {exc}")
+    return out
+
+
+async def _snapshot_preview(ctx: ToolContext, page: PageHandle) -> dict[str, Any]:
+    """The page snapshot (SNAPSHOT's, same uids) when that module is present, else a text preview."""
+    try:
+        from cdp_core.recorders.accessibility import SnapshotOptions
+        from mcp_server.input.element import registry_of
+        from mcp_server.page.snapshots import snapshot_page
+    except ImportError:
+        snapshot_page = None  # type: ignore[assignment]
+    if snapshot_page is not None:
+        registry = registry_of(page)
+        previous = registry.previous
+        try:
+            snap = await snapshot_page(ctx, page, SnapshotOptions(max_chars=SNAPSHOT_PREVIEW_CHARS, max_lines=150))
+            return {"kind": "snapshot", "text": snap.text()}
+        except (CDPException, ToolFailure):
+            pass  # fall back to the text preview
+        finally:
+            registry.previous = previous  # the bundle must not move the base of the agent's snapshot diffs
+    text = await _eval(page, "document.body ? document.body.innerText : ''") or ""
+    cut = len(text) > SNAPSHOT_PREVIEW_CHARS
+    return {"kind": "text", "text": text[:SNAPSHOT_PREVIEW_CHARS] + ("…" if cut else ""), "truncated": cut}
+
+
+async def _open_dialog(ctx: ToolContext, page: PageHandle) -> dict[str, Any] | None:
+    """The JavaScript dialog blocking the page, if SNAPSHOT's dialog watch knows one."""
+    try:
+        from mcp_server.evidence.dialogs import dialog_watch
+    except ImportError:
+        return None
+    try:
+        watch = await dialog_watch(ctx, page)
+    except CDPException:
+        return None
+    if watch.open is None:
+        return None
+    return {k: watch.open[k] for k in ("type", "message", "defaultPrompt", "url") if k in watch.open}
+
+
+async def _screenshot(ctx: ToolContext, page: PageHandle, directory: Any | None) -> dict[str, Any]:
+    shot = await capture_png(page, {"format": "png"}, timeout=ctx.bound(30)[0])
+    data = base64.b64decode(shot["data"])
+    path = (
+        directory / "screenshot.png"
+        if directory is not None
+        else ctx.artifacts.new_path("screenshots", "bundle", ".png")
+    )
+    path.write_bytes(data)
+    return {"filePath": str(path), "relativePath": ctx.artifacts.relative(path), "bytes": len(data)}
+
+
+async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs) -> tuple[dict[str, Any], list[str]]:
+    """The bundle dict and the notes of parts that could not be read (each part fails alone)."""
+    notes: list[str] = []
+    network = page.data.get("network")
+    console = page.data.get("console")
+    since = [r.captured_since for r in (network, console) if r is not None and r.captured_since]
+    bundle: dict[str, Any] = {
+        "capturedSince": min(since) if since else page.attached_at,
+        "page": {"title": page.title, "url": page.url, "stable_page_id": page.stable_page_id, "page_id": None},
+    }
+    try:
+        for index, info in enumerate(await ctx.manager.list_pages()):
+            if info.get("stable_page_id") == page.stable_page_id:
+                bundle["page"]["page_id"] = info.get("page_id", index)
+    except Exception as exc:  # noqa: BLE001
+        notes.append(f"page list unavailable: {exc}")
+    ctx.status("reading frames, console, network")
+    dialog = await _open_dialog(ctx, page)
+    if dialog is not None:
+        bundle["dialog"] = dialog
+        notes.append("a JavaScript dialog is open: frames, storage and snapshot skipped (handle_dialog first)")
+        bundle["frames"] = []  # Page.getFrameTree waits for the dialog too
+    else:
+        try:
+            bundle["frames"] = await _frames(page)
+        except CDPException as exc:
+            notes.append(f"frames unavailable: {exc}")
+            bundle["frames"] = []
+    n = args.max_items
+    if args.include_console:
+        if console is None:
+            notes.append("no console capture on this page")
+        else:
+            errors = console.list(types=["error", "pageerror"], include_stack=True)
+            warnings = console.list(types=["warning"], include_stack=True)
+            try:
+                map_notes = await map_console_entries(page, errors[-n:], _policy(ctx))
+            except CDPException as exc:
+                map_notes = [f"not mapped: {exc}"]
+            if map_notes:
+                bundle["sourceMapNotes"] = map_notes
+            bundle["console"] = {
+                "errors": [_compact_console(e) for e in errors[-n:]],
+                "warnings": [_compact_console(e) for e in warnings[-n:]],
+                "errorCount": len(errors),
+                "warningCount": len(warnings),
+                "total": len(console),
+                "evicted": console.evicted,
+            }
+    if args.include_network:
+        if network is None:
+            notes.append("no network capture on this page")
+        else:
+            failed = network.list(failed_only=True)
+            http_errors = network.list(status_min=400)
+            last = network.list(resource_types=["xhr", "fetch"], limit=1)
+            server_errors = _answers_with_server_errors(network)
+            bundle["network"] = {
+                "failed": [_network_item(network, e) for e in failed[-n:]],
+                "httpErrors": [_network_item(network, e) for e in http_errors[-n:]],
+                "serverErrors": [_network_item(network, e, error) for e, error in server_errors[-n:]],
+                "serverErrorCount": len(server_errors),
+                "lastXhrOrFetch": _network_item(network, last[0]) if last else None,
+                "failedCount": len(failed),
+                "httpErrorCount": len(http_errors),
+                "total": len(network),
+                "evicted": network.evicted,
+            }
+    left_out = {}
+    include_storage = args.include_storage
+    if include_storage is None and dialog is None:
+        include_storage = storage_involved(bundle)
+        if not include_storage:
+            left_out["storage"] = "include_storage=true"
+    if include_storage and dialog is None:
+        ctx.status("reading storage keys and cookie names")
+        try:
+            bundle["storage"] = await _storage(page, notes)
+        except CDPException as exc:
+            notes.append(f"storage unavailable: {exc}")
+    include_snapshot = args.include_snapshot
+    if include_snapshot is None and dialog is None:
+        include_snapshot = await shows_form_error(page)
+        if not include_snapshot:
+            left_out["snapshot"] = "include_snapshot=true"
+    if include_snapshot and dialog is None:
+        ctx.status("taking the snapshot preview")
+        try:
+            bundle["snapshotPreview"] = await _snapshot_preview(ctx, page)
+        except CDPException as exc:
+            notes.append(f"snapshot unavailable: {exc}")
+    if left_out:
+        bundle["leftOutSections"] = left_out
+    if notes:
+        bundle["notes"] = notes
+    return bundle, notes
+
+
+class BundleAnswer(Answer):
+    capturedSince: str | None = None
+    page: dict[str, Any]
+    console: dict[str, Any] | None = None
+    network: dict[str, Any] | None = None
+    frames: list[dict[str, Any]] = []
+    storage: dict[str, list[str]] | None = None
+    snapshot: str | None = None
+    screenshot: str | None = None
+    screenshotError: str | None = None
+    dialog: dict[str, Any] | None = None
+    files: dict[str, str] | None = None
+    hint: str | None = None
+    notes: list[str] = []
+    sourceMapNotes: list[str] = []
+    #: sections the default left out (nothing pointed at them): section -> the argument that asks for it
+    leftOutSections: dict[str, str] | None = None
+
+
+@action(
+    S,
+    "debug_bundle",
+    DebugBundleArgs,
+    lock="page",
+    read_only=True,
+    result=BundleAnswer,
+    takes="one to a few seconds (snapshot, storage, optional screenshot); progress: the part being read",
+)
+async def debug_bundle(ctx: ToolContext, args: DebugBundleArgs) -> ActionResult:
+    """One answer for 'what is wrong with this page': errors, failed requests; storage, snapshot if they matter."""
+    page = await ctx.page()
+    bundle, _notes = await build_bundle(ctx, page, args)
+    directory = None
+    if args.save_artifacts:
+        directory = ctx.artifacts.new_path(BUNDLE_KIND, "bundle", "")
+        directory.mkdir(parents=True)
+    if args.include_screenshot and bundle.get("dialog") is None:
+        ctx.status("capturing the screenshot")
+        try:
+            bundle["screenshot"] = await _screenshot(ctx, page, directory)
+        except CDPException as exc:
+            bundle["screenshotError"] = str(exc)
+        except ToolFailure as exc:  # a background tab gets no frame: the rest of the bundle still counts
+            bundle["screenshotError"] = f"{exc.message} ({exc.hint})"
+    if directory is not None:
+        json_path = directory / "bundle.json"
+        md_path = directory / "bundle.md"
+        bundle["files"] = {
+            "directory": ctx.artifacts.relative(directory),
+            "bundleJson": ctx.artifacts.relative(json_path),
+            "bundleMd": ctx.artifacts.relative(md_path),
+        }
+        json_path.write_text(json.dumps(bundle, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+        md_path.write_text(bundle_markdown(bundle), encoding="utf-8")
+    text, data = bundle_answer(bundle)
+    return ActionResult(text=text, data=data, message=f"debug bundle of {page.stable_page_id}")

@@ -1,0 +1,96 @@
+"""read_downloaded_file: a file the page downloaded, read from the downloads folder of the artifacts root only."""
+
+from __future__ import annotations
+
+import asyncio
+import mimetypes
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from mcp_server.answers.lean import Keep
+from mcp_server.features.downloads.file_reader import read_text_prefix
+from mcp_server.server.context import ToolContext
+from mcp_server.server.registry import ActionArgs, ActionResult, Answer, action
+from targets.errors import ErrorCode, ToolFailure
+
+S = "browser_session"
+
+
+class DownloadResult(Answer):
+    columns: list[str] = []
+    files: list[Any] = Field([], description="rows [path, bytes] (without path: the listing)")
+    total: int | None = None
+    path: str | None = None
+    bytes: int | None = None
+    mimeType: str | None = None
+    sha256: str | None = None
+    binary: bool = False
+    content: str | None = None
+    truncated: bool = False
+    length: int | None = None
+
+
+def _download_files(folder: Path) -> list[Path]:
+    """The regular files under ``folder``; symlinks (to files or folders, dangling or not) are not
+    followed: a link planted there must not list, size or read a file outside the downloads."""
+    found = []
+    for top, dirs, names in os.walk(folder, followlinks=False):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(top, d))]
+        for name in names:
+            path = Path(top, name)
+            if not path.is_symlink() and path.is_file():
+                found.append(path)
+    return sorted(found)
+
+
+class ReadDownloadArgs(ActionArgs):
+    path: str | None = Field(None, description="Artifacts file (state/ or downloads/)")
+    max_chars: int = Field(20000, ge=100, le=500000, description="Cap on returned text")
+
+
+@action(
+    S,
+    "read_downloaded_file",
+    ReadDownloadArgs,
+    legacy="browser_read_downloaded_file",
+    read_only=True,
+    result=DownloadResult,
+    lock="read",
+)
+async def read_downloaded_file(ctx: ToolContext, args: ReadDownloadArgs) -> ActionResult:
+    """Read a file the browser downloaded (under artifacts/downloads); without path, list them."""
+    folder = ctx.artifacts.dir("downloads")
+    files = await asyncio.to_thread(_download_files, folder)
+    listing = [{"path": str(p.relative_to(folder)), "bytes": p.stat().st_size} for p in files[:200]]
+    if not args.path:
+        lines = [f"{f['path']} ({f['bytes']} bytes)" for f in listing]
+        more = f"\n[{len(files) - len(listing)} more not listed]" if len(files) > len(listing) else ""
+        data: dict[str, Any] = {"columns": ["path", "bytes"] if listing else None}
+        data["files"] = [[f["path"], f["bytes"]] for f in listing]
+        data["total"] = len(files)
+        return ActionResult(text=f"{len(files)} downloaded file(s)\n" + "\n".join(lines) + more, data=data)
+    target = ctx.artifacts.resolve_inside(args.path, kind="downloads")
+    if not target.is_file():
+        raise ToolFailure(
+            ErrorCode.FILE_NOT_FOUND,
+            f"no downloaded file {args.path!r}",
+            hint="call read_downloaded_file without path to list downloads",
+            files=listing[:50],
+        )
+    # Streamed: a 300 MB download costs a 1 MiB buffer and the text shown, never the whole file.
+    read = await asyncio.to_thread(read_text_prefix, target, args.max_chars)
+    mime = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+    data: dict[str, Any] = {"path": str(target), "bytes": read.size, "mimeType": mime, "sha256": read.sha256}
+    if read.binary:
+        data["binary"] = True
+        return ActionResult(
+            text=f"{target} : binary file, {read.size} bytes ({mime}), sha256 {data['sha256']}", data=data
+        )
+    content, truncated = read.text, read.chars > args.max_chars
+    data.update(binary=False, content=Keep(content), truncated=truncated, length=read.chars)
+    note = f"\n[truncated: {read.chars} chars, showing {args.max_chars}]" if truncated else ""
+    head = f"{target}: {read.size} bytes ({mime}), sha256 {data['sha256']}\n"
+    return ActionResult(text=head + content + note, data=data)
