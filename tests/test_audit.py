@@ -4,7 +4,8 @@ import json
 import os
 import time
 
-from mcp_server.safety.audit import MAX_LINE_BYTES, AuditLog, redact_arguments
+from mcp_server.safety.audit import MAX_LINE_BYTES, AuditLog
+from mcp_server.safety.audit_arguments import redact_arguments
 
 
 def test_secret_keys_and_typed_values_are_hidden():

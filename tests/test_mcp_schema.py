@@ -228,7 +228,7 @@ def test_output_schemas_say_each_repeated_shape_once():
     """A client checks each outputSchema against the 2020-12 meta-schema at its first call (the
     Python SDK: ~0.2 ms a subschema): shapes several actions return (a page entry, a list's
     paging keys) sit once in ``$defs``, and every rule still reads the same once resolved."""
-    from mcp_server.server.schema_output import resolved, said_once
+    from mcp_server.server.schema_defs import resolved, said_once
 
     app = _app("condensed")
     for tool, route in app.routes.items():

@@ -5,7 +5,7 @@ clients pass only the text. Both renderings are what the model reads, so the JSO
 what the text says at about the text's size (at most 1.3x its characters + 400), not carry
 nulls, empty lists, ISO timestamps and the page URL once per entry.
 
-The rules (see COORDINATION.md, "Lean answer mechanism"):
+The rules:
 
 - :func:`lean` runs on every ok answer (``envelope.ok_result``): keys whose value is ``None``,
   ``False``, ``[]`` or ``{}`` are dropped, recursively. Absent means null / false / empty.

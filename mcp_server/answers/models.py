@@ -16,7 +16,6 @@ from pydantic import WithJsonSchema
 from mcp_server.server.registry import Answer
 
 __all__ = [
-    "Answer",
     "row",
     "ConsoleRow",
     "NetworkRow",

@@ -20,7 +20,7 @@ from mcp_server.answers.listing import NETWORK_COLUMNS, frame_text
 from mcp_server.answers.models import NetworkRow
 from mcp_server.answers.network import network_row
 from mcp_server.evidence.dialogs import DialogWatch, public_dialog
-from mcp_server.evidence.followup_text import MAX_ERRORS, describe_followup, then_line
+from mcp_server.evidence.followup_text import MAX_ERRORS
 from mcp_server.evidence.form_validation import ValidationWatch
 from mcp_server.evidence.server_errors import held_server_error
 from mcp_server.server.registry import Answer
@@ -31,8 +31,6 @@ if TYPE_CHECKING:
 __all__ = [
     "Followed",
     "Followup",
-    "describe_followup",
-    "then_line",
     "rank_requests",
     "in_flight",
     "frames_now",

@@ -1,7 +1,7 @@
 """Trusted input through our own CDP sessions: works in background tabs, iframes and both targets.
 
-The one way uid and selector actions (and issue 18's form, typing, drag and upload
-actions) perform input. API (all coroutines raise ``ToolFailure`` with a reason):
+The one way uid and selector actions (and the form, typing, drag and upload actions) perform
+input. API (all coroutines raise ``ToolFailure`` with a reason):
 
 - find: :func:`element_from_uid` (snapshot uid), :func:`element_from_selector` (CSS, first
   match, count) -> :class:`Element` (``release()`` it when done);
@@ -14,7 +14,7 @@ actions) perform input. API (all coroutines raise ``ToolFailure`` with a reason)
 
 Why not Playwright: its actionability waits for animation frames, which a tab the user is
 not looking at never gets, and a Playwright connected to the user's Chrome answers their
-dialogs. See COORDINATION.md "Input mechanism (issue 15)".
+dialogs.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from typing import Any
 
 from mcp_server.safety.audit_arguments import redact_arguments, shrunk_arguments
 
-__all__ = ["AuditLog", "redact_arguments", "flush_all", "write_failures", "MAX_LINE_BYTES", "REFUSED_CODES"]
+__all__ = ["AuditLog", "flush_all", "write_failures", "MAX_LINE_BYTES", "REFUSED_CODES"]
 
 #: Longest line the log writes, in UTF-8 bytes, whatever the arguments.
 MAX_LINE_BYTES = 4096

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 
     from mcp_server.server.catalog import Route
 
-__all__ = ["BrowserMCP", "build_server", "SERVER_NAME", "server_version", "CallRecord"]
+__all__ = ["BrowserMCP", "build_server", "CallRecord"]
 
 log = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from mcp_server.server.context import ToolContext
     from targets import PageHandle
 
-__all__ = ["build_bundle", "bundle_answer", "DebugBundleArgs"]
+__all__ = ["build_bundle", "DebugBundleArgs"]
 
 S = "browser_session"
 BUNDLE_KIND = "debug-bundles"

@@ -15,7 +15,8 @@ from cdp_core import CDPError
 from mcp_server.answers.page_text import page_says
 from mcp_server.evidence.dialogs import dialog_watch, require_no_dialog
 from mcp_server.evidence.dialogs import public_dialog as _public_dialog
-from mcp_server.evidence.followup import Followed, Followup, frames_now, then_line
+from mcp_server.evidence.followup import Followed, Followup, frames_now
+from mcp_server.evidence.followup_text import then_line
 from mcp_server.server.context import ToolContext
 from mcp_server.server.registry import ActionArgs, ActionResult, Answer, action
 from targets.errors import ErrorCode, ToolFailure

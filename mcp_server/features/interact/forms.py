@@ -18,7 +18,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_server.evidence.dialogs import dialog_watch, race_dialog, require_no_dialog
-from mcp_server.evidence.followup import Followup, then_line
+from mcp_server.evidence.followup import Followup
+from mcp_server.evidence.followup_text import then_line
 from mcp_server.features.interact.uids import UidArgs
 from mcp_server.input import Element, UnknownKey, element_from_uid, parse_combo, press_combo
 from mcp_server.input import actions as inp

@@ -11,7 +11,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcp_server.evidence.dialogs import no_dialog, race_dialog, with_dialog
-from mcp_server.evidence.followup import Followup, then_line
+from mcp_server.evidence.followup import Followup
+from mcp_server.evidence.followup_text import then_line
 from mcp_server.input import Element, element_from_selector
 from mcp_server.input.calls import input_call
 from mcp_server.server.context import ToolContext
