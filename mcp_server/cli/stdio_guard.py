@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -182,20 +183,38 @@ def _tool_name(line: str) -> str | None:
 
 
 def open_guarded_stdin(on_refused: Callable[[str | None, str], None] | None = None) -> tuple[GuardedStdin, Any]:
-    """Claim fd 0 as the SDK's transport does and wrap it; returns the guard and the release callback.
+    """Read the wire from a private copy of fd 0 and point fd 0 at the null device; returns the guard and
+    the release callback (None when nothing was diverted).
 
-    Falls back to ``sys.stdin`` as it is when the SDK's claim helpers are not there (another SDK
-    version): the guard still answers, only the fd-0 diversion is the SDK's to do then.
+    The SDK makes this claim only when it reads stdin itself; the guard reads it instead, so it makes
+    the same claim with plain ``os`` calls: nothing else in the process (a library reading ``sys.stdin``,
+    a child process that inherits fd 0) can take a line off the wire. The browsers we start get their
+    own stdin anyway. Where fd 0 cannot be copied, the guard reads ``sys.stdin`` in place.
     """
     import anyio
-    from mcp.server import stdio as sdk_stdio
 
-    claim = getattr(sdk_stdio, "_claim_fd", None)
-    wrapper = getattr(sdk_stdio, "_UnownedTextWrapper", None)
-    diversion = getattr(sdk_stdio, "_open_stdin_diversion", None)
-    if claim is None or wrapper is None or diversion is None:
-        source = anyio.wrap_file(sys.stdin)
-        return GuardedStdin(source, on_refused), None
-    buffer, release = claim(0, sys.stdin, "rb", diversion)
-    source = anyio.wrap_file(wrapper(buffer, encoding="utf-8", errors="replace"))
-    return GuardedStdin(source, on_refused), release
+    try:
+        private = os.dup(0)
+    except OSError:
+        return GuardedStdin(anyio.wrap_file(sys.stdin), on_refused), None
+    wire = open(private, encoding="utf-8", errors="replace", closefd=True)  # noqa: SIM115 - closed by release()
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            os.dup2(null, 0)
+        finally:
+            os.close(null)
+    except OSError:
+        diverted = False
+    else:
+        diverted = True
+
+    def release() -> None:
+        if diverted:
+            try:
+                os.dup2(wire.fileno(), 0)  # fd 0 is the wire again, for whatever runs after us
+            except OSError:
+                log.debug("could not point fd 0 back at stdin", exc_info=True)
+        wire.close()
+
+    return GuardedStdin(anyio.wrap_file(wire), on_refused), release
