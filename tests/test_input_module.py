@@ -15,7 +15,8 @@ from faults_util import UserTabs, serving
 from test_background_tab import activate
 
 from mcp_server.input import actions as inp
-from mcp_server.input import element_from_selector, parse_combo
+from mcp_server.input.element import element_from_selector
+from mcp_server.input.keyboard import parse_combo
 from targets.errors import ErrorCode, ToolFailure
 
 

@@ -297,21 +297,8 @@ async def unless_dialog(watch: Any | None, call: Any, what: str) -> Any:
     if watch is None:
         return await call
     task = asyncio.ensure_future(call)
-    opened = asyncio.ensure_future(watch.opened.wait())
-    try:
-        await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
-    except BaseException:  # the call was cancelled: stop its work too, now
+    if await _dialog_first(task, watch):  # the agent's script opened it
         task.cancel()
-        raise
-    finally:
-        opened.cancel()
-    if not task.done():
-        # The answer may already be on its way (the dialog came from a timer after the script ended).
-        await asyncio.wait({task}, timeout=0.2)
-    if not task.done() and watch.open is not None:
-        task.cancel()
-        task.add_done_callback(lambda t: t.cancelled() or t.exception())
-        watch.mark_agents()  # the agent's script opened it
         require_no_dialog(watch, what)
     return await task
 
@@ -337,6 +324,19 @@ async def race_dialog(call: Any, watch: Any | None, what: str) -> dict[str, Any]
     if watch is None:
         await task
         return None
+    if await _dialog_first(task, watch):  # the agent's input opened it
+        return {k: watch.open[k] for k in ("type", "message", "url") if k in watch.open}
+    await task
+    return None
+
+
+async def _dialog_first(task: asyncio.Future[Any], watch: Any) -> bool:
+    """Wait for ``task`` or a dialog, whichever comes first; True when a dialog opened first and is open.
+
+    The task gets a moment after the dialog: it may complete right after it (a timer's alert after the
+    script ended). When the dialog wins, the task is left to the caller, its outcome never reported
+    as unretrieved, and the dialog is marked as the agent's.
+    """
     opened = asyncio.ensure_future(watch.opened.wait())
     try:
         await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
@@ -346,14 +346,12 @@ async def race_dialog(call: Any, watch: Any | None, what: str) -> dict[str, Any]
     finally:
         opened.cancel()
     if not task.done():
-        # The input may complete right after the dialog (a timer's alert): give it a moment.
         await asyncio.wait({task}, timeout=0.2)
-    if not task.done() and watch.open is not None:
-        task.add_done_callback(lambda t: t.cancelled() or t.exception())
-        watch.mark_agents()  # the agent's input opened it
-        return {k: watch.open[k] for k in ("type", "message", "url") if k in watch.open}
-    await task
-    return None
+    if task.done() or watch.open is None:
+        return False
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())
+    watch.mark_agents()
+    return True
 
 
 def with_dialog(result: ActionResult, dialog: dict[str, Any] | None) -> ActionResult:

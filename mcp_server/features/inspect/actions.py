@@ -25,7 +25,7 @@ from mcp_server.evidence.stacks import resolver_of
 from mcp_server.features.inspect.probe import Look, look_at
 from mcp_server.features.inspect.render import look_data, look_text, reason_text, verdict_of
 from mcp_server.features.inspect.uid import ancestor, line_of
-from mcp_server.input import Element, element_from_selector, element_from_uid
+from mcp_server.input.element import Element, element_from_selector, element_from_uid
 from mcp_server.server.context import ToolContext
 from mcp_server.server.registry import ActionArgs, ActionResult, Answer, action
 from targets.errors import ErrorCode, ToolFailure

@@ -19,7 +19,7 @@ from cdp_core import CDPException
 from cdp_core.recorders.css_rules import CSSReader, Declaration
 
 if TYPE_CHECKING:
-    from mcp_server.input import Element
+    from mcp_server.input.element import Element
 
 __all__ = ["Look", "Reason", "look_at", "KEY_PROPERTIES"]
 

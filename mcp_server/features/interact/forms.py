@@ -21,11 +21,12 @@ from mcp_server.evidence.dialogs import dialog_watch, race_dialog, require_no_di
 from mcp_server.evidence.followup import Followup
 from mcp_server.evidence.followup_text import then_line
 from mcp_server.features.interact.uids import UidArgs
-from mcp_server.input import Element, UnknownKey, element_from_uid, parse_combo, press_combo
 from mcp_server.input import actions as inp
 from mcp_server.input.actionability import ACTIONABILITY_TAKES
 from mcp_server.input.calls import input_call
 from mcp_server.input.commit import note_typing_watched
+from mcp_server.input.element import Element, element_from_uid
+from mcp_server.input.keyboard import UnknownKey, parse_combo, press_combo
 from mcp_server.safety.uploads import resolve_upload
 from mcp_server.server.context import ToolContext
 from mcp_server.server.registry import ActionArgs, ActionResult, action

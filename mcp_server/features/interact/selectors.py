@@ -16,10 +16,10 @@ from mcp_server.answers.models import row
 from mcp_server.evidence.dialogs import no_dialog, race_dialog
 from mcp_server.evidence.followup import Followup
 from mcp_server.features.interact.selectors_find import ANNOTATE_JS, Outcome, focused_session, selector_action
-from mcp_server.input import Element, element_from_selector
 from mcp_server.input import actions as inp
 from mcp_server.input.actionability import ACTIONABILITY_TAKES
 from mcp_server.input.calls import input_call
+from mcp_server.input.element import Element, element_from_selector
 from mcp_server.page.js import run_js
 from mcp_server.server.context import ToolContext
 from mcp_server.server.registry import ActionArgs, ActionResult, Answer, action

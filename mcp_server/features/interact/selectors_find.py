@@ -13,8 +13,8 @@ from typing import Any
 from mcp_server.evidence.dialogs import no_dialog, race_dialog, with_dialog
 from mcp_server.evidence.followup import Followup
 from mcp_server.evidence.followup_text import then_line
-from mcp_server.input import Element, element_from_selector
 from mcp_server.input.calls import input_call
+from mcp_server.input.element import Element, element_from_selector
 from mcp_server.server.context import ToolContext
 from mcp_server.server.registry import ActionResult
 

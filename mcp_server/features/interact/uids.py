@@ -21,9 +21,9 @@ from pydantic import Field
 from mcp_server.evidence.dialogs import dialog_watch, race_dialog, require_no_dialog
 from mcp_server.evidence.followup import Followed, Followup
 from mcp_server.evidence.followup_text import then_line
-from mcp_server.input import Element, element_from_uid
 from mcp_server.input import actions as inp
 from mcp_server.input.actionability import ACTIONABILITY_TAKES
+from mcp_server.input.element import Element, element_from_uid
 from mcp_server.server.context import ToolContext
 from mcp_server.server.registry import ActionArgs, ActionResult, Answer, action
 
