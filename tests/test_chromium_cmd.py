@@ -121,7 +121,7 @@ def test_cli_reports_a_missing_browser(tmp_path: Path) -> None:
 
 def test_the_chromium_subcommand_loads_neither_mcp_nor_playwright() -> None:
     code = (
-        "import sys; from mcp_server import entry; from mcp_server.cli import chromium_cmd;"
+        "import sys; from mcp_server.cli import entry, chromium;"
         "import cdp_core.chromium;"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'playwright', 'pydantic', 'targets'}))"
     )

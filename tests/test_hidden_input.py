@@ -185,7 +185,7 @@ async def test_full_page_screenshot_of_a_hidden_tab(headful_chromium, http_serve
 async def test_a_screenshot_shorter_than_the_page_does_not_say_full_page(chromium, http_server, tmp_path, monkeypatch):
     """When Chrome hands back only the viewport (as a hidden tab's capture from the view did), the answer
     says so with both heights, and ``fullPage`` is absent: it used to say "full page" regardless."""
-    from mcp_server.features.navigation import navigate as legacy
+    from mcp_server.features.screenshot import actions as legacy
 
     real = legacy.capture_png
 
