@@ -25,12 +25,19 @@ Every regex an agent sends (``wait_for url_matches``, and any action that adds o
 from __future__ import annotations
 
 import asyncio
-import re._constants as sre_constants
-import re._parser as sre_parse
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import regex
+
+if TYPE_CHECKING:
+    # typeshed describes re's parser under its old public names only; importing those at run time
+    # warns (DeprecationWarning since 3.11), so the server imports the modules they forward to.
+    import sre_constants
+    import sre_parse
+else:
+    import re._constants as sre_constants
+    import re._parser as sre_parse
 
 from targets.errors import ErrorCode, ToolFailure
 
