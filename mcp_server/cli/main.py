@@ -212,7 +212,8 @@ async def _serve_stdio(server: Any, manager: Any) -> None:
             tg.start_soon(watch_signals)
             tg.start_soon(_preload_first_call)
             # Lines the SDK would drop unanswered (too deep, huge integers, not JSON) get an error.
-            async with stdio_server(guard) as (read, write):
+            # The SDK annotates stdin as anyio.AsyncFile[str] but only iterates it (async for line in stdin).
+            async with stdio_server(guard) as (read, write):  # type: ignore[arg-type]
                 guard.write = write
                 await server.run(read, write, server.create_initialization_options())
             tg.cancel_scope.cancel()
