@@ -289,6 +289,7 @@ class BrowserMCP:
         if not self.observers:
             return
         structured = (answer.structured_content if answer is not None else None) or {}
+        code: str | None
         if answer is None:
             status, code = "cancelled", "CANCELLED"
         else:
@@ -355,7 +356,9 @@ class BrowserMCP:
                 version=server_version(),
                 instructions=INSTRUCTIONS,
                 on_list_tools=on_list_tools,
-                on_call_tool=on_call_tool,
+                # The SDK's runner takes a handler's dict as the result's wire form (wire_form: why we
+                # give one); its annotation names only the result models.
+                on_call_tool=on_call_tool,  # type: ignore[arg-type]
                 on_set_logging_level=on_set_level,
             )
         server.browser_mcp = self  # type: ignore[attr-defined]  # reachable from tests and the CLI

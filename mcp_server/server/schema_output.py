@@ -88,7 +88,7 @@ def _defaults_unsaid(node: Any) -> Any:
         return [_defaults_unsaid(item) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in node.items():
         if key == "additionalProperties" and value is True:
             continue
@@ -110,7 +110,7 @@ def _defaults_unsaid(node: Any) -> Any:
 
 def _output(model: type[BaseModel]) -> dict[str, Any]:
     raw = model.model_json_schema()
-    schema = _defaults_unsaid(_per_row_free(_relax(_inline(raw, raw.get("$defs", {}), keep_null=True))))
+    schema: dict[str, Any] = _defaults_unsaid(_per_row_free(_relax(_inline(raw, raw.get("$defs", {}), keep_null=True))))
     for name, prop in schema.get("properties", {}).items():
         # A key that is absent is not null on the wire: optional envelope keys are plain types.
         if name in ("code", "hint", "adapter"):
