@@ -26,6 +26,8 @@ from mcp_server.evidence.server_errors import held_server_error
 from mcp_server.server.registry import Answer
 
 if TYPE_CHECKING:
+    from cdp_core.recorders.console import ConsoleRecorder
+    from cdp_core.recorders.network import NetworkRecorder
     from targets import PageHandle
 
 __all__ = [
@@ -138,8 +140,8 @@ class Followup:
         self.page = page
         self.watch = watch
         self.url = page.url
-        self.network = page.data.get("network")
-        self.console = page.data.get("console")
+        self.network: NetworkRecorder | None = page.data.get("network")
+        self.console: ConsoleRecorder | None = page.data.get("console")
         self.net_id = last_id(self.network)
         self.downloads_seen = getattr(self.network, "downloads_seen", 0)
         self.console_id = last_id(self.console)

@@ -228,7 +228,8 @@ class FrameContexts:
 
 
 def _contexts_of(page: PageHandle) -> dict[str, FrameContexts]:
-    return page.data.setdefault("frame_contexts", {})
+    table: dict[str, FrameContexts] = page.data.setdefault("frame_contexts", {})
+    return table
 
 
 def track_contexts(page: PageHandle, session: CDPSession) -> None:

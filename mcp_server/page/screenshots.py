@@ -10,10 +10,13 @@ by ``debug_bundle``.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cdp_core.errors import CDPError, CDPException, CDPTimeout
 from targets.errors import ErrorCode, ToolFailure
+
+if TYPE_CHECKING:
+    from targets import PageHandle
 
 __all__ = ["capture_png"]
 
@@ -24,7 +27,7 @@ HIDDEN_CAPTURE_TIMEOUT = 3.0
 HIDDEN_CAPTURE_ATTEMPT = 0.5
 
 
-async def capture_png(page: Any, params: dict[str, Any], *, timeout: float) -> dict[str, Any]:
+async def capture_png(page: PageHandle, params: dict[str, Any], *, timeout: float) -> dict[str, Any]:
     """``Page.captureScreenshot`` that does not sit for the whole timeout on a background tab.
 
     Chrome paints no new compositor frame for a hidden tab (one the user is not looking at),
@@ -62,7 +65,7 @@ async def capture_png(page: Any, params: dict[str, Any], *, timeout: float) -> d
 HIDDEN_FULL_PAGE_TIMEOUT = 8.0
 
 
-async def _capture_hidden_full_page(page: Any, params: dict[str, Any], timeout: float) -> dict[str, Any]:
+async def _capture_hidden_full_page(page: PageHandle, params: dict[str, Any], timeout: float) -> dict[str, Any]:
     """A full page of a hidden tab: with focus emulation on for the capture, then off again.
 
     Captured from the view (``fromSurface: false``) a hidden tab gives the viewport only, and a
@@ -94,7 +97,7 @@ async def _capture_hidden_full_page(page: Any, params: dict[str, Any], timeout: 
 CAPTURE_ATTEMPTS = 3
 
 
-async def _capture_unless_navigating(page: Any, params: dict[str, Any], timeout: float) -> dict[str, Any]:
+async def _capture_unless_navigating(page: PageHandle, params: dict[str, Any], timeout: float) -> dict[str, Any]:
     """``Page.captureScreenshot``, abandoned as soon as the main frame navigates under it.
 
     Measured: on a page that reloads every 50 ms a full-page capture got no reply for its whole
