@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import Field
 
-from cdp_core import CDPException
+from cdp_core import CDPException, CDPSession
 from cdp_core.recorders.accessibility.format import render_line
 from mcp_server.answers.snapshot import line_row
 from mcp_server.evidence.dialogs import no_dialog
@@ -324,7 +324,7 @@ async def _picked(ctx: ToolContext, page: Any, backend: int) -> ActionResult:
 _FRAME_OWNER_JS = "function() { return this.ownerDocument.defaultView.frameElement; }"
 
 
-async def _frame_of(session: Any, object_id: str) -> str | None:
+async def _frame_of(session: CDPSession, object_id: str) -> str | None:
     """The frame id of a node inside a same-process iframe (None: the main frame, or not readable)."""
     try:
         reply = await session.send(
@@ -339,4 +339,5 @@ async def _frame_of(session: Any, object_id: str) -> str | None:
             await _quietly(session, "Runtime.releaseObject", {"objectId": owner})
     except CDPException:
         return None
-    return node.get("frameId")
+    frame: str | None = node.get("frameId")
+    return frame
