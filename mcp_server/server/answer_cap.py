@@ -15,11 +15,14 @@ arguments: neither the agent nor the page can raise them.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from mcp_server.server.tool_answer import ImageBlock, TextBlock, ToolAnswer
+
+if TYPE_CHECKING:
+    from targets import BrowserManager
 
 __all__ = ["cap_answer", "final_pass", "MAX_TEXT_BYTES", "MAX_STRUCTURED_BYTES", "MAX_IMAGE_BYTES", "CAP_KEY"]
 
@@ -199,7 +202,7 @@ def _biggest(root: dict[str, Any]) -> tuple[str, Any, Any, Any]:
         path = f"{path}.{k}" if path else str(k)
 
 
-def final_pass(result: ToolAnswer, manager: Any, *, limit: int | None = None) -> ToolAnswer:
+def final_pass(result: ToolAnswer, manager: BrowserManager, *, limit: int | None = None) -> ToolAnswer:
     """What every answer goes through last: the relaunch notice, then the caps (``limit``: the
     user's ``MCP_MAX_ANSWER_BYTES`` for text and for structured content, each)."""
     relaunch = getattr(manager, "last_relaunch", None)

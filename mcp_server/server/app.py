@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from mcp.server import Server
 
     from mcp_server.server.catalog import Route
+    from targets import BrowserManager
 
 __all__ = ["BrowserMCP", "build_server", "CallRecord"]
 
@@ -96,7 +97,7 @@ class BrowserMCP:
     def __init__(
         self,
         settings: Settings,
-        manager: Any,
+        manager: BrowserManager,
         *,
         specs: list[ActionSpec] | None = None,
         toolset: str | None = None,
@@ -369,7 +370,7 @@ class BrowserMCP:
 _WAIT_FAILURES = (ErrorCode.TIMEOUT, ErrorCode.ELEMENT_NOT_INTERACTABLE)
 
 
-def _target_lost(manager: Any) -> bool:
+def _target_lost(manager: BrowserManager) -> bool:
     """An active browser target that is no longer connected (the next page call relaunches or reports it)."""
     active = getattr(manager, "active_target", None)
     if active not in ("launch", "cdp"):
@@ -380,7 +381,7 @@ def _target_lost(manager: Any) -> bool:
 
 
 def build_server(
-    settings: Settings, manager: Any, *, specs: list[ActionSpec] | None = None, toolset: str | None = None
+    settings: Settings, manager: BrowserManager, *, specs: list[ActionSpec] | None = None, toolset: str | None = None
 ) -> Server:
     """A ready SDK server (serve it with stdio or streamable HTTP); ``server.browser_mcp`` is the app."""
     return BrowserMCP(settings, manager, specs=specs, toolset=toolset).build()

@@ -73,7 +73,7 @@ async def _points(ctx: ToolContext) -> tuple[PageHandle, DebugPoints]:
     return page, points
 
 
-async def _scripts(ctx: ToolContext, page: Any) -> list[tuple[str, Any]]:
+async def _scripts(ctx: ToolContext, page: PageHandle) -> list[tuple[str, Any]]:
     """(script URL, the resolver of the session that has it) for the page and its iframes."""
     from mcp_server.evidence.debug_points import page_scripts, page_sessions, resolver_for
 
