@@ -75,8 +75,8 @@ def wire_form(answer: ToolAnswer | mcp_types.CallToolResult) -> dict[str, Any]:
     return wire
 
 
-#: The most characters of the envelope's ``message`` (issue 35: every answer pays for it twice
-#: under JSON(structuredContent), once in the message and once in the data it restates).
+#: The most characters of the envelope's ``message``: every answer pays for it twice under
+#: JSON(structuredContent), once in the message and once in the data it restates.
 MESSAGE_CHARS = 100
 
 

@@ -233,7 +233,7 @@ async def _frame_target(page: PageHandle, frame_sessions: dict[str, CDPSession])
 
 
 _NAVIGATED = ("Cannot find context", "Execution context was destroyed", "Inspected target navigated")
-#: Reads tried while the page keeps replacing its document under us (a page that reloads every 50 ms).
+#: Reads tried while the page keeps replacing its document under us (a page that keeps reloading).
 _ATTEMPTS = 5
 
 
