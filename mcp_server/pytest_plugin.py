@@ -27,10 +27,11 @@ package is installed in, so ``cdp_core`` and ``mcp`` are imported by the fixture
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,6 +41,8 @@ import pytest
 from mcp_server.fixtures.pytest_loops import Hosted, LoopModeError, TestLoop, loop_of_test
 
 if TYPE_CHECKING:
+    from pluggy import Result
+
     from cdp_core import Browser, CDPSession, ChromiumProcess
     from mcp_server.fixtures.pytest_evidence import ConsoleErrors, PageWatch
 
@@ -304,9 +307,11 @@ def artifacts(request: pytest.FixtureRequest) -> Path:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Result[pytest.TestReport], None]:
     outcome = yield
-    report: pytest.TestReport = outcome.get_result()
+    report = outcome.get_result()
     pages = item.stash.get(_PAGES, None)
     if not pages or report.when != "call" or not report.failed:
         return
@@ -322,7 +327,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if page.closed:
             continue
         try:
-            files = loop.run(lambda page=page, watch=watch: collect_evidence(page, watch, screenshot=screenshot))
+            files = loop.run(functools.partial(collect_evidence, page, watch, screenshot=screenshot))
         except Exception as exc:  # evidence must never hide the test's own failure
             report.sections.append(("mcp-browser evidence", f"could not collect evidence: {exc!r}"))
             continue
@@ -333,7 +338,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             dest = _artifacts_dir(item) / f"{_page_prefix(item, page)}trace.json"
             dest.parent.mkdir(parents=True, exist_ok=True)
             try:
-                if loop.run(lambda watch=watch, dest=dest: watch.save_trace(dest)) is not None:
+                if loop.run(functools.partial(watch.save_trace, dest)) is not None:
                     saved.append(dest)
             except Exception as exc:  # noqa: BLE001 - the test's own failure comes first
                 report.sections.append(("mcp-browser evidence", f"could not save the trace: {exc!r}"))

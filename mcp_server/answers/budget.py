@@ -11,14 +11,12 @@ compact JSON of our answers runs at 3 to 3.5 characters per o200k token). The sl
 the envelope (``schemaVersion``, ``status``, a short ``message``, ``adapter`` through a condensed
 tool: about 35 tokens) and a short answer's keys.
 
-Issue 35 set the numbers from what every action answers on a test page
-(tests/test_lean_per_action.py prints each ratio; it was 1.3x + 400 characters before, the
-message then restated the text's whole first line). The factor stays 1.3: long row lists
-(``[3,"GET","fetch","/r?i=1"]`` against ``#3 GET fetch /r?i=1``, tests/test_lean_answers.py) and
-a trace summary's nested tables (tests/test_trace_lean.py, 1.57x on a 1,100-character text) need
-it. The slack is set by the worst short answers, at 1.3x: network_export_har (83 tokens, 295
-characters: the absolute ``filePath`` beside the ``relativePath`` the text names), load_state
-(74 tokens, 282 characters: its absolute ``path``), debug_list (70); the median answer needs 34.
+The numbers come from what every action answers on a test page (tests/test_lean_per_action.py
+prints each ratio). The factor is 1.3 because long row lists (``[3,"GET","fetch","/r?i=1"]``
+against ``#3 GET fetch /r?i=1``, tests/test_lean_answers.py) and a trace summary's nested tables
+(tests/test_trace_lean.py) need it. The slack is set by the worst short answers: those carrying an
+absolute path beside the relative one the text names (network_export_har's ``filePath``,
+load_state's ``path``) and debug_list; a median answer needs far less.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Why: Claude Code and Codex hand the model ``JSON(structuredContent)`` and drop the text, other
 clients pass only the text. Both renderings are what the model reads, so the JSON must say
-what the text says at about the text's size (at most 1.3x its characters + 400), not carry
+what the text says at about the text's size (the rule of :mod:`mcp_server.answers.budget`), not carry
 nulls, empty lists, ISO timestamps and the page URL once per entry.
 
 The rules:
@@ -17,7 +17,7 @@ The rules:
   A row holds its columns' values in order (trailing missing ones left out, ``null`` only as a
   placeholder before a later value) and ends with an object of its other, sparse keys when it
   has any (``[7, "error", "boom", {"at": "/app.js:3"}]``). Keys repeated once per entry are what
-  made lists 5x their text; rows cost about what the text line costs.
+  made lists several times their text; rows cost about what the text line costs.
 - What repeats across a list's entries is said once at the list level (:func:`hoist`): the
   page, the frame, ``capturedSince``; an entry carries the key only where it differs.
 - URLs on the page's origin are written as paths (:func:`short_url`); times inside a list are

@@ -16,7 +16,7 @@ from pydantic import WithJsonSchema
 from mcp_server.server.registry import Answer
 
 __all__ = [
-    "row",
+    "row_schema",
     "ConsoleRow",
     "NetworkRow",
     "SnapshotRow",
@@ -30,8 +30,9 @@ _STR = {"type": "string"}
 _REST = {"type": "object", "description": "the row's other, sparse fields"}
 
 
-def row(*columns: dict[str, Any], required: int | None = None, description: str = "") -> Any:
-    """A row type: ``columns`` in order (the first ``required`` always there), then an optional object."""
+def row_schema(*columns: dict[str, Any], required: int | None = None, description: str = "") -> WithJsonSchema:
+    """The schema of a row type, ``Annotated[list[Any], row_schema(...)]``: ``columns`` in order (the
+    first ``required`` always there), then an optional object."""
     n = len(columns) if required is None else required
     schema = {
         "type": "array",
@@ -42,25 +43,33 @@ def row(*columns: dict[str, Any], required: int | None = None, description: str 
     }
     if description:
         schema["description"] = description
-    return Annotated[list[Any], WithJsonSchema(schema)]
+    return WithJsonSchema(schema)
 
 
-ConsoleRow = row(_INT, _STR, _STR, description="[id, type, text, {at, page, frame, replayed, stack}?]")
-NetworkRow = row(
-    _INT,
-    _STR,
-    {"type": ["integer", "string"], "description": "HTTP status, or FAILED <reason>, or pending"},
-    _STR,
-    _STR,
-    description="[id, method, status, type, url, {postDataPreview, redirectedFrom, failed, page, ws}?]",
-)
-SnapshotRow = row(
-    _STR,
-    _STR,
-    {"type": ["integer", "null"]},
-    required=2,
-    description="[role, name, uid?, {value, states, level, href, options, optionsMore, depth}?]",
-)
+ConsoleRow = Annotated[
+    list[Any], row_schema(_INT, _STR, _STR, description="[id, type, text, {at, page, frame, replayed, stack}?]")
+]
+NetworkRow = Annotated[
+    list[Any],
+    row_schema(
+        _INT,
+        _STR,
+        {"type": ["integer", "string"], "description": "HTTP status, or FAILED <reason>, or pending"},
+        _STR,
+        _STR,
+        description="[id, method, status, type, url, {postDataPreview, redirectedFrom, failed, page, ws}?]",
+    ),
+]
+SnapshotRow = Annotated[
+    list[Any],
+    row_schema(
+        _STR,
+        _STR,
+        {"type": ["integer", "null"]},
+        required=2,
+        description="[role, name, uid?, {value, states, level, href, options, optionsMore, depth}?]",
+    ),
+]
 
 
 class PageBrief(Answer):

@@ -152,9 +152,10 @@ def _lines_and_rows(
         entry_page = entry.get("pageUrl")
         on_page = True
         if entry_page:
-            on_page = listed_page.get(entry_page)  # type: ignore[assignment]
-            if on_page is None:
-                on_page = listed_page[entry_page] = same_doc(entry_page, page_url)
+            known = listed_page.get(entry_page)
+            if known is None:
+                known = listed_page[entry_page] = same_doc(entry_page, page_url)
+            on_page = known
         status = entry.get("status")
         plain = (
             on_page

@@ -101,10 +101,10 @@ def pages_listing(pages: list[dict[str, Any]]) -> tuple[list[str], dict[str, Any
 def selection(pages: list[dict[str, Any]], *, since: str | None = None) -> tuple[str, dict[str, Any]]:
     """(line, data) of the tab an attach or a select leaves selected, and how many others there are.
 
-    What the agent needs next, not the tab list (issue 35: attach_cdp restated every tab in both
-    renderings): the selected tab's ids, title and URL, what sets it apart, the count of the
-    others and how to list them. ``since``: the attach's capture start, which the answer says
-    once (the tab's own start is the same moment, a few ms later).
+    What the agent needs next, not the tab list (restating every tab, in both renderings, would
+    cost the agent more than the attach tells it): the selected tab's ids, title and URL, what
+    sets it apart, the count of the others and how to list them. ``since``: the attach's capture
+    start, which the answer says once (the tab's own start is the same moment, a few ms later).
     """
     briefs = [b for b in (page_brief(p) for p in pages) if b]
     chosen = next((b for b in briefs if b.get("selected")), None)

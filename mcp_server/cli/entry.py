@@ -2,7 +2,7 @@
 
 The prompt-submit hook runs on every prompt the user types, so it must start in tens of
 milliseconds; the server's CLI imports anyio, pydantic and the settings first, which
-costs about 0.2 s on a loaded machine. This module imports only what each path needs (the
+takes far longer on a loaded machine. This module imports only what each path needs (the
 ``chromium`` and ``skill`` subcommands load neither the MCP SDK nor Playwright).
 """
 

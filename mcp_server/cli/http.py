@@ -11,12 +11,15 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from targets import BrowserManager
 
 __all__ = ["http_secret", "serve_http"]
 
 
-async def serve_http(server: Any, manager: Any, host: str, port: int, secret: Any) -> None:
+async def serve_http(server: Any, manager: BrowserManager, host: str, port: int, secret: Any) -> None:
     """Serve the SDK's streamable HTTP app on ``host:port`` behind the bearer secret; close the browsers after."""
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings

@@ -18,7 +18,11 @@ from typing import TYPE_CHECKING, Any
 from mcp_server.cli.shutdown import close_browsers
 
 if TYPE_CHECKING:
+    from mcp.server import Server
+
+    from mcp_server.server.app import BrowserMCP
     from mcp_server.server.settings import Settings
+    from targets import BrowserManager
 
 __all__ = ["main", "build_app", "parse_args"]
 
@@ -142,13 +146,13 @@ def settings_from(ns: argparse.Namespace) -> Settings:
     )
 
 
-def build_app(settings: Settings) -> tuple[Any, Any]:
+def build_app(settings: Settings) -> tuple[BrowserManager, Server]:
     """The browser manager and the SDK server, wired: capture installed, audit log attached."""
     manager, app = build_tools(settings)
     return manager, app.build()
 
 
-def build_tools(settings: Settings) -> tuple[Any, Any]:
+def build_tools(settings: Settings) -> tuple[BrowserManager, BrowserMCP]:
     """The browser manager and the tools (``BrowserMCP``) without the SDK server (``app.build()`` makes it).
 
     Everything the server process (and the browser driver it starts) creates from here on is
@@ -183,7 +187,7 @@ def build_tools(settings: Settings) -> tuple[Any, Any]:
     return manager, app
 
 
-async def _serve_stdio(server: Any, manager: Any) -> None:
+async def _serve_stdio(server: Any, manager: BrowserManager) -> None:
     """Serve the SDK on stdio until the client leaves or a stop signal comes; then close the browsers."""
     import anyio
     from mcp.server.stdio import stdio_server
@@ -212,7 +216,8 @@ async def _serve_stdio(server: Any, manager: Any) -> None:
             tg.start_soon(watch_signals)
             tg.start_soon(_preload_first_call)
             # Lines the SDK would drop unanswered (too deep, huge integers, not JSON) get an error.
-            async with stdio_server(guard) as (read, write):
+            # The SDK annotates stdin as anyio.AsyncFile[str] but only iterates it (async for line in stdin).
+            async with stdio_server(guard) as (read, write):  # type: ignore[arg-type]
                 guard.write = write
                 await server.run(read, write, server.create_initialization_options())
             tg.cancel_scope.cancel()

@@ -6,14 +6,17 @@ The internal browser and its temporary profile go; the user's Chrome is only det
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from targets import BrowserManager
 
 __all__ = ["close_browsers"]
 
 log = logging.getLogger("mcp_server")
 
 
-async def close_browsers(manager: Any) -> None:
+async def close_browsers(manager: BrowserManager) -> None:
     """Close the internal browser and detach from the user's Chrome (never close it), bounded in time."""
     import anyio
 

@@ -18,7 +18,10 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from anyio import AsyncFile
 
 __all__ = ["GuardedStdin", "request_id", "open_guarded_stdin"]
 
@@ -135,7 +138,7 @@ def problem_of(line: str) -> tuple[int, str] | None:
 class GuardedStdin:
     """The line source of the SDK's stdio transport; lines it would drop are answered here."""
 
-    def __init__(self, source: Any, on_refused: Callable[[str | None, str], None] | None = None) -> None:
+    def __init__(self, source: AsyncFile[str], on_refused: Callable[[str | None, str], None] | None = None) -> None:
         self.source = source
         self.on_refused = on_refused
         #: The transport's write stream, set once ``stdio_server`` has made it.
@@ -182,7 +185,9 @@ def _tool_name(line: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def open_guarded_stdin(on_refused: Callable[[str | None, str], None] | None = None) -> tuple[GuardedStdin, Any]:
+def open_guarded_stdin(
+    on_refused: Callable[[str | None, str], None] | None = None,
+) -> tuple[GuardedStdin, Callable[[], None] | None]:
     """Read the wire from a private copy of fd 0 and point fd 0 at the null device; returns the guard and
     the release callback (None when nothing was diverted).
 

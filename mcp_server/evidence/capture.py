@@ -157,9 +157,11 @@ def _recorder(page: PageHandle, key: str) -> Any:
 
 def network_of(page: PageHandle) -> NetworkRecorder:
     """The page's NetworkRecorder (ToolFailure NOT_ATTACHED when capture never started)."""
-    return _recorder(page, "network")
+    recorder: NetworkRecorder = _recorder(page, "network")
+    return recorder
 
 
 def console_of(page: PageHandle) -> ConsoleRecorder:
     """The page's ConsoleRecorder (ToolFailure NOT_ATTACHED when capture never started)."""
-    return _recorder(page, "console")
+    recorder: ConsoleRecorder = _recorder(page, "console")
+    return recorder

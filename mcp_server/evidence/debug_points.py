@@ -60,7 +60,7 @@ def resolver_for(page: PageHandle, session: CDPSession, policy: Any = None) -> S
     """The source-map resolver of one of the page's sessions (an iframe's scripts are read through its own)."""
     if session is page.session:
         return resolver_of(page, policy)
-    held = page.data.setdefault("debug_resolvers", {})
+    held: dict[str | None, SourceMapResolver] = page.data.setdefault("debug_resolvers", {})
     resolver = held.get(session.session_id)
     if resolver is None or resolver.session is not session:
         resolver = SourceMapResolver(session, page.data.get("network"))

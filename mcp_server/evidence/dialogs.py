@@ -28,8 +28,8 @@ import asyncio
 import time
 import weakref
 from collections import deque
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from cdp_core import CDPEvent, CDPException, CDPSession
 from mcp_server.answers.page_text import page_says
@@ -39,7 +39,9 @@ from targets.errors import ErrorCode, ToolFailure
 
 if TYPE_CHECKING:
     from mcp_server.server.context import ToolContext
-    from targets import PageHandle
+    from targets import BrowserManager, PageHandle
+
+T = TypeVar("T")
 
 __all__ = [
     "DialogWatch",
@@ -180,7 +182,7 @@ async def _settle_enable(watch: DialogWatch, wait: float) -> None:
 _installed: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
-def install(manager: Any) -> None:
+def install(manager: BrowserManager) -> None:
     """Watch dialogs on every page session from the moment it is attached (idempotent per manager)."""
     if manager in _installed or not hasattr(manager, "add_session_listener"):
         return
@@ -276,7 +278,7 @@ def public_dialog(d: dict[str, Any]) -> dict[str, Any]:
     return {k: d[k] for k in ("type", "message", "defaultPrompt", "url") if k in d}
 
 
-async def no_dialog(ctx: ToolContext, page: Any, what: str) -> Any | None:
+async def no_dialog(ctx: ToolContext, page: PageHandle, what: str) -> DialogWatch:
     """The page's dialog watch (from the snapshot module, when present), refusing if a dialog blocks the page.
 
     An open ``alert()`` freezes the page: any script or input would hang until the timeout.
@@ -287,7 +289,7 @@ async def no_dialog(ctx: ToolContext, page: Any, what: str) -> Any | None:
     return watch
 
 
-async def unless_dialog(watch: Any | None, call: Any, what: str) -> Any:
+async def unless_dialog(watch: DialogWatch | None, call: Awaitable[T], what: str) -> T:
     """Await ``call`` (a script on the page), but answer DIALOG_OPEN as soon as a dialog opens meanwhile.
 
     A script that calls ``alert()`` does not return until someone answers the dialog, so the
@@ -303,7 +305,7 @@ async def unless_dialog(watch: Any | None, call: Any, what: str) -> Any:
     return await task
 
 
-async def act(ctx: ToolContext, page: Any, what: str, call: Any) -> dict[str, Any] | None:
+async def act(ctx: ToolContext, page: PageHandle, what: str, call: Coroutine[Any, Any, Any]) -> dict[str, Any] | None:
     """Run an input coroutine; return the dialog it opened and left open (None otherwise).
 
     A dialog opened by the input (an ``alert()`` in a click handler) blocks the page's answer
@@ -318,19 +320,20 @@ async def act(ctx: ToolContext, page: Any, what: str, call: Any) -> dict[str, An
     return await race_dialog(call, watch, what)
 
 
-async def race_dialog(call: Any, watch: Any | None, what: str) -> dict[str, Any] | None:
+async def race_dialog(call: Awaitable[Any], watch: DialogWatch | None, what: str) -> dict[str, Any] | None:
     """Await ``call``; if a JavaScript dialog opens first, return it (the call goes on once it is handled)."""
     task = asyncio.ensure_future(input_call(call, what=what))
     if watch is None:
         await task
         return None
-    if await _dialog_first(task, watch):  # the agent's input opened it
-        return {k: watch.open[k] for k in ("type", "message", "url") if k in watch.open}
+    if await _dialog_first(task, watch):  # the agent's input opened it (so watch.open is set)
+        dialog = watch.open or {}
+        return {k: dialog[k] for k in ("type", "message", "url") if k in dialog}
     await task
     return None
 
 
-async def _dialog_first(task: asyncio.Future[Any], watch: Any) -> bool:
+async def _dialog_first(task: asyncio.Future[Any], watch: DialogWatch) -> bool:
     """Wait for ``task`` or a dialog, whichever comes first; True when a dialog opened first and is open.
 
     The task gets a moment after the dialog: it may complete right after it (a timer's alert after the

@@ -26,6 +26,8 @@ from mcp_server.evidence.server_errors import held_server_error
 from mcp_server.server.registry import Answer
 
 if TYPE_CHECKING:
+    from cdp_core.recorders.console import ConsoleRecorder
+    from cdp_core.recorders.network import NetworkRecorder
     from targets import PageHandle
 
 __all__ = [
@@ -90,8 +92,8 @@ def in_flight(requests: list[dict[str, Any]], answered_at: dict[Any, float], now
 
 
 #: How long a debounced handler may take to send its request in a background tab: Chrome wakes a
-#: hidden page's timers once a second (measured: a 150 ms debounce fired after 348 and 822 ms), so
-#: a timer due just after a wake-up runs at the next one, 1.15 s after the keystroke; plus the fetch
+#: hidden page's timers once a second, so a short debounce timer due just after a wake-up runs
+#: at the next one, over a second after the keystroke; plus the fetch
 HIDDEN_TIMER_WAKEUP_S = 1.3
 
 #: Requests whose response bodies are read for a server's error text
@@ -138,8 +140,8 @@ class Followup:
         self.page = page
         self.watch = watch
         self.url = page.url
-        self.network = page.data.get("network")
-        self.console = page.data.get("console")
+        self.network: NetworkRecorder | None = page.data.get("network")
+        self.console: ConsoleRecorder | None = page.data.get("console")
         self.net_id = last_id(self.network)
         self.downloads_seen = getattr(self.network, "downloads_seen", 0)
         self.console_id = last_id(self.console)

@@ -6,15 +6,18 @@ get their own ``ToolFailure`` code, whichever feature sent the input.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable
+from typing import TypeVar
 
 from cdp_core.errors import CDPError, CDPTimeout
 from targets.errors import ErrorCode, ToolFailure
 
 __all__ = ["input_call"]
 
+T = TypeVar("T")
 
-async def input_call(call: Any, *, what: str) -> Any:
+
+async def input_call(call: Awaitable[T], *, what: str) -> T:
     """Await an input coroutine of :mod:`mcp_server.input`, mapping CDP failures to stable codes."""
     from cdp_core.errors import ConnectionClosed, SessionClosed
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Any
 
-from cdp_core import CDPEvent, CDPException
+from cdp_core import CDPEvent, CDPException, CDPSession
 from mcp_server.input.wake import forget, wake
 from targets.errors import ErrorCode, ToolFailure
 
@@ -231,7 +231,7 @@ _FOCUSED_OWNER_JS = """(() => {
 })()"""
 
 
-async def _focused_frame(session: Any) -> str | None:
+async def _focused_frame(session: CDPSession) -> str | None:
     """The same-process frame whose document has the focus (None: the main frame): keys go there,
     and a key event in a child frame never reaches the main frame's window."""
     try:
@@ -241,6 +241,7 @@ async def _focused_frame(session: Any) -> str | None:
             return None
         node = await session.send("DOM.describeNode", {"objectId": owner}, timeout=10)
         await session.send("Runtime.releaseObject", {"objectId": owner}, timeout=10)
-        return node["node"].get("frameId")
+        frame: str | None = node["node"].get("frameId")
+        return frame
     except (CDPException, KeyError):
         return None

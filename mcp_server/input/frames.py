@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from cdp_core import CDPError, CDPException, CDPSession
 
 if TYPE_CHECKING:
-    from targets import PageHandle
+    from targets import BrowserManager, PageHandle
 
 __all__ = [
     "FrameRef",
@@ -228,7 +228,8 @@ class FrameContexts:
 
 
 def _contexts_of(page: PageHandle) -> dict[str, FrameContexts]:
-    return page.data.setdefault("frame_contexts", {})
+    table: dict[str, FrameContexts] = page.data.setdefault("frame_contexts", {})
+    return table
 
 
 def track_contexts(page: PageHandle, session: CDPSession) -> None:
@@ -248,7 +249,7 @@ def main_world(page: PageHandle, ref: FrameRef) -> int | None:
     return contexts.by_frame.get(ref.frame_id) if contexts is not None else None
 
 
-def install(manager: Any) -> None:
+def install(manager: BrowserManager) -> None:
     """Track frame contexts on every page and iframe session (register before capture's Runtime.enable)."""
 
     async def on_session(page: PageHandle, session: CDPSession, kind: str) -> None:

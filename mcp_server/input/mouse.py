@@ -1,14 +1,13 @@
 """Mouse events through ``Input.dispatchMouseEvent`` on the session that runs the element.
 
-Measured in a hidden tab (Chromium 156): ``mousePressed``/``mouseReleased`` are answered
-in a few ms; a single ``mouseMoved`` is never answered, because Chrome holds pointer moves
-for the next animation frame and a hidden tab has none. Two moves to the same point sent
-back to back are delivered together (one ``mousemove``, hover applied) and both answered,
-so :func:`move` sends a pair; in a visible tab the pair costs one frame. In an
-out-of-process iframe of a hidden tab even the pair stays held: a press delivers held moves
-(so a click needs nothing more), and for a hover :func:`move` turns on focus emulation for
-the moment it takes Chrome to draw one frame (about 20 ms; the page sees its
-``visibilityState`` go to visible and back), then turns it off again.
+In a hidden tab ``mousePressed``/``mouseReleased`` are answered at once; a single
+``mouseMoved`` is never answered, because Chrome holds pointer moves for the next animation
+frame and a hidden tab has none. Two moves to the same point sent back to back are delivered
+together (one ``mousemove``, hover applied) and both answered, so :func:`move` sends a pair;
+in a visible tab the pair costs one frame. In an out-of-process iframe of a hidden tab even
+the pair stays held: a press delivers held moves (so a click needs nothing more), and for a
+hover :func:`move` turns on focus emulation for the moment it takes Chrome to draw one frame
+(the page sees its ``visibilityState`` go to visible and back), then turns it off again.
 """
 
 from __future__ import annotations

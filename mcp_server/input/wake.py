@@ -1,16 +1,16 @@
 """Waking input routing in a tab whose page loaded while hidden, without bringing it to front.
 
-Measured in a headful Chromium 156 under Xvfb: a page that loaded in a background tab (opened
+In a headful Chromium under Xvfb: a page that loaded in a background tab (opened
 with Ctrl+click or ``background: true``, or a page loaded after a submit in a hidden tab) has
 never produced a compositor frame, and ``Input.dispatchMouseEvent`` / ``dispatchKeyEvent`` are
 acknowledged but reach nothing: no ``mousedown``, no ``click``, no ``keydown``, and the lost
 events are not delivered later either. Headless Chromium does not show it. Tried on such a page
 (a click then read back): ``Page.setWebLifecycleState active``, ``Emulation.setAutoDarkModeOverride``,
 a device-metrics override and clear, waiting for ``requestAnimationFrame``: still lost. A
-``Page.captureScreenshot`` first: delivered, but it took 1.3 s and the next capture hung.
+``Page.captureScreenshot`` first: delivered, but it was slow and the next capture hung.
 ``Emulation.setFocusEmulationEnabled`` on then off: delivered, and it stays so for that document
-after the emulation is off again, but only when Chrome drew a frame in between (on, off at once:
-14 of 15 clicks arrived; on, two animation frames, off: 40 of 40, about 40 ms). The page is
+after the emulation is off again, but only when Chrome drew a frame in between (on and off at
+once lost an occasional click; on, two animation frames, off lost none). The page is
 hidden again afterwards (it sees ``visibilitychange`` to visible and back once). So :func:`wake`
 does that once per document, only when the document is hidden; the tab the user looks at does
 not change.

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cdp_core.errors import CDPError, CDPException, CDPTimeout
 from mcp_server.server.context import ToolContext
 from targets.errors import ErrorCode, ToolFailure
+
+if TYPE_CHECKING:
+    from targets import PageHandle
 
 #: ``takes=`` of the actions that wait for actionability checks (docs/tools.md)
 
@@ -30,7 +33,7 @@ __all__ = [
 ]
 
 
-async def run_js(ctx: ToolContext, page: Any, fn: str, arg: Any = None, *, timeout: float = 15.0) -> Any:
+async def run_js(ctx: ToolContext, page: PageHandle, fn: str, arg: Any = None, *, timeout: float = 15.0) -> Any:
     """Call the JS function source ``fn`` with ``arg`` in the selected frame and return its JSON value.
 
     The main frame goes through our CDP session; a frame chosen by select_frame goes through
@@ -58,7 +61,7 @@ async def run_js(ctx: ToolContext, page: Any, fn: str, arg: Any = None, *, timeo
     return result.get("result", {}).get("value")
 
 
-async def selected_frame(page: Any) -> Any:
+async def selected_frame(page: PageHandle) -> Any:
     """The FrameRef of the frame chosen by select_frame (FRAME_NOT_FOUND once it is gone)."""
     from mcp_server.input.frames import find_frame
 
@@ -72,7 +75,7 @@ async def selected_frame(page: Any) -> Any:
     return ref
 
 
-async def _run_in_frame(page: Any, fn: str, arg: Any, *, timeout: float) -> Any:
+async def _run_in_frame(page: PageHandle, fn: str, arg: Any, *, timeout: float) -> Any:
     """Call ``fn(arg)`` in the selected frame's main world through our CDP session (no Playwright)."""
     from mcp_server.input.frames import frame_document
 
@@ -176,7 +179,7 @@ def flatten_frames(tree: dict[str, Any], parent: str | None = None) -> list[dict
     return out
 
 
-async def frames_of(page: Any) -> list[dict[str, Any]]:
+async def frames_of(page: PageHandle) -> list[dict[str, Any]]:
     """Every frame of the page (out-of-process iframes included), index 0 = the main frame."""
     from mcp_server.input.frames import all_frames
 
@@ -189,7 +192,7 @@ async def frames_of(page: Any) -> list[dict[str, Any]]:
     return frames
 
 
-async def frame_urls(page: Any) -> list[str]:
+async def frame_urls(page: PageHandle) -> list[str]:
     try:
         tree = (await page.session.send("Page.getFrameTree")).get("frameTree", {})
     except Exception:  # noqa: BLE001 - frame URLs only widen the cookie query

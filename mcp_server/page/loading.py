@@ -79,7 +79,7 @@ async def bounded_load(
         ctx.status(text)
 
     try:
-        return await unless_dialog(watch, load(max(1, int(wait_s * 1000)), on_status), what)  # type: ignore[no-any-return]
+        return await unless_dialog(watch, load(max(1, int(wait_s * 1000)), on_status), what)
     except ToolFailure as exc:
         if exc.code != ErrorCode.TIMEOUT or not cut:
             raise

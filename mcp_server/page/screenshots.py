@@ -10,25 +10,28 @@ by ``debug_bundle``.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cdp_core.errors import CDPError, CDPException, CDPTimeout
 from targets.errors import ErrorCode, ToolFailure
+
+if TYPE_CHECKING:
+    from targets import PageHandle
 
 __all__ = ["capture_png"]
 
 #: Seconds a capture of a background tab may wait for a frame, in all, before we say why it gets none.
 HIDDEN_CAPTURE_TIMEOUT = 3.0
-#: Seconds of one attempt: measured on Chromium 156, a capture of a hidden tab either answers in
-#: about 30 ms or waits for a frame that never comes, and the next request is answered at once.
+#: Seconds of one attempt: a capture of a hidden tab either answers almost at once or waits for a
+#: frame that never comes, and the next request is answered at once.
 HIDDEN_CAPTURE_ATTEMPT = 0.5
 
 
-async def capture_png(page: Any, params: dict[str, Any], *, timeout: float) -> dict[str, Any]:
+async def capture_png(page: PageHandle, params: dict[str, Any], *, timeout: float) -> dict[str, Any]:
     """``Page.captureScreenshot`` that does not sit for the whole timeout on a background tab.
 
     Chrome paints no new compositor frame for a hidden tab (one the user is not looking at),
-    and a capture waits for one: measured, every second call hung 60 s, then TIMEOUT. In the
+    and a capture waits for one: every second call hung for its whole timeout. In the
     user's Chrome we must not bring their tab to front ourselves, so a hidden tab is captured
     from the view (``fromSurface: false``) in short attempts (a request that waits for a frame is
     followed by one that is answered at once), at most 3 s in all, and a capture that still gets
@@ -58,18 +61,18 @@ async def capture_png(page: Any, params: dict[str, Any], *, timeout: float) -> d
     )
 
 
-#: How long a full-page capture of a hidden tab may take (measured about 2 s on a loaded machine).
+#: How long a full-page capture of a hidden tab may take (room for a slow, loaded machine).
 HIDDEN_FULL_PAGE_TIMEOUT = 8.0
 
 
-async def _capture_hidden_full_page(page: Any, params: dict[str, Any], timeout: float) -> dict[str, Any]:
+async def _capture_hidden_full_page(page: PageHandle, params: dict[str, Any], timeout: float) -> dict[str, Any]:
     """A full page of a hidden tab: with focus emulation on for the capture, then off again.
 
     Captured from the view (``fromSurface: false``) a hidden tab gives the viewport only, and a
-    clip beyond it hung (measured, headful Chromium 156). With focus emulation on, Chrome draws
-    the page as if it were shown and the normal capture (beyond the viewport) returns the whole
-    page in about 2 s; the page sees ``visibilitychange`` to visible and back, the tab the user
-    looks at does not change. The caller still checks the image's height against the page's.
+    clip beyond it hung (headful Chromium). With focus emulation on, Chrome draws the page as if
+    it were shown and the normal capture (beyond the viewport) returns the whole page; the page
+    sees ``visibilitychange`` to visible and back, the tab the user looks at does not change.
+    The caller still checks the image's height against the page's.
     """
     session = page.session
     try:
@@ -94,11 +97,11 @@ async def _capture_hidden_full_page(page: Any, params: dict[str, Any], timeout: 
 CAPTURE_ATTEMPTS = 3
 
 
-async def _capture_unless_navigating(page: Any, params: dict[str, Any], timeout: float) -> dict[str, Any]:
+async def _capture_unless_navigating(page: PageHandle, params: dict[str, Any], timeout: float) -> dict[str, Any]:
     """``Page.captureScreenshot``, abandoned as soon as the main frame navigates under it.
 
-    Measured: on a page that reloads every 50 ms a full-page capture got no reply for its whole
-    60 s, holding the page. A navigation replaces the document the capture waits to paint, so
+    On a page that keeps reloading, a full-page capture got no reply for its whole timeout,
+    holding the page. A navigation replaces the document the capture waits to paint, so
     we stop waiting at the navigation, try again on the new document, and after
     :data:`CAPTURE_ATTEMPTS` interrupted captures answer BUSY at once.
     """

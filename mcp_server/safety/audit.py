@@ -208,8 +208,8 @@ class AuditLog:
     def _size_now(self) -> int | None:
         """The log file's size (None: there is none), and whether the held descriptor is still it.
 
-        Why a descriptor held open: opening, wrapping and closing the file cost every call about
-        0.1 ms, a tenth of a short call. One ``stat`` per line tells both the size (rotation) and
+        Why a descriptor held open: opening, wrapping and closing the file on every call was a
+        noticeable part of a short call. One ``stat`` per line tells both the size (rotation) and
         whether the path still names the held file: another server process sharing this log may
         have rotated it, or the user moved it away.
         """

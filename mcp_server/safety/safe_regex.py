@@ -8,8 +8,8 @@ so the whole server (every client's ``tools/list`` included) would stop answerin
 ``concurrent=True`` releases the GIL while it runs, in a worker thread.
 
 Compiling is bounded too. ``regex`` (like ``re``) writes a counted repeat out in full, through
-every level of nesting: ``((a{100}){100}){300}`` (45 characters) compiles to three million nodes
-and took the server from 93 to 1,038 MiB, which it kept, since compiled patterns are cached.
+every level of nesting: ``((a{100}){100}){300}`` (45 characters) compiles to three million nodes,
+and the server's memory stayed that large, since compiled patterns are cached.
 So a caller pattern is parsed first (Python's own ``re`` parser: it builds the tree without
 expanding anything), its expanded size is counted (:func:`expanded_size`), and a pattern over
 :data:`MAX_EXPANDED_SIZE` is refused before ``regex.compile`` runs; the compiled pattern is
@@ -25,12 +25,19 @@ Every regex an agent sends (``wait_for url_matches``, and any action that adds o
 from __future__ import annotations
 
 import asyncio
-import re._constants as sre_constants
-import re._parser as sre_parse
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import regex
+
+if TYPE_CHECKING:
+    # typeshed describes re's parser under its old public names only; importing those at run time
+    # warns (DeprecationWarning since 3.11), so the server imports the modules they forward to.
+    import sre_constants
+    import sre_parse
+else:
+    import re._constants as sre_constants
+    import re._parser as sre_parse
 
 from targets.errors import ErrorCode, ToolFailure
 
@@ -46,12 +53,12 @@ __all__ = [
 ]
 
 #: The time one match may take. ``regex`` checks it now and then, so a runaway match may
-#: overrun it (measured: up to ~1 s for a 0.25 s bound on a 20,000-character text).
+#: overrun it, the more so on a long text.
 MATCH_TIMEOUT_S = 0.25
 MAX_PATTERN_CHARS = 2000
 #: The most nodes a caller pattern may expand to (counted repeats multiplied out through their
-#: nesting). Measured: about 280 bytes of compiled pattern per node, so this is a few MiB at most;
-#: a URL pattern needs a few hundred.
+#: nesting). A node is a few hundred bytes of compiled pattern, so this stays at a few MiB;
+#: a URL pattern needs a few hundred nodes.
 MAX_EXPANDED_SIZE = 20_000
 
 _REPEATS = (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT)

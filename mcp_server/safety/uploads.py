@@ -44,13 +44,14 @@ def resolve_upload(artifacts: Artifacts, roots: list[str], raw: str) -> Path:
     """
     folders = upload_folders(artifacts, roots)
     try:
-        resolved: Path | None = artifacts.resolve_inside(raw, kind=UPLOADS)
+        resolved = artifacts.resolve_inside(raw, kind=UPLOADS)
     except ToolFailure as exc:
         if exc.code != ErrorCode.PATH_OUTSIDE_ARTIFACTS:
             raise  # not a usable path at all
-        resolved = _in_configured(artifacts, folders[1:], raw) if Path(raw).expanduser().is_absolute() else None
-        if resolved is None:
+        configured = _in_configured(artifacts, folders[1:], raw) if Path(raw).expanduser().is_absolute() else None
+        if configured is None:
             raise _outside(raw, folders) from None
+        resolved = configured
     if not resolved.is_file():
         listing = _listing(folders[0])
         raise ToolFailure(

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from mcp.server import Server
 
     from mcp_server.server.catalog import Route
+    from targets import BrowserManager
 
 __all__ = ["BrowserMCP", "build_server", "CallRecord"]
 
@@ -96,7 +97,7 @@ class BrowserMCP:
     def __init__(
         self,
         settings: Settings,
-        manager: Any,
+        manager: BrowserManager,
         *,
         specs: list[ActionSpec] | None = None,
         toolset: str | None = None,
@@ -289,6 +290,7 @@ class BrowserMCP:
         if not self.observers:
             return
         structured = (answer.structured_content if answer is not None else None) or {}
+        code: str | None
         if answer is None:
             status, code = "cancelled", "CANCELLED"
         else:
@@ -355,7 +357,9 @@ class BrowserMCP:
                 version=server_version(),
                 instructions=INSTRUCTIONS,
                 on_list_tools=on_list_tools,
-                on_call_tool=on_call_tool,
+                # The SDK's runner takes a handler's dict as the result's wire form (wire_form: why we
+                # give one); its annotation names only the result models.
+                on_call_tool=on_call_tool,  # type: ignore[arg-type]
                 on_set_logging_level=on_set_level,
             )
         server.browser_mcp = self  # type: ignore[attr-defined]  # reachable from tests and the CLI
@@ -366,7 +370,7 @@ class BrowserMCP:
 _WAIT_FAILURES = (ErrorCode.TIMEOUT, ErrorCode.ELEMENT_NOT_INTERACTABLE)
 
 
-def _target_lost(manager: Any) -> bool:
+def _target_lost(manager: BrowserManager) -> bool:
     """An active browser target that is no longer connected (the next page call relaunches or reports it)."""
     active = getattr(manager, "active_target", None)
     if active not in ("launch", "cdp"):
@@ -377,7 +381,7 @@ def _target_lost(manager: Any) -> bool:
 
 
 def build_server(
-    settings: Settings, manager: Any, *, specs: list[ActionSpec] | None = None, toolset: str | None = None
+    settings: Settings, manager: BrowserManager, *, specs: list[ActionSpec] | None = None, toolset: str | None = None
 ) -> Server:
     """A ready SDK server (serve it with stdio or streamable HTTP); ``server.browser_mcp`` is the app."""
     return BrowserMCP(settings, manager, specs=specs, toolset=toolset).build()

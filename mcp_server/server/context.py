@@ -165,7 +165,8 @@ class ToolContext:
                 "No browser target is active, so nothing has been captured (capture starts at attach or launch).",
                 hint="Call attach_cdp to read the user's Chrome, or navigate to open a page in the internal browser.",
             )
-        last = getattr(self.manager, "last_selected_page", None)
+        # getattr: a unit test's stand-in manager may have no such method
+        last: Callable[[], PageHandle | None] | None = getattr(self.manager, "last_selected_page", None)
         selected = last() if last is not None else None
         if selected is not None and selected.closed and "network" in selected.data:
             return selected  # said at once, without waiting for a lock to find out

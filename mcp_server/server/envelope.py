@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import to_jsonable_python
@@ -24,6 +24,9 @@ from mcp_server.server.registry import ActionResult
 from mcp_server.server.schema import ENVELOPE_KEYS, SCHEMA_VERSION
 from mcp_server.server.tool_answer import Block, ImageBlock, TextBlock, ToolAnswer
 from targets.errors import ErrorCode, ToolFailure
+
+if TYPE_CHECKING:
+    import mcp_types
 
 __all__ = ["ok_result", "error_result", "failure_from_exception", "validation_failure", "wire_form"]
 
@@ -56,7 +59,7 @@ def ok_result(result: ActionResult, adapter: dict[str, Any] | None) -> ToolAnswe
     return ToolAnswer(content=content, structured_content=structured, is_error=False)
 
 
-def wire_form(answer: Any) -> dict[str, Any]:
+def wire_form(answer: ToolAnswer | mcp_types.CallToolResult) -> dict[str, Any]:
     """The answer (a :class:`ToolAnswer`, or the SDK's ``CallToolResult``) as the SDK puts it on the wire.
 
     Why a dict: handed a ``CallToolResult``, the SDK dumps it (a walk over every value: the 2000
@@ -72,8 +75,8 @@ def wire_form(answer: Any) -> dict[str, Any]:
     return wire
 
 
-#: The most characters of the envelope's ``message`` (issue 35: every answer pays for it twice
-#: under JSON(structuredContent), once in the message and once in the data it restates).
+#: The most characters of the envelope's ``message``: every answer pays for it twice under
+#: JSON(structuredContent), once in the message and once in the data it restates.
 MESSAGE_CHARS = 100
 
 

@@ -41,7 +41,10 @@ import weakref
 from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from targets import BrowserManager, PageHandle
 
 __all__ = [
     "LockMode", "LOCK_MODES", "StateLock", "CallLocks", "CallHold", "Holder", "Busy", "locks_for", "OVERRUN_GRACE_S",
@@ -165,20 +168,20 @@ class CallLocks:
         self._pages: weakref.WeakKeyDictionary[Any, asyncio.Lock] = weakref.WeakKeyDictionary()
         self._page_holders: weakref.WeakKeyDictionary[Any, Holder] = weakref.WeakKeyDictionary()
 
-    def page_lock(self, page: Any) -> asyncio.Lock:
+    def page_lock(self, page: PageHandle) -> asyncio.Lock:
         lock = self._pages.get(page)
         if lock is None:
             lock = self._pages[page] = asyncio.Lock()
         return lock
 
-    def page_holder(self, page: Any) -> Holder | None:
+    def page_holder(self, page: PageHandle) -> Holder | None:
         return self._page_holders.get(page)
 
-    async def acquire_page(self, page: Any, holder: Holder) -> None:
+    async def acquire_page(self, page: PageHandle, holder: Holder) -> None:
         await self.page_lock(page).acquire()
         self._page_holders[page] = holder
 
-    def release_page(self, page: Any) -> None:
+    def release_page(self, page: PageHandle) -> None:
         self._page_holders.pop(page, None)
         lock = self._pages.get(page)
         if lock is not None and lock.locked():
@@ -188,7 +191,7 @@ class CallLocks:
         """Whether any call holds the state lock or a page (tests wait on this)."""
         return self.state.locked() or any(lock.locked() for lock in list(self._pages.values()))
 
-    def describe_holders(self, page: Any | None = None) -> str:
+    def describe_holders(self, page: PageHandle | None = None) -> str:
         """Who holds what, for a BUSY answer or a progress message: 'navigate (running 3.2 s)'."""
         holders = self.state.holders
         if page is not None and (held := self.page_holder(page)) is not None:
@@ -205,7 +208,7 @@ class CallLocks:
 _BY_MANAGER: weakref.WeakKeyDictionary[Any, CallLocks] = weakref.WeakKeyDictionary()
 
 
-def locks_for(manager: Any) -> CallLocks:
+def locks_for(manager: BrowserManager) -> CallLocks:
     """The one :class:`CallLocks` of ``manager`` (every server and client on it shares them)."""
     try:
         locks = _BY_MANAGER.get(manager)
@@ -265,7 +268,7 @@ class CallHold:
     def exclusive(self) -> bool:
         return self._state is not None and self._state.exclusive
 
-    def holds_page(self, page: Any) -> bool:
+    def holds_page(self, page: PageHandle) -> bool:
         return self.exclusive or any(p is page for p in self._pages)
 
     # -- the bound on holding ---------------------------------------------------------------
@@ -334,7 +337,7 @@ class CallHold:
         elif self.mode == "state":
             await self._take_state(exclusive=True)
 
-    async def hold_page(self, page: Any) -> None:
+    async def hold_page(self, page: PageHandle) -> None:
         """Page mode: take ``page``'s mutex until the call ends (no-op if held, or under the exclusive lock)."""
         if self.mode != "page" or self.holds_page(page):
             return
@@ -342,7 +345,7 @@ class CallHold:
         self._pages.append(page)
         self._arm()
 
-    async def _take_page(self, page: Any) -> None:
+    async def _take_page(self, page: PageHandle) -> None:
         holder = Holder(self.label, True)
         if self.locks.page_lock(page).locked():
             await self._bounded(self.locks.acquire_page(page, holder), self.locks.describe_holders(page))
@@ -382,7 +385,7 @@ class CallHold:
             await self._take_state(exclusive=False)
 
     @contextlib.asynccontextmanager
-    async def step(self, page: Any) -> AsyncIterator[None]:
+    async def step(self, page: PageHandle) -> AsyncIterator[None]:
         """Poll mode: the state lock shared and ``page``'s mutex for one step of a long wait."""
         if self.mode != "poll" or self.exclusive:
             yield

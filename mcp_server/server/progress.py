@@ -22,7 +22,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 __all__ = ["Progress", "INTERVAL", "SendFn"]
 
-#: Seconds between two heartbeats (well under the one second the issue promises, jitter included).
+#: Seconds between two heartbeats: docs/tools.md promises one every half second, so a client sees
+#: progress well within a second, jitter included.
 INTERVAL = 0.5
 
 SendFn = Callable[[float, float | None, str | None], Awaitable[None]]

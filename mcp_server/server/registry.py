@@ -72,8 +72,8 @@ class ActionResult:
     ``message``: the envelope's short summary when the handler has a better one than the text's
     first line cut short (the data carries the facts; the message only names what happened).
     ``plain``: the handler vouches that ``data`` holds only JSON types (str, int, float, bool,
-    None, dicts and lists of them), so the envelope does not convert it again (a 2000-row list
-    answer spent 0.2 ms there copying rows of strings).
+    None, dicts and lists of them), so the envelope does not convert it again (a long list
+    answer would spend its time there copying rows of strings).
     """
 
     text: str

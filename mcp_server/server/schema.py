@@ -67,7 +67,7 @@ def _inline(node: Any, defs: dict[str, Any], *, keep_null: bool = False) -> Any:
 def args_schema(model: type[ActionArgs]) -> dict[str, Any]:
     """The condensed JSON schema of one action's arguments."""
     raw = model.model_json_schema()
-    schema = _inline(raw, raw.get("$defs", {}))
+    schema: dict[str, Any] = _inline(raw, raw.get("$defs", {}))
     schema.pop("description", None)  # the model docstring belongs to the code, not to tools/list
     schema["type"] = "object"
     schema.setdefault("properties", {})
@@ -103,7 +103,7 @@ def _merge_bounds(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     ``timeout_ms`` is 0..300000 for navigate and 0..120000 for click: the condensed field says
     0..300000, each action's own model then applies its own bound (and says it in its error).
     """
-    out = {}
+    out: dict[str, Any] = {}
     for key in ("minimum", "minLength"):
         if key in a and key in b:
             out[key] = min(a[key], b[key])

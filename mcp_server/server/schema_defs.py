@@ -41,9 +41,9 @@ def said_once(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema with each repeated subschema (``SHARED_MIN_NODES`` or more) said once, in ``$defs``.
 
     Why: a client checks the schema against the 2020-12 meta-schema once per session, and the
-    Python SDK's ``jsonschema`` spends about 0.2 ms on each subschema: the 767 of the condensed
-    ``browser_session`` schema cost 160 ms of the session's first call, more than the attach
-    behind it. Actions share result shapes (a page entry, a list's paging keys), so a third of
+    Python SDK's ``jsonschema`` spends time on each subschema: the hundreds of the condensed
+    ``browser_session`` schema slowed the session's first call more than the attach behind it.
+    Actions share result shapes (a page entry, a list's paging keys), so a third of
     the text was repeats. The rules are the same; ``$ref`` points inside the document.
     """
     seen: dict[str, int] = {}

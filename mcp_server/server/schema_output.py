@@ -1,7 +1,7 @@
 """The outputSchema of each tool: the envelope every answer has, and per action the keys it returns.
 
 Clients validate answers with it (the model never reads it), so its cost is the client's:
-the Python SDK checks it against the 2020-12 meta-schema once per session (about 0.2 ms per
+the Python SDK checks it against the 2020-12 meta-schema once per session (a cost per
 subschema) and validates every answer with it; the TypeScript SDK has ajv compile it at every
 ``tools/list``. Hence the shapes below: rows without a per-row schema, one map of a tool's result
 keys, per-action required keys reached through a tree, repeated subschemas said once
@@ -64,8 +64,8 @@ def _per_row_free(node: Any) -> Any:
     """The schema without the checks a validator would run once per row of a long list.
 
     Clients on the Python SDK validate every answer with ``jsonschema``, which walks an
-    ``items`` schema over every element: 4000 snapshot rows cost ~60 ms per answer and 2000
-    console rows ~4 ms, more than the server took to build them. ``items: {}`` says nothing and
+    ``items`` schema over every element: for thousands of snapshot or console rows that took
+    longer than the server took to build them. ``items: {}`` says nothing and
     goes; the shape of a row (an array of column values) is said by ``columns`` in the answer
     itself, so a list of rows is declared an array without a per-row schema.
     """
@@ -88,7 +88,7 @@ def _defaults_unsaid(node: Any) -> Any:
         return [_defaults_unsaid(item) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in node.items():
         if key == "additionalProperties" and value is True:
             continue
@@ -110,7 +110,7 @@ def _defaults_unsaid(node: Any) -> Any:
 
 def _output(model: type[BaseModel]) -> dict[str, Any]:
     raw = model.model_json_schema()
-    schema = _defaults_unsaid(_per_row_free(_relax(_inline(raw, raw.get("$defs", {}), keep_null=True))))
+    schema: dict[str, Any] = _defaults_unsaid(_per_row_free(_relax(_inline(raw, raw.get("$defs", {}), keep_null=True))))
     for name, prop in schema.get("properties", {}).items():
         # A key that is absent is not null on the wire: optional envelope keys are plain types.
         if name in ("code", "hint", "adapter"):
@@ -183,10 +183,10 @@ def condensed_output_schema(specs: list[ActionSpec]) -> dict[str, Any]:
     (their keys are theirs: debug_clear's ``removed`` is a count, source_get's a list).
 
     Why this shape: clients compile it once per session (the Python SDK checks it against the
-    2020-12 meta-schema, ~0.2 ms a subschema; the TypeScript SDK has ajv generate code for it on
+    2020-12 meta-schema, a cost per subschema; the TypeScript SDK has ajv generate code for it on
     every ``tools/list``) and validate every answer with it. The earlier per-action tree of
-    ``if``/``then``/``else`` repeated every key in each action's branch: 15.8 KB for
-    browser_session, where this is about half. Per answer, ``jsonschema`` walks the map for the
+    ``if``/``then``/``else`` repeated every key in each action's branch, about twice the size
+    of this for browser_session. Per answer, ``jsonschema`` walks the map for the
     keys the answer has and about four ``if`` of the rules' tree (:func:`_dispatch`), what the old
     tree cost (tests/bench/schema_compile_bench.py measures both).
     """
@@ -230,8 +230,8 @@ def _union(alternatives: list[dict[str, Any]]) -> dict[str, Any]:
     in full adds nothing to the union and goes: where one action details a key (list_frames'
     ``followed`` summary, click_by_id's ``dialog``) and another types it loosely (press_key's,
     handle_dialog's), the map says the loose type; the detailing action's legacy twin, where it has
-    one, keeps the detail. Holding it per action in the rules ("split") cost 2.6 KB more of
-    tools/list and a quarter more compile time (measured with tests/bench/schema_compile_bench.py).
+    one, keeps the detail. Holding it per action in the rules ("split") made tools/list longer
+    and its compile slower (tests/bench/schema_compile_bench.py compares them).
     """
     flat: list[dict[str, Any]] = []
     for alt in alternatives:
@@ -258,7 +258,7 @@ def _dispatch(rules: list[tuple[list[str], dict[str, Any]]]) -> dict[str, Any]:
     """``then`` of the rule whose actions include the answer's, found by halving the rules.
 
     Not a flat ``allOf`` of one ``if`` per rule: ``jsonschema`` evaluates every ``if`` of such a
-    list on each answer (~11 us each; 24 of them cost 0.26 ms), a tree about log2 of them. Down a
+    list on each answer, a tree about log2 of them. Down a
     ``then`` the action is known to be one of that half, so :func:`_known` picks among them without
     checking again; only the last ``else`` checks its own actions, so an answer naming no known
     action gets no rule.

@@ -263,7 +263,7 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     if bundle.get("sourceMapNotes"):
         data["sourceMapNotes"] = bundle["sourceMapNotes"]
         lines += [f"source map: {n}" for n in bundle["sourceMapNotes"]]
-    replayed = bool(con) and any(e.get("replayed") for e in con["errors"])
+    replayed = bool(con and any(e.get("replayed") for e in con["errors"]))
     if replayed or (net and net["total"] == 0):
         # The two-prompt workflow: what happened before attach has no requests here; say what to do.
         data["hint"] = (

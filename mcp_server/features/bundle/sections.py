@@ -1,7 +1,7 @@
 """Which of ``debug_bundle``'s optional sections matter to the failure at hand.
 
-Why: every section costs the agent tokens on every bundle (issue 35: the snapshot and storage
-names were a third of a diagnosis that needed neither). By default the bundle carries the
+Why: every section costs the agent tokens on every bundle (the snapshot and storage names can
+be much of a diagnosis that needs neither). By default the bundle carries the
 accessibility snapshot only when the page shows a form error (a field the browser calls invalid,
 ``aria-invalid``, a visible alert or error message), and storage key and cookie names only when
 storage is involved (an error or a failing request mentions storage, cookies, a session, a login

@@ -23,7 +23,9 @@ from mcp_server.server.registry import ActionArgs, ActionResult, action
 from targets.errors import ErrorCode, ToolFailure
 
 if TYPE_CHECKING:
+    from cdp_core.recorders.debugger import DebugPoints
     from mcp_server.server.context import ToolContext
+    from targets import PageHandle
 
 S = "browser_session"
 #: Lines source_get shows before and after the line asked (a function's worth, not the file).
@@ -62,7 +64,7 @@ class ClearArgs(ActionArgs):
     id: int | None = Field(None, ge=1, description="Point id (omit: all)")
 
 
-async def _points(ctx: ToolContext) -> tuple[object, object]:
+async def _points(ctx: ToolContext) -> tuple[PageHandle, DebugPoints]:
     from mcp_server.evidence.debug_points import debug_of, sync_sessions
 
     page = await ctx.captured_page()
@@ -71,7 +73,7 @@ async def _points(ctx: ToolContext) -> tuple[object, object]:
     return page, points
 
 
-async def _scripts(ctx: ToolContext, page: Any) -> list[tuple[str, Any]]:
+async def _scripts(ctx: ToolContext, page: PageHandle) -> list[tuple[str, Any]]:
     """(script URL, the resolver of the session that has it) for the page and its iframes."""
     from mcp_server.evidence.debug_points import page_scripts, page_sessions, resolver_for
 
@@ -124,11 +126,11 @@ async def _add_point(ctx: ToolContext, args: LogpointArgs | SnapshotArgs, kind: 
     from mcp_server.evidence.debug_points import locate, original_to_generated
 
     page, points = await _points(ctx)
-    where = await locate(page, args.source, args.line, source_map_policy(ctx))  # type: ignore[arg-type]
+    where = await locate(page, args.source, args.line, source_map_policy(ctx))
     expression = getattr(args, "expression", None)
     renamed = original_to_generated(where, " ".join(filter(None, (expression, args.condition))))
     point = Point(
-        id=points.next_id(),  # type: ignore[attr-defined]
+        id=points.next_id(),
         kind=kind,
         url=where.url,
         line=where.line,
@@ -142,7 +144,7 @@ async def _add_point(ctx: ToolContext, args: LogpointArgs | SnapshotArgs, kind: 
         labels=split_top_level(expression) if expression else [],
     )
     try:
-        await points.add(point)  # type: ignore[attr-defined]
+        await points.add(point)
     except CDPException as exc:
         raise ToolFailure(ErrorCode.CDP_ERROR, f"the point could not be set: {exc}", hint="debug_list") from None
     text, data = render.point_added(point, renamed, page.url)
@@ -167,10 +169,10 @@ async def debug_exceptions(ctx: ToolContext, args: ExceptionsArgs) -> ActionResu
     _page, points = await _points(ctx)
     mode = "none" if args.mode == "off" else args.mode
     try:
-        await points.set_exceptions(mode)  # type: ignore[attr-defined]
+        await points.set_exceptions(mode)
     except CDPException as exc:
         raise ToolFailure(ErrorCode.CDP_ERROR, f"could not set the exception mode: {exc}") from None
-    text, data = render.exceptions_set(args.mode, points)  # type: ignore[arg-type]
+    text, data = render.exceptions_set(args.mode, points)
     return ActionResult(text=text, data=data)
 
 

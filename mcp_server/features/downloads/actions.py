@@ -83,7 +83,7 @@ async def read_downloaded_file(ctx: ToolContext, args: ReadDownloadArgs) -> Acti
     # Streamed: a 300 MB download costs a 1 MiB buffer and the text shown, never the whole file.
     read = await asyncio.to_thread(read_text_prefix, target, args.max_chars)
     mime = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-    data: dict[str, Any] = {"path": str(target), "bytes": read.size, "mimeType": mime, "sha256": read.sha256}
+    data = {"path": str(target), "bytes": read.size, "mimeType": mime, "sha256": read.sha256}
     if read.binary:
         data["binary"] = True
         return ActionResult(

@@ -13,11 +13,11 @@ for the call.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from cdp_core import CDPException
+from cdp_core import CDPException, CDPSession
 from cdp_core.recorders.accessibility.format import render_line
 from mcp_server.answers.snapshot import line_row
 from mcp_server.evidence.dialogs import no_dialog
@@ -29,6 +29,9 @@ from mcp_server.input.element import Element, element_from_selector, element_fro
 from mcp_server.server.context import ToolContext
 from mcp_server.server.registry import ActionArgs, ActionResult, Answer, action
 from targets.errors import ErrorCode, ToolFailure
+
+if TYPE_CHECKING:
+    from targets import PageHandle
 
 S = "browser_session"
 
@@ -87,7 +90,7 @@ def _policy(ctx: ToolContext) -> Any:
     return getattr(launch, "policy", None)
 
 
-async def _element(ctx: ToolContext, page: Any, args: ElementArgs, what: str) -> Element:
+async def _element(ctx: ToolContext, page: PageHandle, args: ElementArgs, what: str) -> Element:
     if (args.uid is None) == (args.selector is None):
         raise ToolFailure(
             ErrorCode.INVALID_ARGUMENT,
@@ -101,7 +104,7 @@ async def _element(ctx: ToolContext, page: Any, args: ElementArgs, what: str) ->
     return element
 
 
-async def _look(ctx: ToolContext, page: Any, element: Element) -> Look:
+async def _look(ctx: ToolContext, page: PageHandle, element: Element) -> Look:
     engine = getattr(ctx.settings, "snapshot_engine", "page")
 
     async def uid_of(session: Any, object_id: str) -> int | None:
@@ -211,7 +214,7 @@ async def _quietly(session: Any, method: str, params: dict[str, Any] | None = No
         pass  # the page went away: nothing left to undo
 
 
-async def _require_headful(page: Any) -> None:
+async def _require_headful(page: PageHandle) -> None:
     """A person can click only in a window: refuse on a headless browser."""
     try:
         version = await page.session.connection.send("Browser.getVersion", timeout=10)
@@ -278,7 +281,7 @@ async def pick_element(ctx: ToolContext, args: PickArgs) -> ActionResult:
     return await _picked(ctx, page, int(params["backendNodeId"]))
 
 
-async def _picked(ctx: ToolContext, page: Any, backend: int) -> ActionResult:
+async def _picked(ctx: ToolContext, page: PageHandle, backend: int) -> ActionResult:
     """The answer for the clicked node: its snapshot line (uid) and its css_styles verdict."""
     session = page.session
     try:
@@ -324,7 +327,7 @@ async def _picked(ctx: ToolContext, page: Any, backend: int) -> ActionResult:
 _FRAME_OWNER_JS = "function() { return this.ownerDocument.defaultView.frameElement; }"
 
 
-async def _frame_of(session: Any, object_id: str) -> str | None:
+async def _frame_of(session: CDPSession, object_id: str) -> str | None:
     """The frame id of a node inside a same-process iframe (None: the main frame, or not readable)."""
     try:
         reply = await session.send(
@@ -339,4 +342,5 @@ async def _frame_of(session: Any, object_id: str) -> str | None:
             await _quietly(session, "Runtime.releaseObject", {"objectId": owner})
     except CDPException:
         return None
-    return node.get("frameId")
+    frame: str | None = node.get("frameId")
+    return frame

@@ -25,6 +25,7 @@ from mcp_server.input import actions as inp
 from mcp_server.input.actionability import ACTIONABILITY_TAKES
 from mcp_server.input.calls import input_call
 from mcp_server.input.commit import note_typing_watched
+from mcp_server.input.delivery import keys_reach
 from mcp_server.input.element import Element, element_from_uid
 from mcp_server.input.keyboard import UnknownKey, parse_combo, press_combo
 from mcp_server.safety.uploads import resolve_upload
@@ -80,7 +81,9 @@ class UploadFileArgs(UidArgs):
 Perform = Callable[[list[Element]], Awaitable[None]]
 
 
-async def _act_on(ctx: ToolContext, uids: list[int], what: str, perform: Perform) -> tuple[list[Element], dict, bool]:
+async def _act_on(
+    ctx: ToolContext, uids: list[int], what: str, perform: Perform
+) -> tuple[list[Element], dict[str, Any], bool]:
     """Resolve every uid first (nothing is touched if one is stale), act racing a dialog, report what followed.
 
     Returns (the elements, what followed, whether a dialog opened). ``perform`` records what
@@ -221,10 +224,10 @@ async def type_text(ctx: ToolContext, args: TypeTextArgs) -> ActionResult:
 
     async def keys(session: Any, element: Element | None = None) -> None:
         if args.text:
-            async with inp.keys_reach(session, element, what, "typing"):
+            async with keys_reach(session, element, what, "typing"):
                 await inp.type_text(session, args.text, on_progress=progress)
         if args.submit_key:
-            async with inp.keys_reach(session, element, what, f"key {args.submit_key}"):
+            async with keys_reach(session, element, what, f"key {args.submit_key}"):
                 await press_combo(session, args.submit_key)
 
     if args.uid is not None:

@@ -8,11 +8,11 @@ matches is reported. The answer lists what the action caused. Typed values are n
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from mcp_server.answers.models import row
+from mcp_server.answers.models import row_schema
 from mcp_server.evidence.dialogs import no_dialog, race_dialog
 from mcp_server.evidence.followup import Followup
 from mcp_server.features.interact.selectors_find import ANNOTATE_JS, Outcome, focused_session, selector_action
@@ -40,12 +40,15 @@ class Dialog(BaseModel):
     url: str | None = None
 
 
-ElementRow = row(
-    {"type": "integer"},
-    {"type": "string"},
-    {"type": "string"},
-    description="[id, tag, text, {type, role, href, offscreen}?]",
-)
+ElementRow = Annotated[
+    list[Any],
+    row_schema(
+        {"type": "integer"},
+        {"type": "string"},
+        {"type": "string"},
+        description="[id, tag, text, {type, role, href, offscreen}?]",
+    ),
+]
 
 
 class AnnotateResult(Answer):

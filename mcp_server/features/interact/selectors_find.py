@@ -8,7 +8,7 @@ module stays small: the handlers there say what each action does, this says how 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_server.evidence.dialogs import no_dialog, race_dialog, with_dialog
 from mcp_server.evidence.followup import Followup
@@ -17,6 +17,9 @@ from mcp_server.input.calls import input_call
 from mcp_server.input.element import Element, element_from_selector
 from mcp_server.server.context import ToolContext
 from mcp_server.server.registry import ActionResult
+
+if TYPE_CHECKING:
+    from targets import PageHandle
 
 __all__ = ["ANNOTATE_JS", "Outcome", "focused_session", "selector_action"]
 
@@ -85,7 +88,7 @@ class Outcome:
 
 
 async def selector_action(
-    ctx: ToolContext, page: Any, selector: str, what: str, perform: Callable[[Element], Awaitable[Any]]
+    ctx: ToolContext, page: PageHandle, selector: str, what: str, perform: Callable[[Element], Awaitable[Any]]
 ) -> Outcome:
     """Find the first match in the selected frame, act (racing a dialog), release, report what followed."""
     watch = await no_dialog(ctx, page, what)
@@ -102,7 +105,7 @@ async def selector_action(
     return Outcome(count, dialog, await follow.report())
 
 
-async def focused_session(page: Any) -> Any:
+async def focused_session(page: PageHandle) -> Any:
     """The session whose frame has focus (an out-of-process iframe takes keys on its own session)."""
     from mcp_server.input.frames import find_frame
 

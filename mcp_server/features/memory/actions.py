@@ -49,7 +49,7 @@ def heap_summary(path: Path) -> dict[str, Any]:
     side = _sidecar(path)
     try:
         stat = path.stat()
-        cached = json.loads(side.read_text(encoding="utf-8"))
+        cached: dict[str, Any] = json.loads(side.read_text(encoding="utf-8"))
         if cached.get("fileBytes") == stat.st_size:
             return cached
     except (OSError, ValueError):

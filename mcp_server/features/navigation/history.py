@@ -7,7 +7,8 @@ Chrome alike, and answers like ``navigate``: where the tab is now, its title and
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -16,6 +17,9 @@ from mcp_server.evidence.dialogs import no_dialog
 from mcp_server.page.loading import LOAD_TAKES, StatusFn, WaitUntil, bounded_load
 from mcp_server.server.context import ToolContext
 from mcp_server.server.registry import ActionArgs, ActionResult, action
+
+if TYPE_CHECKING:
+    from mcp_server.evidence.dialogs import DialogWatch
 
 S = "browser_session"
 
@@ -46,13 +50,19 @@ def _moved(verb: str, info: dict[str, Any]) -> ActionResult:
     return ActionResult(text=text, data=data)
 
 
-async def _no_dialog_on_selected(ctx: ToolContext, what: str) -> Any:
+async def _no_dialog_on_selected(ctx: ToolContext, what: str) -> DialogWatch:
     """The selected page's dialog watch, refusing at once if a dialog is open."""
     page = await ctx.page(launch_if_needed=False)  # the page to ourselves until the call ends
     return await no_dialog(ctx, page, what)  # Chrome holds a navigation until an open dialog is answered
 
 
-async def _move(ctx: ToolContext, verb: str, what: str, args: HistoryArgs, move: Any, watch: Any) -> ActionResult:
+#: A tab move: ``move(timeout_ms, on_status)`` -> the report of the move, as navigate gives it.
+Move = Callable[[int, StatusFn], Awaitable[dict[str, Any]]]
+
+
+async def _move(
+    ctx: ToolContext, verb: str, what: str, args: HistoryArgs, move: Move, watch: DialogWatch
+) -> ActionResult:
     """A tab move within the call bound (loading.bounded_load): its answer, or the "waiting" one."""
 
     async def load(timeout_ms: int, on_status: StatusFn) -> dict[str, Any]:
@@ -69,7 +79,7 @@ async def go_back(ctx: ToolContext, args: HistoryArgs) -> ActionResult:
     """Go back one entry in the selected tab's history (like its back button)."""
     watch = await _no_dialog_on_selected(ctx, "go_back")
 
-    def move(timeout_ms: int, on_status: StatusFn) -> Any:
+    def move(timeout_ms: int, on_status: StatusFn) -> Awaitable[dict[str, Any]]:
         return ctx.manager.go_history(-1, wait_until=args.wait_until, timeout_ms=timeout_ms, on_status=on_status)
 
     return await _move(ctx, "Went back to", "go back", args, move, watch)
@@ -80,7 +90,7 @@ async def go_forward(ctx: ToolContext, args: HistoryArgs) -> ActionResult:
     """Go forward one entry in the selected tab's history."""
     watch = await _no_dialog_on_selected(ctx, "go_forward")
 
-    def move(timeout_ms: int, on_status: StatusFn) -> Any:
+    def move(timeout_ms: int, on_status: StatusFn) -> Awaitable[dict[str, Any]]:
         return ctx.manager.go_history(1, wait_until=args.wait_until, timeout_ms=timeout_ms, on_status=on_status)
 
     return await _move(ctx, "Went forward to", "go forward", args, move, watch)
@@ -91,7 +101,7 @@ async def reload(ctx: ToolContext, args: ReloadArgs) -> ActionResult:
     """Reload the selected tab (ignore_cache: bypass the cache)."""
     watch = await _no_dialog_on_selected(ctx, "reload")
 
-    def move(timeout_ms: int, on_status: StatusFn) -> Any:
+    def move(timeout_ms: int, on_status: StatusFn) -> Awaitable[dict[str, Any]]:
         return ctx.manager.reload(
             ignore_cache=args.ignore_cache, wait_until=args.wait_until, timeout_ms=timeout_ms, on_status=on_status
         )

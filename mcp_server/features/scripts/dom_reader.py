@@ -19,12 +19,15 @@ from __future__ import annotations
 import asyncio
 import html as html_lib
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cdp_core import CDPSession
 from cdp_core.errors import CDPError, CDPTimeout
 from cdp_core.recorders.redact import REDACTED, is_secret_field, redact_secrets_in_text
 from targets.errors import ErrorCode, ToolFailure
+
+if TYPE_CHECKING:
+    from targets import PageHandle
 
 __all__ = ["read_dom", "WORLD_NAME"]
 
@@ -138,7 +141,7 @@ _SERIALIZE = r"""
 _PLACEHOLDER = re.compile("\u0001(\\d+)\u0001")
 
 
-async def read_dom(page: Any, frame_sessions: dict[str, CDPSession], *, selector: str | None, max_chars: int,
+async def read_dom(page: PageHandle, frame_sessions: dict[str, CDPSession], *, selector: str | None, max_chars: int,
                    timeout: float = 15.0) -> dict[str, Any] | None:  # fmt: skip
     """The cleaned HTML of the selected frame (or ``selector``'s subtree), at most ``max_chars`` characters.
 
@@ -218,7 +221,7 @@ def _fill_values(html: str, values: list[dict[str, Any]]) -> tuple[str, int]:
     return _PLACEHOLDER.sub(fill, html), masked
 
 
-async def _frame_target(page: Any, frame_sessions: dict[str, CDPSession]) -> tuple[CDPSession, str]:
+async def _frame_target(page: PageHandle, frame_sessions: dict[str, CDPSession]) -> tuple[CDPSession, str]:
     """The session and frame id of the frame get_dom reads (select_frame's choice, else the main frame)."""
     # A page's (and an out-of-process iframe's) main frame id is its target id: no round trip needed.
     frame_id = getattr(page, "active_frame", None)
@@ -230,12 +233,12 @@ async def _frame_target(page: Any, frame_sessions: dict[str, CDPSession]) -> tup
 
 
 _NAVIGATED = ("Cannot find context", "Execution context was destroyed", "Inspected target navigated")
-#: Reads tried while the page keeps replacing its document under us (a page that reloads every 50 ms).
+#: Reads tried while the page keeps replacing its document under us (a page that keeps reloading).
 _ATTEMPTS = 5
 
 
 async def _evaluate_isolated(
-    page: Any, session: CDPSession, frame_id: str, expression: str, timeout: float
+    page: PageHandle, session: CDPSession, frame_id: str, expression: str, timeout: float
 ) -> dict[str, Any] | None:
     """Run ``expression`` in a fresh isolated world of ``frame_id``; retried when a navigation
     destroys the world between its creation and the read."""

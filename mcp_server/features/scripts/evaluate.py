@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -20,6 +20,9 @@ from mcp_server.page.js import exception_text, runaway_failure, selected_frame, 
 from mcp_server.server.context import ToolContext
 from mcp_server.server.registry import ActionArgs, ActionResult, Answer, action
 from targets.errors import ErrorCode, ToolFailure
+
+if TYPE_CHECKING:
+    from targets import PageHandle
 
 S = "browser_session"
 
@@ -71,7 +74,7 @@ def _release_later(session: Any) -> None:
 
 
 async def _evaluate_main(
-    page: Any, expression: str, timeout_ms: int, *, session: Any = None, context_id: int | None = None
+    page: PageHandle, expression: str, timeout_ms: int, *, session: Any = None, context_id: int | None = None
 ) -> tuple[Any, str]:
     """Evaluate in the page's main world (REPL mode: top-level await, re-declarable let) -> (value, type).
 

@@ -326,6 +326,7 @@ async def _tracing_page(ctx: ToolContext, browser: _BrowserTraces) -> PageHandle
 async def performance_summary(ctx: ToolContext, args: SummaryArgs) -> ActionResult:
     """Summarize the last saved trace (or one inside the artifacts dir)."""
     browser = _traces(ctx)
+    path: Path | None
     if args.trace_path:
         path = ctx.artifacts.resolve_inside(args.trace_path)
         if not await asyncio.to_thread(path.exists):  # a bare file name means one in traces/

@@ -26,7 +26,7 @@ def lean_summary(summary: dict[str, Any], *, path: bool = False) -> dict[str, An
         out["mainThread"] = {k: main[k] for k in ("busyMs", "taskCount") if k in main}
     out.pop("eventCount", None)
     base = out.get("navigationUrl")
-    out = _rounded(out)
+    out = _rounded_dict(out)
     columns: dict[str, list[str]] = {}
     if isinstance(out.get("longestTasks"), list) and out["longestTasks"]:  # as the text names each task
         out["longestTasks"] = [_task_row(t, base) for t in out["longestTasks"] if isinstance(t, dict)]
@@ -88,13 +88,19 @@ def _rounded(value: Any, key: str = "", depth: int = 0) -> Any:
     return value
 
 
+def _rounded_dict(value: dict[str, Any]) -> dict[str, Any]:
+    """:func:`_rounded` of a summary: a dict gives a dict."""
+    rounded: dict[str, Any] = _rounded(value)
+    return rounded
+
+
 #: A long task as a row: when, how long, what ran, where (the script's function and place), and
 #: the task's own hottest functions as ``[name, self ms]``.
 _TASK_COLUMNS = ("startMs", "durationMs", "activity", "function", "url", "line", "column", "hottest")
 
 
 def _task_row(task: dict[str, Any], base: Any) -> list[Any]:
-    script = task.get("script") if isinstance(task.get("script"), dict) else {}
+    script: dict[str, Any] = task["script"] if isinstance(task.get("script"), dict) else {}
     hot = [[h.get("functionName"), h.get("selfMs")] for h in task.get("hotFunctions") or [] if isinstance(h, dict)]
     row = [
         task.get("startMs"),
@@ -115,17 +121,18 @@ def stopped_answer(
     summary: dict[str, Any], *, rel: str, result: TraceResult, page: dict[str, Any], reloaded: bool
 ) -> tuple[str, dict[str, Any]]:
     """performance_stop_trace's answer: the saved file, the traced page (``page``: its brief) and the summary."""
-    data = {
+    shown = dict(page)
+    if shown.get("url") == summary.get("navigationUrl"):
+        shown.pop("url")  # said once, as the summary's navigationUrl
+    data: dict[str, Any] = {
         # what the text says; the file is Trace Event JSON (DevTools > Performance > Load profile)
         "tracePath": rel,
         "bytes": result.bytes_written,
         "dataLossOccurred": result.data_loss_occurred,
-        "page": dict(page),
+        "page": shown,
         "reloaded": reloaded,
         "summary": lean_summary(summary),
     }
-    if data["page"].get("url") == summary.get("navigationUrl"):
-        data["page"].pop("url")  # said once, as the summary's navigationUrl
     said = ", reloaded" if reloaded else ""
     size = f"{result.bytes_written / 1e6:.1f} MB"
     text = f"Saved trace {rel} of {page['stable_page_id']} ({page['target']}{said}, {size})"

@@ -70,7 +70,7 @@ def summary_text(s: dict[str, Any]) -> str:
     """A few short lines with every task, request and function the structured answer names.
 
     Why every one: text-only clients see nothing else, so naming one slow request where the JSON
-    names five loses four (issue 31).
+    names five loses four.
     """
     head = f"Trace of {s.get('navigationUrl') or 'the page'} over {_fmt_ms(s.get('durationMs'))}"
     lines = [f"{head}: {s.get('longTaskCount', 0)} long task(s), {s.get('requestCount', 0)} request(s)."]
