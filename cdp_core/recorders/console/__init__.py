@@ -235,8 +235,8 @@ class ConsoleRecorder:
         With ``since_id`` the oldest ``limit`` entries after it (the next page is
         ``since_id=<last id>``); without it the newest ``limit``. Only the page is shaped.
         ``copy=False``: the stored entries themselves (stack included whatever ``include_stack``
-        says), for a caller that only reads them: copying 2000 entries was a quarter of a list
-        answer's time. They must not be changed.
+        says), for a caller that only reads them: copying a large page of entries is a good part
+        of a list answer's time. They must not be changed.
         """
         picked, earlier, after = select_window(self._matching(types, since_id), limit=limit, since_id=since_id)
         if not copy:

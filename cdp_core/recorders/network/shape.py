@@ -109,8 +109,8 @@ class RecordShaper:
 
     def brief(self, e: Entry) -> dict[str, Any]:
         """The fields a list line shows (mcp_server/answers/network.py), as :meth:`summary`
-        has them. Why not the summary: its timestamp, sizes and body state cost a 500-request
-        list twice the time of everything else it needs, and the list shows none of them."""
+        has them. Why not the summary: its timestamp, sizes and body state cost a long list
+        more time than everything else it needs, and the list shows none of them."""
         d: dict[str, Any] = {
             "id": e.id,
             "method": e.method,
