@@ -37,9 +37,9 @@ _decode_fast = msgspec.json.Decoder().decode
 def decode_message(raw: bytes | str) -> Any:
     """One CDP message as Python values.
 
-    msgspec first: on recorded Chrome traffic it decodes an event burst 5x faster than
-    ``json`` and big one-string answers (screenshots, bodies, trace chunks) 2x faster
-    (tests/bench/decode_bench.py). It refuses what ``json`` accepts and Chrome can send (a
+    msgspec first: on recorded Chrome traffic it decodes event bursts and big one-string
+    answers (screenshots, bodies, trace chunks) faster than ``json``
+    (tests/bench/decode_bench.py measures by how much). It refuses what ``json`` accepts and Chrome can send (a
     lone UTF-16 surrogate escaped in a console message, for one), so those fall back.
     """
     try:

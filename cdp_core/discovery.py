@@ -19,7 +19,7 @@ from typing import Any
 
 
 def _skip_httpx_cli() -> None:
-    """Spare the first call httpx's command-line client (click and pygments: ~10 ms), which it drops anyway.
+    """Spare the first call httpx's command-line client (click and pygments), which it drops anyway.
 
     ``import httpx`` imports ``httpx._main`` for its ``httpx`` command; without ``rich``
     (``httpx[cli]``) that import fails after loading click and pygments, and httpx falls back to a
@@ -97,8 +97,8 @@ class TargetDescription:
 def preload() -> None:
     """Import what the first discovery request would import (httpx loads httpcore and h11 then).
 
-    ~20 ms of the first ``attach_cdp``; a server calls this in a worker thread once it serves,
-    while the client reads the tool list, so the first attach does not pay it.
+    A noticeable part of the first ``attach_cdp``; a server calls this in a worker thread once it
+    serves, while the client reads the tool list, so the first attach does not pay it.
     """
     import httpcore  # noqa: F401
 
@@ -115,7 +115,7 @@ def http_base(endpoint: str) -> str:
 async def _get_json(endpoint: str, path: str, method: str = "GET") -> Any:
     url = http_base(endpoint) + path
     # A plain http:// endpoint has no TLS to verify: without verify=False httpx loads the CA
-    # bundle into a new SSL context for every client, ~12 ms of each discovery request.
+    # bundle into a new SSL context for every client, a cost paid on each discovery request.
     tls = url.startswith("https:")
     try:
         async with httpx.AsyncClient(

@@ -23,7 +23,7 @@ class FakeSession:
 def feed(rec: NetworkRecorder, events: list[tuple[str, dict[str, Any]]]) -> None:
     session = FakeSession()
     for method, params in events:
-        rec._on_event(session, "page", CDPEvent(method, params, "S1"))  # type: ignore[arg-type]
+        rec._events.on_event(session, "page", CDPEvent(method, params, "S1"))  # type: ignore[arg-type]
 
 
 def will_send(rid: str, url: str, ts: float, redirect: dict | None = None, method: str = "GET") -> tuple:
@@ -149,7 +149,7 @@ def test_requests_that_never_end_do_not_pile_up():
     rec = NetworkRecorder(max_entries=10, eager_body_budget=0)
     feed(rec, [will_send(f"N{i}", f"http://127.0.0.1/stream/{i}", float(i)) for i in range(20_000)])
     assert len(rec) == 10 and rec.evicted == 19_990
-    assert len(rec._chains) <= rec._chain_limit <= 20_000
+    assert len(rec._events.chains) <= rec._events.chain_limit <= 20_000
     assert [e["url"] for e in rec.list()][-1] == "http://127.0.0.1/stream/19999"
 
 

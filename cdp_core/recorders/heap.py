@@ -9,7 +9,7 @@ at a few chunks whatever the heap's size. The file is what DevTools' Memory pane
 loads (``.heapsnapshot``).
 
 Taking a snapshot runs a full garbage collection in the page and pauses its JavaScript
-while V8 walks the heap (about a second for a 100 MB heap); nothing else changes.
+while V8 walks the heap (longer the larger the heap); nothing else changes.
 """
 
 from __future__ import annotations

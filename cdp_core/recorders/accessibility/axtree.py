@@ -1,8 +1,8 @@
 """Snapshot lines from Chrome's accessibility tree: the reference, and the fallback of the in-page collector.
 
 ``Accessibility.getFullAXTree`` already answers "what would a user see and use here" (roles,
-computed names from labels, values, states), but it describes every node of the page: 5-7 MB
-of JSON for 5000 elements, read and parsed whole for every snapshot. The in-page collector
+computed names from labels, values, states), but it describes every node of the page: megabytes
+of JSON for a large page, read and parsed whole for every snapshot. The in-page collector
 (:mod:`~cdp_core.recorders.accessibility.collector`) computes the same roles and names where the DOM
 is; this module is what a frame falls back to when the collector cannot run there, and what
 tests compare the collector with (``SnapshotOptions(engine="ax")``).

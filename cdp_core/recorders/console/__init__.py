@@ -24,7 +24,7 @@ from ...errors import CDPException
 from ..listing import Selection, select_window
 from ..network import EntryNotFound, iso_time
 from .audits import IssueTracker
-from .events import TYPE_ALIASES, ConsoleEvents
+from .events import TYPE_ALIASES, EventCollector
 from .format import format_remote_object
 
 __all__ = ["ConsoleRecorder", "format_remote_object", "Selection", "DEFAULT_MAX_BYTES"]
@@ -58,7 +58,7 @@ def _entry_size(entry: dict[str, Any]) -> int:
 Records = builtins.list[dict[str, Any]]
 
 
-class ConsoleRecorder(ConsoleEvents):
+class ConsoleRecorder:
     """Per-page console timeline, bounded by ``max_bytes`` (estimated) and optionally ``max_entries``.
 
     Why bytes: a burst of 2000 short messages must be kept whole (an agent reads them page by
@@ -86,13 +86,13 @@ class ConsoleRecorder(ConsoleEvents):
         self.evicted = 0
         self._ids = itertools.count(1)
         self._entries: OrderedDict[int, dict[str, Any]] = OrderedDict()
-        self._replaying: set[tuple[str, str | None]] = set()
-        self._contexts: dict[tuple[str | None, int], str] = {}  # (session, contextId) -> frameId
-        self._frame_urls: dict[str, str] = {}
         self._session_kind: dict[str | None, str] = {}
         self._subscriptions: list[Any] = []
         #: DevTools Issues (Audits domain) become ``type: "issue"`` entries of this timeline.
         self.issues = IssueTracker()
+        self._events = EventCollector(
+            add=self._add, page_url=lambda: self.page_url, issues=self.issues, preview_chars=self.preview_chars
+        )
 
     async def attach(self, session: CDPSession, *, frame_kind: str = "page") -> None:
         """Subscribe, then enable Runtime and Log; what they replay is marked ``replayed``."""
@@ -102,49 +102,42 @@ class ConsoleRecorder(ConsoleEvents):
             self._page_session = session
             self._page_url = str(session.target_info.get("url", ""))
         self._session_kind[session.session_id] = frame_kind
-        sub = session.on(CONSOLE_EVENTS, lambda ev: self._on_event(session, frame_kind, ev))
+        sub = session.on(CONSOLE_EVENTS, lambda ev: self._events.on_event(session, frame_kind, ev))
         self._subscriptions.append(sub)
         if frame_kind != "worker":
             try:
                 tree = await session.send("Page.getFrameTree")
-                self._learn_frames(tree.get("frameTree") or {})
+                self._events.learn_frames(tree.get("frameTree") or {})
             except CDPException:
                 pass
         # Events handled before an enable's reply are the browser's replay of older messages
         # (the reader delivers them in order, before the reply): one window per domain.
         key = session.session_id
-        self._replaying.add(("Runtime", key))
+        self._events.replaying.add(("Runtime", key))
         try:
             await session.send("Runtime.enable")
         finally:
-            self._replaying.discard(("Runtime", key))
-        self._replaying.add(("Log", key))
+            self._events.replaying.discard(("Runtime", key))
+        self._events.replaying.add(("Log", key))
         try:
             await session.send("Log.enable")
         except CDPException:
             pass  # workers on some builds have no Log domain
         finally:
-            self._replaying.discard(("Log", key))
+            self._events.replaying.discard(("Log", key))
         if frame_kind != "worker":
-            self._replaying.add(("Audits", key))
+            self._events.replaying.add(("Audits", key))
             try:
                 await session.send("Audits.enable")  # replays the issues Chrome collected before we came
             except CDPException:
                 pass
             finally:
-                self._replaying.discard(("Audits", key))
+                self._events.replaying.discard(("Audits", key))
 
     def detach(self) -> None:
         for sub in self._subscriptions:
             sub.cancel()
         self._subscriptions.clear()
-
-    def _learn_frames(self, node: dict[str, Any]) -> None:
-        frame = node.get("frame") or {}
-        if frame.get("id"):
-            self._frame_urls[frame["id"]] = frame.get("url", "")
-        for child in node.get("childFrames") or []:
-            self._learn_frames(child)
 
     @property
     def page_url(self) -> str:
@@ -155,8 +148,8 @@ class ConsoleRecorder(ConsoleEvents):
                 return self._page_url
         if self._page_session is not None:
             main = self._page_session.target_info.get("targetId")
-            if main and main in self._frame_urls:
-                return self._frame_urls[main]
+            if main and main in self._events.frame_urls:
+                return self._events.frame_urls[main]
             return str(self._page_session.target_info.get("url", "")) or self._page_url
         return self._page_url
 
@@ -242,8 +235,8 @@ class ConsoleRecorder(ConsoleEvents):
         With ``since_id`` the oldest ``limit`` entries after it (the next page is
         ``since_id=<last id>``); without it the newest ``limit``. Only the page is shaped.
         ``copy=False``: the stored entries themselves (stack included whatever ``include_stack``
-        says), for a caller that only reads them: copying 2000 entries was a quarter of a list
-        answer's time. They must not be changed.
+        says), for a caller that only reads them: copying a large page of entries is a good part
+        of a list answer's time. They must not be changed.
         """
         picked, earlier, after = select_window(self._matching(types, since_id), limit=limit, since_id=since_id)
         if not copy:

@@ -3,13 +3,14 @@
 Each handler turns one event (``Runtime.consoleAPICalled``, ``Runtime.exceptionThrown``,
 ``Log.entryAdded``, ``Audits.issueAdded``) into a timeline entry from the event's own data
 (bounded previews of its ``RemoteObject`` arguments; nothing is fetched back from the page)
-and hands it to the store (:class:`.console.ConsoleRecorder`); frame and context events keep
+and hands it to the store (:class:`~cdp_core.recorders.console.ConsoleRecorder`); frame and context events keep
 the map that says which frame an entry came from.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from ...connection import CDPSession
 from ...events import CDPEvent
@@ -18,7 +19,7 @@ from ..redact import redact_secrets_in_text
 from .audits import IssueTracker
 from .format import ARG_PREVIEW_CHARS, format_remote_object, frames_from_description, message_text, stack_frames
 
-__all__ = ["ConsoleEvents", "TYPE_ALIASES", "CONSOLE_TYPES"]
+__all__ = ["EventCollector", "TYPE_ALIASES", "CONSOLE_TYPES"]
 
 #: console types Chrome names two ways, and the name the timeline uses
 TYPE_ALIASES = {"warn": "warning", "verbose": "debug", "startGroup": "group", "startGroupCollapsed": "group"}
@@ -31,22 +32,44 @@ CONSOLE_TYPES = (
 )  # fmt: skip
 
 
-class ConsoleEvents:
-    """The handlers of every event the console recorder subscribes to (mixed into ConsoleRecorder)."""
+class EventCollector:
+    """Turns console events into timeline entries, handed to ``add``; knows which frame said what.
 
-    if TYPE_CHECKING:  # provided by ConsoleRecorder
-        preview_chars: int
-        issues: IssueTracker
-        _replaying: set[tuple[str, str | None]]
-        _contexts: dict[tuple[str | None, int], str]
-        _frame_urls: dict[str, str]
+    It keeps the maps from execution context to frame and from frame to URL, and the replay
+    windows (``replaying``) the recorder opens around each enable.
+    """
 
-        @property
-        def page_url(self) -> str: ...
+    def __init__(
+        self,
+        *,
+        add: Callable[[dict[str, Any]], None],
+        page_url: Callable[[], str],
+        issues: IssueTracker,
+        preview_chars: int,
+    ) -> None:
+        self._add = add
+        self._page_url = page_url
+        self.issues = issues
+        self.preview_chars = preview_chars
+        #: (domain, sessionId) whose enable has not answered yet: its events are the browser's replay
+        self.replaying: set[tuple[str, str | None]] = set()
+        self._contexts: dict[tuple[str | None, int], str] = {}  # (session, contextId) -> frameId
+        #: frameId -> its URL, from the frame tree at attach and every navigation since
+        self.frame_urls: dict[str, str] = {}
 
-        def _add(self, entry: dict[str, Any]) -> None: ...
+    @property
+    def page_url(self) -> str:
+        return self._page_url()
 
-    def _on_event(self, session: CDPSession, frame_kind: str, ev: CDPEvent) -> None:
+    def learn_frames(self, node: dict[str, Any]) -> None:
+        """Take the URLs of a ``Page.getFrameTree`` node and its children."""
+        frame = node.get("frame") or {}
+        if frame.get("id"):
+            self.frame_urls[frame["id"]] = frame.get("url", "")
+        for child in node.get("childFrames") or []:
+            self.learn_frames(child)
+
+    def on_event(self, session: CDPSession, frame_kind: str, ev: CDPEvent) -> None:
         p = ev.params
         m = ev.method
         if m == "Runtime.consoleAPICalled":
@@ -70,9 +93,9 @@ class ConsoleEvents:
         elif m == "Page.frameNavigated":
             frame = p.get("frame") or {}
             if frame.get("id"):
-                if len(self._frame_urls) > 10_000:
-                    self._frame_urls.clear()
-                self._frame_urls[frame["id"]] = str(frame.get("url", "")) + str(frame.get("urlFragment") or "")
+                if len(self.frame_urls) > 10_000:
+                    self.frame_urls.clear()
+                self.frame_urls[frame["id"]] = str(frame.get("url", "")) + str(frame.get("urlFragment") or "")
             if frame_kind == "page" and not frame.get("parentId"):
                 self.issues.forget()  # a new document: its issues are news again
 
@@ -81,8 +104,8 @@ class ConsoleEvents:
             return str(session.target_info.get("url", "")) or fallback
         if context_id is not None:
             frame_id = self._contexts.get((session.session_id, int(context_id)))
-            if frame_id and frame_id in self._frame_urls:
-                return self._frame_urls[frame_id]
+            if frame_id and frame_id in self.frame_urls:
+                return self.frame_urls[frame_id]
         return fallback or self.page_url
 
     def _bounded(self, text: str) -> str:
@@ -122,7 +145,7 @@ class ConsoleEvents:
                 "pageUrl": self.page_url,
                 "frameUrl": self._frame_url(session, frame_kind, p.get("executionContextId"), top.get("url", "")),
                 "source": "console",
-                "replayed": ("Runtime", session.session_id) in self._replaying,
+                "replayed": ("Runtime", session.session_id) in self.replaying,
             }
         )
 
@@ -158,7 +181,7 @@ class ConsoleEvents:
                 "pageUrl": self.page_url,
                 "frameUrl": self._frame_url(session, frame_kind, details.get("executionContextId"), url),
                 "source": "exception",
-                "replayed": ("Runtime", session.session_id) in self._replaying,
+                "replayed": ("Runtime", session.session_id) in self.replaying,
             }
         )
 
@@ -180,7 +203,7 @@ class ConsoleEvents:
             "frameUrl": self._frame_url(session, frame_kind, None, "") if frame_kind != "page" else self.page_url,
             "source": "log",
             "logSource": e.get("source"),
-            "replayed": ("Log", session.session_id) in self._replaying,
+            "replayed": ("Log", session.session_id) in self.replaying,
         }
         if e.get("networkRequestId"):
             entry["networkRequestId"] = e["networkRequestId"]
@@ -196,5 +219,5 @@ class ConsoleEvents:
         entry.setdefault("location", {"url": (entry.get("request") or {}).get("url") or self.page_url})
         if frame_kind != "page":
             entry["frameUrl"] = self._frame_url(session, frame_kind, None, "")
-        entry["replayed"] = ("Audits", session.session_id) in self._replaying
+        entry["replayed"] = ("Audits", session.session_id) in self.replaying
         self._add(entry)

@@ -6,35 +6,41 @@ handled by a synchronous callback in the connection's reader (a few dict operati
 never an await), and everything slow (``Network.getResponseBody``) runs in background
 worker tasks, so a burst of thousands of requests is stored as fast as it arrives.
 
-The recorder is built along the data's path: :mod:`.events` collects (event
-handlers, redirect and ExtraInfo pairing), :mod:`.state` stores (entries within a
-byte budget), :mod:`.bodies` keeps bodies and :mod:`.shape` builds the
-redacted records this module's queries return. :mod:`.model` holds the entry itself.
+The recorder is composed along the data's path, one collaborator per concept: an
+:class:`.events.EventCollector` turns events into entries (redirect and ExtraInfo pairing) of
+an :class:`.store.EntryStore` (entries within a byte budget); :class:`.held.HeldBodies` fetches
+bodies in the background and holds them, :class:`.bodies.BodyReader` reads and saves bodies on
+demand, and :class:`.shape.RecordShaper` builds the redacted records the queries return.
+:mod:`.model` holds the entry itself, :mod:`.har` exports the recorder as HAR.
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from ...connection import CDPSession
 from ...errors import CDPError
 from ..listing import Selection, select_window
-from .bodies import NetworkBodies
-from .events import NetworkEvents
+from ..redact import DEFAULT_REDACT_HEADERS, HeaderRedactor
+from .bodies import BodyReader
+from .events import EventCollector
+from .held import HeldBodies
 from .model import (
     NETWORK_EVENTS,
     BodyIsBinary,
     BodyUnavailable,
-    Entry,
     EntryNotFound,
+    MiB,
     SavedBody,
     is_text_mime,
     iso_time,
 )
-from .shape import NetworkShapes
-from .state import DEFAULT_MAX_BYTES
+from .shape import RecordShaper
+from .store import DEFAULT_MAX_BYTES, EntryStore
 
 __all__ = [
     "NetworkRecorder",
@@ -53,7 +59,7 @@ __all__ = [
 Records = builtins.list[dict[str, Any]]
 
 
-class NetworkRecorder(NetworkEvents, NetworkBodies, NetworkShapes):
+class NetworkRecorder:
     """Per-page network capture: entries within a byte budget, held bodies, WebSocket frames.
 
     Construct once per page, then ``await attach(session)`` for the page session and for
@@ -62,23 +68,73 @@ class NetworkRecorder(NetworkEvents, NetworkBodies, NetworkShapes):
     (estimated size, oldest evicted first), ``max_entries`` optionally caps their number.
     """
 
+    def __init__(
+        self,
+        *,
+        max_entries: int | None = None,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        preview_bytes: int = 2048,
+        redact_headers: Iterable[str] = DEFAULT_REDACT_HEADERS,
+        body_max_bytes: int = 5 * MiB,
+        eager_body_max_bytes: int = 1 * MiB,
+        eager_body_budget: int = 64 * MiB,
+        max_total_buffer_size: int = 200 * MiB,
+        max_resource_buffer_size: int = 20 * MiB,
+        ws_max_frames: int = 100,
+        eager_workers: int = 4,
+        eager_queue_max: int = 512,
+        page_url: Callable[[], str] | None = None,
+    ) -> None:
+        preview_bytes = max(0, int(preview_bytes))
+        #: Chrome's buffers for this page's responses (``Network.enable``)
+        self.max_total_buffer_size = int(max_total_buffer_size)
+        self.max_resource_buffer_size = int(max_resource_buffer_size)
+        #: what the page shows now; a new owner of the recorder may replace it (a relaunched browser's page)
+        self._page_url_fn = page_url
+        self.captured_since: str | None = None
+        # An evicted entry takes its held body with it (the lambda: ``_held`` is made next).
+        self._store = EntryStore(
+            max_entries=max_entries, max_bytes=max_bytes, on_evict=lambda entry: self._held.forget(entry.id)
+        )
+        self._held = HeldBodies(
+            self._store,
+            max_bytes=eager_body_max_bytes,
+            budget=eager_body_budget,
+            workers=eager_workers,
+            queue_max=eager_queue_max,
+        )
+        self._bodies = BodyReader(
+            self._store,
+            self._held,
+            max_bytes=body_max_bytes,
+            preview_bytes=preview_bytes,
+            browser_max_bytes=self.max_resource_buffer_size,
+        )
+        self._events = EventCollector(
+            self._store,
+            page_url=lambda: self.page_url,
+            request_finished=self._held.request_finished,
+            preview_bytes=preview_bytes,
+            ws_max_frames=int(ws_max_frames),
+        )
+        self._shaper = RecordShaper(HeaderRedactor(redact_headers), preview_bytes)
+        self._subscriptions: builtins.list[Any] = []
+
     # -- attaching ----------------------------------------------------------------------
 
     async def attach(self, session: CDPSession, *, frame_kind: str = "page") -> None:
         """Subscribe first (so nothing is missed), then enable Network with large buffers."""
         if self.captured_since is None:
             self.captured_since = iso_time()
-        if frame_kind == "page" and self._page_session is None:
-            self._page_session = session
-            self._page_url = str(session.target_info.get("url", ""))
+        if frame_kind == "page":
+            self._events.adopt_page(session)
         kind = frame_kind
-        sub = session.on(NETWORK_EVENTS, lambda ev: self._on_event(session, kind, ev))
+        sub = session.on(NETWORK_EVENTS, lambda ev: self._events.on_event(session, kind, ev))
         self._subscriptions.append(sub)
-        self._sessions.append(session)
         params = {
             "maxTotalBufferSize": self.max_total_buffer_size,
             "maxResourceBufferSize": self.max_resource_buffer_size,
-            "maxPostDataSize": max(self.eager_body_max_bytes, 65536),
+            "maxPostDataSize": max(self._held.max_bytes, 65536),
         }
         try:
             await session.send("Network.enable", params)
@@ -91,19 +147,73 @@ class NetworkRecorder(NetworkEvents, NetworkBodies, NetworkShapes):
         for sub in self._subscriptions:
             sub.cancel()
         self._subscriptions.clear()
-        for task in list(self._eager_workers):
-            task.cancel()
+        self._held.cancel()
+
+    @property
+    def page_url(self) -> str:
+        """The URL the page shows: the owner's answer if it gave one, else the last main document's."""
+        if self._page_url_fn is not None:
+            try:
+                return self._page_url_fn() or self._events.shown_url
+            except Exception:
+                return self._events.shown_url
+        return self._events.shown_url
+
+    # -- counters and what the events said about the page ----------------------------------
+
+    @property
+    def max_entries(self) -> int | None:
+        return self._store.max_entries
+
+    @property
+    def max_bytes(self) -> int:
+        return self._store.max_bytes
+
+    @property
+    def stored_bytes(self) -> int:
+        return self._store.stored_bytes
+
+    @property
+    def evicted(self) -> int:
+        return self._store.evicted
+
+    @property
+    def held_bytes(self) -> int:
+        return self._held.held_bytes
+
+    @property
+    def bodies_dropped(self) -> int:
+        return self._held.dropped
+
+    @property
+    def completed(self) -> int:
+        """Requests that reached loadingFinished/loadingFailed since attach (never reset by clear)."""
+        return self._events.completed
+
+    @property
+    def page_marks(self) -> deque[tuple[str, float]]:
+        """("dcl" | "load", monotonic timestamp) of the page's main frame, newest last."""
+        return self._events.page_marks
+
+    @property
+    def downloads(self) -> deque[dict[str, Any]]:
+        """Downloads that began on the page, newest last (``seq``, ``url``, ``file``, ``entry``)."""
+        return self._events.downloads
+
+    @property
+    def downloads_seen(self) -> int:
+        return self._events.downloads_seen
 
     # -- queries ---------------------------------------------------------------------------------
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._store)
 
     @property
     def stats(self) -> dict[str, Any]:
         return {
             "capturedSince": self.captured_since,
-            "stored": len(self._entries),
+            "stored": len(self._store),
             "storedBytes": self.stored_bytes,
             "maxBytes": self.max_bytes,
             "maxEntries": self.max_entries,
@@ -113,36 +223,6 @@ class NetworkRecorder(NetworkEvents, NetworkBodies, NetworkShapes):
             "bodiesDropped": self.bodies_dropped,
             "completed": self.completed,
         }
-
-    def _matching(
-        self,
-        resource_types: Iterable[str] | None,
-        status_min: int | None,
-        url_contains: str | None,
-        method: str | None,
-        failed_only: bool,
-        since_id: int | None,
-    ) -> list[Entry]:
-        if not (resource_types or url_contains or method or failed_only) and status_min is None and since_id is None:
-            return list(self._entries.values())  # everything: no test per entry
-        types = {t.lower() for t in resource_types} if resource_types else None
-        meth = method.upper() if method else None
-        picked: list[Entry] = []
-        for entry in self._entries.values():
-            if since_id is not None and entry.id <= since_id:
-                continue
-            if types is not None and entry.resource_type not in types:
-                continue
-            if status_min is not None and (entry.status is None or entry.status < status_min):
-                continue
-            if url_contains and url_contains not in entry.url:
-                continue
-            if meth and entry.method.upper() != meth:
-                continue
-            if failed_only and not entry.failed:
-                continue
-            picked.append(entry)
-        return picked
 
     def list(
         self,
@@ -156,10 +236,10 @@ class NetworkRecorder(NetworkEvents, NetworkBodies, NetworkShapes):
         since_id: int | None = None,
     ) -> Records:
         """Summaries matching every given filter, oldest first; ``limit`` keeps the newest."""
-        picked = self._matching(resource_types, status_min, url_contains, method, failed_only, since_id)
+        picked = self._store.matching(resource_types, status_min, url_contains, method, failed_only, since_id)
         if limit is not None and limit >= 0:
             picked = picked[-limit:] if limit else []
-        return [self._summary(e) for e in picked]
+        return [self._shaper.summary(e) for e in picked]
 
     def query(
         self,
@@ -177,42 +257,43 @@ class NetworkRecorder(NetworkEvents, NetworkBodies, NetworkShapes):
 
         With ``since_id`` the oldest ``limit`` entries after it (the next page is
         ``since_id=<last id>``); without it the newest ``limit``. Only the page is shaped.
-        ``brief``: only the fields a list line shows (``_brief``), for the list answers.
+        ``brief``: only the fields a list line shows (:meth:`.RecordShaper.brief`), for the list answers.
         """
-        matching = self._matching(resource_types, status_min, url_contains, method, failed_only, since_id)
+        matching = self._store.matching(resource_types, status_min, url_contains, method, failed_only, since_id)
         picked, earlier, after = select_window(matching, limit=limit, since_id=since_id)
-        shape = self._brief if brief else self._summary
+        shape = self._shaper.brief if brief else self._shaper.summary
         return Selection([shape(e) for e in picked], earlier, after)
 
     def entries(self) -> Records:
         """Every stored entry in full (redacted), oldest first: the HAR exporter's input."""
-        return [self._full(e) for e in self._entries.values()]
+        return [self._shaper.full(e) for e in self._store.entries.values()]
 
     def main_documents(self) -> Records:
         """The page's navigations still stored, oldest first: first hop id, start (monotonic and
         ISO), final URL after redirects. One per main-frame document request chain."""
+        stored = self._store.entries
         out: Records = []
-        for e in builtins.list(self._entries.values()):
+        for e in builtins.list(stored.values()):
             if e.resource_type != "document" or e.frame_kind != "page" or e.redirected_from is not None:
                 continue
             if not e.frame_id or e.frame_id != e.session.target_info.get("targetId"):
                 continue  # a same-process iframe's document
             last = e
-            while last.redirected_to is not None and last.redirected_to in self._entries:
-                last = self._entries[last.redirected_to]
+            while last.redirected_to is not None and last.redirected_to in stored:
+                last = stored[last.redirected_to]
             out.append({"id": e.id, "ts": e.start_ts, "started": iso_time(e.wall_time), "url": last.url})
         return out
 
     def first_entry(self) -> tuple[int, str] | None:
         """(id, page URL) of the oldest stored entry."""
-        for e in self._entries.values():
+        for e in self._store.entries.values():
             return e.id, e.page_url
         return None
 
     def har_inputs(self) -> Iterator[tuple[dict[str, Any], str | None, bytes | None]]:
         """(full redacted entry, raw post data, held response body) per entry, for the HAR writer."""
-        for e in list(self._entries.values()):
-            yield self._full(e), e.post_data, self._held.get(e.id)
+        for e in builtins.list(self._store.entries.values()):
+            yield self._shaper.full(e), e.post_data, self._held.get(e.id)
 
     def held_body(self, entry_id: int) -> bytes | None:
         """The eagerly fetched response body of an entry, if we hold it."""
@@ -220,25 +301,38 @@ class NetworkRecorder(NetworkEvents, NetworkBodies, NetworkShapes):
 
     def get(self, entry_id: int) -> dict[str, Any]:
         """The full entry (redacted headers, initiator, timing, last WebSocket frames)."""
-        entry = self._entries.get(int(entry_id))
-        if entry is None:
-            raise EntryNotFound(self._missing_message(entry_id))
-        return self._full(entry)
+        return self._shaper.full(self._store.find(entry_id))
 
     def entry_id_for(self, request_id: str) -> int | None:
         """The id of the newest stored entry (redirect hop) of a CDP ``requestId``, on any session."""
-        for (_, rid), chain in self._chains.items():
-            if rid == request_id and chain and chain[-1].id in self._entries:
-                return chain[-1].id
-        return None
+        return self._events.entry_id_for(request_id)
+
+    # -- bodies ----------------------------------------------------------------------------------
+
+    async def drain(self, timeout: float = 10.0) -> None:
+        """Wait until queued eager body fetches are done (tests, shutdown, debug bundles)."""
+        await self._held.drain(timeout)
+
+    async def body_bytes(self, entry_id: int, which: str = "response") -> tuple[bytes, str, str]:
+        """Raw body bytes, its mime type and where it came from (held/browser/request)."""
+        return await self._bodies.body_bytes(entry_id, which)
+
+    async def save_body(
+        self,
+        entry_id: int,
+        *,
+        which: str = "response",
+        dest_dir: str | Path,
+        max_bytes: int | None = None,
+        allow_binary: bool = False,
+    ) -> SavedBody:
+        """Write a request or response body to ``dest_dir``; capped at ``max_bytes``."""
+        return await self._bodies.save_body(
+            entry_id, which=which, dest_dir=dest_dir, max_bytes=max_bytes, allow_binary=allow_binary
+        )
 
     def clear(self) -> int:
         """Forget stored entries and held bodies; in-flight requests keep being recorded."""
-        n = len(self._entries)
-        self._entries.clear()
-        self.stored_bytes = 0
+        n = self._store.clear()
         self._held.clear()
-        self.held_bytes = 0
-        self.evicted = 0
-        self._eager_queue.clear()
         return n

@@ -1,8 +1,9 @@
 """The data of network capture: one :class:`Entry` per request hop, errors, and small helpers.
 
-Shared by the three steps of :class:`~cdp_core.recorders.network.NetworkRecorder`: collecting
-events (:mod:`.events`), keeping bodies (:mod:`.bodies`) and building the
-output records (:mod:`.shape`). Entries hold raw data; redaction happens on output.
+Shared by the collaborators of :class:`~cdp_core.recorders.network.NetworkRecorder`: the
+collector fills entries (:mod:`.events`), the store bounds them (:mod:`.store`), the body
+keepers read their bodies (:mod:`.held`, :mod:`.bodies`) and the shaper builds the output
+records (:mod:`.shape`). Entries hold raw data; redaction happens on output.
 """
 
 from __future__ import annotations

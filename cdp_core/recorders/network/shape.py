@@ -8,16 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..redact import redact_secrets_in_text
+from ..redact import HeaderRedactor, redact_secrets_in_text
 from .model import Entry, header, iso_time
 from .payload_preview import payload_preview
-from .state import RecorderState
 
-__all__ = ["NetworkShapes"]
+__all__ = ["RecordShaper"]
 
 
-class NetworkShapes(RecorderState):
-    """Summary and full records of entries."""
+class RecordShaper:
+    """The brief, summary and full records of entries, every header through ``redactor``."""
+
+    def __init__(self, redactor: HeaderRedactor, preview_bytes: int) -> None:
+        self.redactor = redactor
+        #: how much of a header dict, a payload or a WebSocket frame a preview keeps
+        self.preview_bytes = preview_bytes
 
     def _request_headers(self, e: Entry) -> dict[str, str]:
         return self.redactor.headers(e.request_extra_headers or e.request_headers)
@@ -73,7 +77,7 @@ class NetworkShapes(RecorderState):
             stack = stack.get("parent")
         return out
 
-    def _summary(self, e: Entry) -> dict[str, Any]:
+    def summary(self, e: Entry) -> dict[str, Any]:
         d: dict[str, Any] = {
             "id": e.id,
             "requestId": e.request_id,
@@ -103,10 +107,10 @@ class NetworkShapes(RecorderState):
             d["closed"] = e.ws_closed
         return d
 
-    def _brief(self, e: Entry) -> dict[str, Any]:
-        """The fields a list line shows (mcp_server/answers/network.py), as :meth:`_summary`
-        has them. Why not the summary: its timestamp, sizes and body state cost a 500-request
-        list twice the time of everything else it needs, and the list shows none of them."""
+    def brief(self, e: Entry) -> dict[str, Any]:
+        """The fields a list line shows (mcp_server/answers/network.py), as :meth:`summary`
+        has them. Why not the summary: its timestamp, sizes and body state cost a long list
+        more time than everything else it needs, and the list shows none of them."""
         d: dict[str, Any] = {
             "id": e.id,
             "method": e.method,
@@ -126,8 +130,8 @@ class NetworkShapes(RecorderState):
             d["closed"] = e.ws_closed
         return d
 
-    def _full(self, e: Entry) -> dict[str, Any]:
-        d = self._summary(e)
+    def full(self, e: Entry) -> dict[str, Any]:
+        d = self.summary(e)
         d.update(
             {
                 "frameKind": e.frame_kind,

@@ -4,7 +4,7 @@ Which session: ``Tracing`` works on a page's own flattened session (measured on 
 156: ``Tracing.start`` on the page session is accepted, ``Tracing.tracingComplete`` and the
 ``IO`` stream come back on that same session). Such a trace holds the page's renderer
 process(es) plus the browser and GPU processes, not the other tabs' renderers; the same
-call on the browser session traces every process (about 3.5x larger for one tab). We use
+call on the browser session traces every process (a much larger trace, even for one tab). We use
 the page session: the trace is about the page the agent asked for, and attached to a
 user's Chrome it does not record what their other tabs do. Chrome runs one trace at a
 time per browser, so a second tracer (another page, or another client such as DevTools)

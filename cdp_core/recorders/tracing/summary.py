@@ -9,9 +9,9 @@ The file is read as a stream (:func:`iter_trace_events`): one chunk and one even
 time, so a 100 MB trace never sits in memory as a parsed JSON tree. What the summary
 keeps is small: per thread compact arrays of the timed main-thread events (19 bytes per
 event, for the self-time breakdown), per CPU sample 20 bytes (for the hot functions), per
-request one small record, and the handful of page-load marks (measured: 14 MB of Python
-allocations for a 79 MB trace, against 300 MB for ``json.load``; see
-tests/bench/trace_bench.py). Both layouts Chrome writes are accepted: the object form
+request one small record, and the handful of page-load marks: a small fraction of what
+``json.load`` of the same trace allocates (tests/bench/trace_bench.py measures it). Both
+layouts Chrome writes are accepted: the object form
 ``{"traceEvents": [...], "metadata": {...}}`` (``Tracing`` stream, DevTools' "Save
 trace") and the bare array form (with or without its closing bracket, as the Trace Event
 format allows).
