@@ -15,7 +15,7 @@ import logging
 from typing import Any, Literal
 
 from cdp_core import ConnectionClosed
-from targets.internal.chrome_path import BrowserNotFound, find_chrome
+from cdp_core.chromium import BrowserNotFound, find_chrome
 from targets.internal.launch import LaunchTarget
 from targets.pages.page import PageHandle
 from targets.pages.tabs import TabActions

@@ -31,12 +31,12 @@ from mcp_types.jsonrpc import JSONRPCResponse, jsonrpc_message_adapter
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from stdio_session import handshake, spawn_server, stdio_session
 
+from cdp_core import ChromiumProcess
 from mcp_server.commands import early_calls
 from mcp_server.core.registry import ActionResult
 from mcp_server.surface import stdio_guard
 from mcp_server.surface.envelope import error_result, ok_result, wire_form
 from targets.errors import ErrorCode, ToolFailure
-from targets.internal.process import ChromiumProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS = ROOT / "bench" / "peers"

@@ -24,11 +24,11 @@ import pytest
 from mcp_http import server_env
 from stdio_session import handshake, stdio_session
 
+from cdp_core import ChromiumProcess
 from mcp_server.actions import MODULES
 from mcp_server.commands.gc_tuning import YOUNG_THRESHOLD, pause_for_startup, tune_gc
 from mcp_server.core.settings import Settings
 from mcp_server.surface.server import BrowserMCP
-from targets.internal.process import ChromiumProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import cdp_core
 from cdp_core import DiscoveryError, read_devtools_active_port
+from cdp_core.chromium import HEADLESS_FLAGS, BrowserNotFound, find_chrome
 from cdp_core.cleanup import remove_tree, running_as_root
 from cdp_core.lifetime import new_profile_dir, sweep_profiles
 from targets.base import BrowserTarget
@@ -29,9 +30,6 @@ from targets.policies.file_names import safe_file_name
 from targets.policies.policy import PolicyInterceptor, UrlPolicy
 from targets.policies.policy_proxy import PolicyProxy, proxy_flags
 from targets.settings import TargetSettings
-
-from .chrome_path import BrowserNotFound, find_chrome
-from .process import HEADLESS_FLAGS
 
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext, Download, Page, Playwright
