@@ -369,8 +369,8 @@ class PolicyInterceptor:
         """Why ``url`` was refused; for a redirect, the latest refused document (the hop that was blocked)."""
         for entry in reversed(self.blocked):
             if entry["url"] == url:
-                return entry["reason"]
+                return str(entry["reason"])
         for entry in reversed(self.blocked):
             if entry["resourceType"] == "Document":
-                return entry["reason"]
-        return self.blocked[-1]["reason"] if self.blocked else None
+                return str(entry["reason"])
+        return str(self.blocked[-1]["reason"]) if self.blocked else None
