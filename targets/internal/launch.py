@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -32,7 +33,7 @@ from targets.policies.policy_proxy import PolicyProxy, proxy_flags
 from targets.settings import TargetSettings
 
 if TYPE_CHECKING:
-    from playwright.async_api import BrowserContext, Download, Page, Playwright
+    from playwright.async_api import BrowserContext, Dialog, Download, Page, Playwright
 
 __all__ = ["LaunchTarget", "LAUNCH_VIEWPORT"]
 
@@ -59,7 +60,7 @@ class LaunchTarget(BrowserTarget):
 
     name: Literal["launch"] = "launch"
 
-    def __init__(self, settings: TargetSettings, listeners: Listeners, new_stable_id: Any) -> None:
+    def __init__(self, settings: TargetSettings, listeners: Listeners, new_stable_id: Callable[[], str]) -> None:
         super().__init__()
         self.settings = settings
         self.listeners = listeners
@@ -71,7 +72,7 @@ class LaunchTarget(BrowserTarget):
         self.context: BrowserContext | None = None
         self.profile_dir: Path | None = None
         self.downloads: list[dict[str, Any]] = []
-        self._download_tasks: set[asyncio.Task[Any]] = set()
+        self._download_tasks: set[asyncio.Task[None]] = set()
         self.launches = 0
         #: ``page.data`` keys a relaunch after a crash hands on to the new browser's first page
         #: (the capture stores; set by whoever installs them), so what was captured stays readable.
@@ -267,7 +268,7 @@ class LaunchTarget(BrowserTarget):
             await asyncio.wait(set(self._download_tasks), timeout=30)
 
 
-def _leave_dialog_open(_dialog: Any) -> None:
+def _leave_dialog_open(_dialog: Dialog) -> None:
     """Dialogs are answered only by handle_dialog (through our own CDP session), never by Playwright."""
 
 
