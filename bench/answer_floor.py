@@ -32,7 +32,7 @@ from typing import Any
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from targets.internal.process import ChromiumProcess
+from cdp_core import ChromiumProcess
 
 from .interleaved import JOBS, _connect, timed_in_turn
 from .pages import BenchPages

@@ -27,7 +27,7 @@ import anyio
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from targets.internal.process import ChromiumProcess
+from cdp_core import ChromiumProcess
 
 from .pages import BenchPages
 from .runner import RunConfig, _server_env, _Session, fit_call

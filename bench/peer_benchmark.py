@@ -22,7 +22,7 @@ from pathlib import Path
 
 import anyio
 
-from targets.internal.process import ChromiumProcess
+from cdp_core import ChromiumProcess
 
 from .first.measure import run_first_only
 from .install import ensure_peers, installed_versions

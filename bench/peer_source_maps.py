@@ -28,7 +28,7 @@ from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
 import cdp_core  # noqa: E402
-from targets.internal.process import ChromiumProcess  # noqa: E402
+from cdp_core import ChromiumProcess  # noqa: E402
 
 PAGE = '<!doctype html><title>orders</title><script src="/sourcemap/orders.min.js"></script>'
 EXE = ROOT / "bench" / "peers" / "node_modules" / ".bin" / "chrome-devtools-mcp"

@@ -11,7 +11,7 @@ import asyncio
 import logging
 from typing import Any, Literal
 
-from cdp_core import Browser, CDPException
+from cdp_core import Browser, CDPException, CDPSession
 from targets.pages.page import PageHandle
 from targets.pages.registry import PageRegistry
 
@@ -58,7 +58,7 @@ class BrowserTarget:
     def _watch(self, browser: Browser) -> None:
         """Mark the target lost (and its pages closed) when its socket ends without our asking."""
 
-        def on_close(_session: Any) -> None:
+        def on_close(_session: CDPSession) -> None:
             if self.browser is browser and self.lost is None:
                 reason = browser.connection.close_reason
                 self.lost = {"at": utc_now(), "reason": str(reason) if reason else "connection closed"}
@@ -80,6 +80,14 @@ class BrowserTarget:
             except CDPException:
                 pass
         self.registry.clear()
+
+    def take_inheritance(self) -> dict[str, Any] | None:
+        """Data a page of this target's previous browser left for its first new page (none here).
+
+        Only the internal browser is started again after a crash (:class:`LaunchTarget` overrides
+        this); the hub asks every target alike when it registers a page.
+        """
+        return None
 
     # -- tabs -----------------------------------------------------------------------
 

@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from cdp_core import Browser, CDPEvent, CDPException, CDPSession
 from targets.pages.page import PageHandle, SessionKind, SessionRecord
 from targets.pages.registry import PageRegistry
+
+if TYPE_CHECKING:
+    from targets.base import BrowserTarget
 
 __all__ = ["SessionHub", "Listeners", "SessionListener", "PageClosedListener", "BeforeDetachListener", "utc_now"]
 
@@ -71,7 +74,7 @@ class SessionHub:
         registry: PageRegistry,
         listeners: Listeners,
         new_stable_id: Callable[[], str],
-        owner: Any,
+        owner: BrowserTarget,
     ) -> None:
         self.browser = browser
         self.target = target
@@ -79,7 +82,8 @@ class SessionHub:
         self.listeners = listeners
         self._new_stable_id = new_stable_id
         self._owner = owner
-        self._tasks: set[asyncio.Task[Any]] = set()
+        #: Attaches and listener calls in progress, each with the target id it attaches (None: a child or replay).
+        self._tasks: dict[asyncio.Task[None], str | None] = {}
         self._page_waiters: dict[str, list[asyncio.Future[PageHandle]]] = {}
         self._started = False
 
@@ -114,9 +118,9 @@ class SessionHub:
             if page.target_id not in alive:
                 self.mark_closed(page)
         for info in infos:  # titles change without an event sometimes reaching us first
-            page = self.registry.by_target_id(info["targetId"])
-            if page is not None:
-                page.title, page.url = info.get("title", page.title), info.get("url", page.url)
+            known = self.registry.by_target_id(info["targetId"])
+            if known is not None:
+                known.title, known.url = info.get("title", known.title), info.get("url", known.url)
         for info in infos:
             target_id = info["targetId"]
             if self.registry.by_target_id(target_id) is None and not self._attaching(target_id):
@@ -208,20 +212,19 @@ class SessionHub:
 
     # -- events -------------------------------------------------------------------------
 
-    def _spawn(self, coro: Awaitable[Any], key: str | None) -> None:
-        task = asyncio.get_running_loop().create_task(coro)  # type: ignore[arg-type]
-        task.target_key = key  # type: ignore[attr-defined]
-        self._tasks.add(task)
+    def _spawn(self, coro: Coroutine[Any, Any, None], key: str | None) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks[task] = key
         task.add_done_callback(self._task_done)
 
-    def _task_done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.pop(task, None)
         if not task.cancelled() and task.exception() is not None:
             # The tab went away mid-attach, typically; never let it surface as an unretrieved error.
             log.debug("attach task failed: %r", task.exception())
 
     def _attaching(self, target_id: str) -> bool:
-        return any(getattr(t, "target_key", None) == target_id for t in self._tasks if not t.done())
+        return any(key == target_id for task, key in self._tasks.items() if not task.done())
 
     def _on_attached(self, event: CDPEvent) -> None:
         params = event.params
@@ -265,8 +268,7 @@ class SessionHub:
             opener_target_id=info.get("openerId") or None,
             _owner=self._owner,
         )
-        take = getattr(self._owner, "take_inheritance", None)
-        inherited = take() if take is not None else None
+        inherited = self._owner.take_inheritance()
         if inherited:
             page.data.update(inherited)  # before the listeners run: capture goes on in the same stores
         page.sessions.append(SessionRecord(session, "page", info))

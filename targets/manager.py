@@ -1,9 +1,11 @@
 """The one object the MCP layer talks to: which target is active, its pages, switching between them.
 
-State is explicit: :attr:`BrowserManager.active_target` plus one :class:`LaunchTarget` and
-one :class:`CdpTarget`, each holding its own socket, pages, URL and attach time. Every
-public method checks first and changes after, so a refused call leaves everything as it
-was. Methods here take no lock: the MCP layer decides which calls may run together
+State is explicit and held by collaborators, one concept each: :class:`LaunchTarget` (the
+internal browser), :class:`ChromeAttachment` (the user's Chrome and its pending handshake),
+:class:`ActiveTarget` (which one is active, finding its selected page), :class:`TabActions`
+(navigation, tabs, emulation) and :class:`PolicyGate` (what may not be opened). Every public
+method checks first and changes after, so a refused call leaves everything as it was. Methods
+here take no lock: the MCP layer decides which calls may run together
 (``mcp_server/server/locking.py``); :meth:`BrowserManager.ready_page` tells it, without any I/O,
 whether the selected page is there or finding it would launch, attach or relaunch.
 """
@@ -12,17 +14,20 @@ from __future__ import annotations
 
 import itertools
 import logging
-from typing import Any, Literal
+from typing import Any
 
-from cdp_core import ConnectionClosed
-from targets.internal.chrome_path import BrowserNotFound, find_chrome
+from cdp_core.chromium import BrowserNotFound, find_chrome
 from targets.internal.launch import LaunchTarget
+from targets.pages.navigation import StatusFn
 from targets.pages.page import PageHandle
 from targets.pages.tabs import TabActions
-from targets.users_chrome.attaching import AttachActions
+from targets.policies.gate import PolicyGate
+from targets.users_chrome.attaching import AttachPlan, ChromeAttachment
 from targets.users_chrome.cdp import CdpTarget
-from targets.users_chrome.handshake import Handshake
+from targets.users_chrome.handshake import HANDSHAKE_TIMEOUT
+from targets.users_chrome.profile_dirs import ProfileDir
 
+from .active import ActiveTarget, TargetName
 from .errors import ErrorCode, ToolFailure
 from .hub import BeforeDetachListener, Listeners, PageClosedListener, SessionListener, utc_now
 from .settings import DEFAULT_CDP_URL, TargetSettings
@@ -31,31 +36,52 @@ __all__ = ["BrowserManager"]
 
 log = logging.getLogger("targets")
 
-TargetName = Literal["launch", "cdp"]
-
 #: DEFAULT_TARGET=cdp attaches on a page call's demand, under the state lock: it waits this long
 #: for the user's Allow, then says how to go on (attach_cdp joins the request, without a lock).
 ATTACH_ON_DEMAND_WAIT_S = 20.0
 
 
-class BrowserManager(AttachActions, TabActions):
+class BrowserManager:
     """Both browser targets, the active one, and the page registry API (see CONTRACTS.md)."""
 
     def __init__(self, settings: TargetSettings | None = None) -> None:
         self.settings = settings or TargetSettings()
-        self.active_target: TargetName | None = None
         self.listeners = Listeners()
         self._ids = itertools.count(1)
         self.launch = LaunchTarget(self.settings, self.listeners, self._new_stable_id)
-        self.cdp = CdpTarget(self.listeners, self._new_stable_id)
-        #: Set when the last launch-mode call had to restart a crashed internal browser.
-        self.last_relaunch: dict[str, Any] | None = None
-        self._emulation_hooked = False
-        #: The handshake to the user's Chrome still waiting for the person's Allow (joined, never doubled).
-        self.pending: Handshake | None = None
-        #: Set by an explicit detach_cdp that left no target active: page reads then say so
-        #: (NOT_ATTACHED) instead of starting the internal browser behind the agent's back.
-        self.detached: dict[str, Any] | None = None
+        self.chrome = ChromeAttachment(self.settings, self.listeners, self._new_stable_id)
+        self.active = ActiveTarget(self.settings, self.launch, self.chrome, self._start_default)
+        self.gate = PolicyGate(self.launch.policy)
+        self.tabs = TabActions(self.active, self.gate, self.add_session_listener)
+
+    # -- state the MCP layer reads (and, for the relaunch notice, clears) --------------------
+
+    @property
+    def cdp(self) -> CdpTarget:
+        """The user's Chrome as attached now (a new object after attaching to another Chrome)."""
+        return self.chrome.target
+
+    @property
+    def active_target(self) -> TargetName | None:
+        return self.active.name
+
+    @active_target.setter
+    def active_target(self, name: TargetName | None) -> None:
+        self.active.name = name
+
+    @property
+    def detached(self) -> dict[str, Any] | None:
+        """When and from where detach_cdp let the user's Chrome go, leaving no target active."""
+        return self.active.detached
+
+    @property
+    def last_relaunch(self) -> dict[str, Any] | None:
+        """Set when the last launch-mode call had to restart a crashed internal browser (said once)."""
+        return self.active.last_relaunch
+
+    @last_relaunch.setter
+    def last_relaunch(self, value: dict[str, Any] | None) -> None:
+        self.active.last_relaunch = value
 
     @property
     def downloads(self) -> list[dict[str, Any]]:
@@ -81,164 +107,157 @@ class BrowserManager(AttachActions, TabActions):
         """Await ``cb(pages)`` before the user's Chrome is let go, while its sessions still answer."""
         self.listeners.before_detach.append(cb)
 
-    # -- targets ----------------------------------------------------------------------
-
-    def _target(self, name: TargetName) -> LaunchTarget | CdpTarget:
-        return self.launch if name == "launch" else self.cdp
-
-    async def _ensure_launch(self) -> LaunchTarget:
-        """The running internal browser; started lazily, restarted after a crash."""
-        launch = self.launch
-        if launch.context is not None and launch.connected:
-            return launch
-        if launch.context is not None:  # it died: clean up, then start afresh
-            # What the crashed browser's selected page captured goes on in the new browser's first
-            # page (same stores, ids go on), so earlier entries stay readable after the restart.
-            old = launch.registry.selected or next(iter(reversed(launch.registry.all_pages)), None)
-            carried = launch.keep_for_relaunch(old)
-            self.last_relaunch = {"lost": launch.lost, "at": utc_now(), "carriedFrom": carried}
-            await launch.close()
-        await launch.start()
-        return launch
-
-    def _cdp_lost_failure(self) -> ToolFailure:
-        lost = self.cdp.lost or {}
-        return ToolFailure(
-            ErrorCode.BROWSER_DISCONNECTED,
-            f"The connection to the Chrome at {self.cdp.cdp_url} was lost at {lost.get('at', '?')} "
-            f"({lost.get('reason', 'closed')}); it was probably closed or restarted.",
-            hint="Start Chrome again if needed, then call attach_cdp (or use_launch_browser); with Chrome's "
-            "remote-debugging toggle, attaching again makes Chrome ask the user to click Allow again.",
-            cdpUrl=self.cdp.cdp_url,
-        )
-
-    def _detached_failure(self) -> ToolFailure:
-        detached = self.detached or {}
-        return ToolFailure(
-            ErrorCode.NOT_ATTACHED,
-            f"The user's Chrome was detached (detach_cdp at {detached.get('at', '?')}); no browser is active, "
-            "so there is no page to read.",
-            hint="Call attach_cdp to attach to the user's Chrome again, or use_launch_browser (or navigate) "
-            "for the internal browser.",
-            detachedAt=detached.get("at"),
-        )
-
-    async def _active(self, *, launch_if_needed: bool) -> LaunchTarget | CdpTarget:
-        if self.active_target is None:
-            if self.detached is not None:
-                raise self._detached_failure()
-            if not launch_if_needed:
-                raise ToolFailure(
-                    ErrorCode.NO_ACTIVE_PAGE,
-                    "No browser target is active.",
-                    hint="Call navigate (starts the internal browser), use_launch_browser or attach_cdp.",
-                )
-            if self.settings.default_target == "cdp":
-                await self.attach_cdp(wait_s=ATTACH_ON_DEMAND_WAIT_S)
-            else:
-                await self.use_launch_browser()
-        if self.active_target == "cdp":
-            if self.cdp.lost is not None or not self.cdp.connected:
-                raise self._cdp_lost_failure()
-            return self.cdp
-        if not self.launch.connected or self.launch.context is None:
-            if not launch_if_needed and self.launch.context is None:
-                raise ToolFailure(ErrorCode.NO_ACTIVE_PAGE, "The internal browser is not running.")
-            await self._ensure_launch()
-        return self.launch
+    # -- the selected page ------------------------------------------------------------
 
     async def current_page(self, *, launch_if_needed: bool = True) -> PageHandle:
         """The selected page of the active target (see CONTRACTS.md for the failure cases)."""
-        target = await self._active(launch_if_needed=launch_if_needed)
-        page = target.registry.selected
-        if page is None:
-            if target is self.launch and launch_if_needed:
-                return await self.launch.new_page()
-            if target.hub is not None:
-                try:
-                    await target.hub.sync()
-                except ConnectionClosed as exc:
-                    raise self._lost_now(target, exc) from exc
-                target.registry.listing()
-                page = target.registry.selected
-            if page is None:
-                raise ToolFailure(
-                    ErrorCode.NO_ACTIVE_PAGE,
-                    f"The {target.name} browser has no open page.",
-                    hint="Open a tab in Chrome, then call list_pages."
-                    if target is self.cdp
-                    else "Call navigate to open one.",
-                )
-        if page.closed:
-            opener = target.registry.opener_of(page)
-            hint = "Call list_pages and select another page."
-            if opener is not None:
-                hint = (
-                    f"It was opened by {opener.stable_page_id} ({opener.title or opener.url}), still open:"
-                    f' select_page stable_page_id="{opener.stable_page_id}" to go back there.'
-                )
-            raise ToolFailure(
-                ErrorCode.PAGE_CLOSED,
-                f"The selected page {page.stable_page_id} ({page.url}) was closed.",
-                hint=hint,
-                stable_page_id=page.stable_page_id,
-            )
-        return page
+        return await self.active.current_page(launch_if_needed=launch_if_needed)
 
     def ready_page(self) -> PageHandle | None:
-        """The selected page when it is simply there: active target connected, page open (no I/O).
-
-        None means :meth:`current_page` would have to do something first (launch, attach,
-        relaunch, look for a tab) or would fail; the MCP layer then calls it under the
-        exclusive state lock.
-        """
-        if self.active_target == "cdp":
-            if self.cdp.lost is not None or not self.cdp.connected:
-                return None
-            page = self.cdp.registry.selected
-        elif self.active_target == "launch":
-            if self.launch.context is None or not self.launch.connected:
-                return None
-            page = self.launch.registry.selected
-        else:
-            return None
-        return page if page is not None and not page.closed else None
+        """The selected page when it is simply there, without any I/O (see :meth:`ActiveTarget.ready_page`)."""
+        return self.active.ready_page()
 
     def last_selected_page(self) -> PageHandle | None:
         """The selected page of the active target as it is, even closed or lost (to read what it captured)."""
-        if self.active_target is None:
-            return None
-        return self._target(self.active_target).registry.selected
+        return self.active.last_selected_page()
+
+    def _detached_failure(self) -> ToolFailure:
+        """NOT_ATTACHED after detach_cdp (``mcp_server.server.context`` raises it for capture reads)."""
+        return self.active.detached_failure()
+
+    def check_tab(self, page: PageHandle, *, doing: str = "act") -> None:
+        """Refuse to act in a tab showing a browser-internal or local page (see :meth:`PolicyGate.check_tab`)."""
+        self.gate.check_tab(page, doing=doing)
+
+    # -- attaching to the user's Chrome -----------------------------------------------
+
+    def profile_dirs(self) -> list[ProfileDir]:
+        """Where attach_cdp looks for ``DevToolsActivePort`` (settings, else this system's standard dirs)."""
+        return self.chrome.profile_dirs()
+
+    async def attach_cdp(
+        self,
+        cdp_url: str | None = None,
+        *,
+        close_inactive: bool = False,
+        user_data_dir: str | None = None,
+        wait_s: float = HANDSHAKE_TIMEOUT,
+    ) -> dict[str, Any]:
+        """Attach to the user's Chrome (no navigation, no new tab) and make it the active target.
+
+        Waits up to ``wait_s`` for the handshake (a person's Allow); past it the request stays
+        open and NOT_ATTACHED says so. The MCP action uses :meth:`prepare_attach` /
+        :meth:`finish_attach` instead, to answer ``waiting`` without holding any lock meanwhile.
+        """
+        plan = await self.prepare_attach(cdp_url, user_data_dir=user_data_dir)
+        if plan.handshake is not None and not await plan.handshake.wait(wait_s):
+            raise ToolFailure(
+                ErrorCode.NOT_ATTACHED,
+                f'Chrome is still asking the user "Allow remote debugging?" for {plan.url} '
+                f"(since {plan.handshake.started_at}).",
+                hint="Ask the user to click Allow in their Chrome, then call attach_cdp: it joins this request.",
+                cdpUrl=plan.url,
+            )
+        return await self.finish_attach(plan, close_inactive=close_inactive)
+
+    async def prepare_attach(self, cdp_url: str | None = None, *, user_data_dir: str | None = None) -> AttachPlan:
+        """Choose the Chrome and start (or join) the one handshake to it (see :meth:`ChromeAttachment.prepare`)."""
+        return await self.chrome.prepare(cdp_url, user_data_dir=user_data_dir)
+
+    async def finish_attach(self, plan: AttachPlan, *, close_inactive: bool = False) -> dict[str, Any]:
+        """Attach over the websocket ``plan``'s handshake opened (or go on with the attachment there is)."""
+        reused = await self.chrome.adopt(plan)
+        cdp = self.cdp
+        self.active.name = "cdp"
+        self.active.detached = None
+        if close_inactive and self.launch.context is not None:
+            await self.launch.close()
+        return {
+            "target": "cdp",
+            "cdpUrl": cdp.cdp_url or plan.url,
+            "attachedAt": cdp.attached_at,
+            "capturedSince": cdp.attached_at,
+            "alreadyAttached": reused,
+            "launchClosed": bool(close_inactive),
+            "found": cdp.found,
+            "pages": await self.list_pages(),
+        }
+
+    async def _start_default(self) -> None:
+        """What a page call starts when no target is active: DEFAULT_TARGET's browser."""
+        if self.settings.default_target == "cdp":
+            await self.attach_cdp(wait_s=ATTACH_ON_DEMAND_WAIT_S)
+        else:
+            await self.use_launch_browser()
+
+    # -- tabs -------------------------------------------------------------------------
+
+    async def navigate(
+        self, url: str, *, wait_until: str = "load", timeout_ms: int = 30000, on_status: StatusFn | None = None
+    ) -> dict[str, Any]:
+        """Go to ``url`` in the current page (the internal browser starts if nothing is active)."""
+        return await self.tabs.navigate(url, wait_until=wait_until, timeout_ms=timeout_ms, on_status=on_status)
+
+    async def go_history(
+        self, delta: int, *, wait_until: str = "load", timeout_ms: int = 30000, on_status: StatusFn | None = None
+    ) -> dict[str, Any]:
+        """Back (-1) or forward (+1) in the selected tab's history; the same report as :meth:`navigate`."""
+        return await self.tabs.go_history(delta, wait_until=wait_until, timeout_ms=timeout_ms, on_status=on_status)
+
+    async def reload(
+        self,
+        *,
+        ignore_cache: bool = False,
+        wait_until: str = "load",
+        timeout_ms: int = 30000,
+        on_status: StatusFn | None = None,
+    ) -> dict[str, Any]:
+        """Reload the selected tab; the same report as :meth:`navigate`."""
+        return await self.tabs.reload(
+            ignore_cache=ignore_cache, wait_until=wait_until, timeout_ms=timeout_ms, on_status=on_status
+        )
+
+    async def new_page(
+        self, url: str | None = None, *, background: bool = False, explicit: bool = False, **navigation: Any
+    ) -> PageHandle:
+        """Open a tab and select it; in the user's Chrome only when the call asked for a new tab (``explicit``)."""
+        return await self.tabs.new_page(url, background=background, explicit=explicit, **navigation)
+
+    async def close_page(self, stable_page_id: str) -> dict[str, Any]:
+        """Close one tab of the active target; the last tab of the user's Chrome is refused (it would close Chrome)."""
+        return await self.tabs.close_page(stable_page_id)
+
+    async def emulate(self, **changes: Any) -> dict[str, Any]:
+        """Set or clear emulation settings of the selected tab (see :mod:`targets.pages.emulation`)."""
+        return await self.tabs.emulate(**changes)
 
     # -- switching --------------------------------------------------------------------
 
     async def detach_cdp(self) -> dict[str, Any]:
         """Disconnect from the user's Chrome; it keeps running with all its tabs."""
-        cdp, pending = self.cdp, self.pending
+        cdp, pending, active = self.cdp, self.chrome.pending, self.active
         if not cdp.attached and cdp.lost is None and pending is None:
             raise ToolFailure(
                 ErrorCode.NOT_ATTACHED, "Not attached to a Chrome.", hint="Call attach_cdp to attach first."
             )
         url = cdp.cdp_url or (pending.url if pending is not None else None)
-        if pending is not None:
-            self.pending = None
-            await pending.cancel()  # Chrome's dialog may stay up; what the user clicks then attaches nothing
+        await self.chrome.withdraw()  # Chrome's dialog may stay up; what the user clicks then attaches nothing
         was_attached = cdp.attached or cdp.lost is not None
         await cdp.detach()
-        if self.active_target == "cdp":
-            self.active_target = "launch" if self.launch.context is not None else None
-        if self.active_target is None and was_attached:
-            self.detached = {"at": utc_now(), "cdpUrl": url}
-        data = {"detached": True, "cdpUrl": url, "activeTarget": self.active_target, "chromeClosed": False}
+        if active.name == "cdp":
+            active.name = "launch" if self.launch.context is not None else None
+        if active.name is None and was_attached:
+            active.detached = {"at": utc_now(), "cdpUrl": url}
+        data: dict[str, Any] = {"detached": True, "cdpUrl": url, "activeTarget": active.name, "chromeClosed": False}
         if pending is not None:
             data["withdrewRequest"] = True
         return data
 
     async def use_launch_browser(self) -> dict[str, Any]:
         """Make the internal browser active (starting it if needed); the cdp attachment stays."""
-        launch = await self._ensure_launch()
-        self.active_target = "launch"
-        self.detached = None
+        launch = await self.active.ensure_launch()
+        self.active.name = "launch"
+        self.active.detached = None
         return {"target": "launch", "startedAt": launch.attached_at, "pages": await self.list_pages()}
 
     async def close_browser_target(self, target: str, *, close_chrome: bool = False) -> dict[str, Any]:
@@ -255,35 +274,19 @@ class BrowserManager(AttachActions, TabActions):
             raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"target must be 'launch' or 'cdp', not {target!r}.")
         was_running = self.launch.context is not None
         await self.launch.close()
-        if self.active_target == "launch":
-            self.active_target = "cdp" if self.cdp.attached else None
-        return {"closed": was_running, "target": "launch", "activeTarget": self.active_target}
+        if self.active.name == "launch":
+            self.active.name = "cdp" if self.cdp.attached else None
+        return {"closed": was_running, "target": "launch", "activeTarget": self.active.name}
 
     # -- registry ---------------------------------------------------------------------
 
     async def list_pages(self) -> list[dict[str, Any]]:
         """The tabs of the active target (closed ones dropped first); empty when nothing is active."""
-        if self.active_target is None:
+        if self.active.name is None:
             return []
-        target = await self._active(launch_if_needed=False)
-        if target.hub is not None:
-            try:
-                await target.hub.sync()
-            except ConnectionClosed as exc:
-                raise self._lost_now(target, exc) from exc
+        target = await self.active.resolve(launch_if_needed=False)
+        await self.active.sync(target)
         return target.registry.listing()
-
-    def _lost_now(self, target: LaunchTarget | CdpTarget, exc: BaseException) -> ToolFailure:
-        """The socket died during this very call: say so like the next call would."""
-        if target is self.cdp:
-            if self.cdp.lost is None:
-                self.cdp.lost = {"at": utc_now(), "reason": str(exc)}
-            return self._cdp_lost_failure()
-        return ToolFailure(
-            ErrorCode.BROWSER_DISCONNECTED,
-            f"The internal browser went away during the call ({exc}).",
-            hint="Call again: the internal browser is restarted on the next call.",
-        )
 
     async def select_page(
         self,
@@ -295,7 +298,7 @@ class BrowserManager(AttachActions, TabActions):
         bring_to_front: bool = False,
     ) -> dict[str, Any]:
         """Select a tab of the active target; never navigates. Refusals leave the selection as it was."""
-        target = await self._active(launch_if_needed=False)
+        target = await self.active.resolve(launch_if_needed=False)
         if target.hub is not None:
             await target.hub.settle()
         page = target.registry.resolve(
@@ -318,15 +321,15 @@ class BrowserManager(AttachActions, TabActions):
             launch_available = bool(self.settings.chrome_path or find_chrome())
         except BrowserNotFound:
             launch_available = False
-        cdp = self.cdp
+        cdp, pending, active = self.cdp, self.chrome.pending, self.active.name
         return {
             "supportsLaunch": launch_available,
             "supportsCdpAttach": True,
-            "activeTarget": self.active_target,
+            "activeTarget": active,
             "defaultTarget": self.settings.default_target,
             "launch": {
                 "available": launch_available,
-                "active": self.active_target == "launch",
+                "active": active == "launch",
                 "running": self.launch.context is not None and self.launch.connected,
                 "headless": self.settings.headless,
                 "startedAt": self.launch.attached_at,
@@ -340,7 +343,7 @@ class BrowserManager(AttachActions, TabActions):
             },
             "cdp": {
                 "available": True,
-                "active": self.active_target == "cdp",
+                "active": active == "cdp",
                 "attached": cdp.attached and cdp.connected,
                 "cdpUrl": cdp.cdp_url or self.settings.cdp_url or DEFAULT_CDP_URL,
                 "attachedAt": cdp.attached_at,
@@ -349,37 +352,38 @@ class BrowserManager(AttachActions, TabActions):
                 #: how the attached Chrome was found: browser, profileDir, port, how (toggle/flag), via
                 "found": cdp.found if cdp.attached else None,
                 #: an attach_cdp waiting for the user's Allow in Chrome's dialog
-                "waitingForAllow": self.pending.describe() if self.pending and not self.pending.done() else None,
-                "detachedAt": (self.detached or {}).get("at"),
+                "waitingForAllow": pending.describe() if pending and not pending.done() else None,
+                "detachedAt": (self.active.detached or {}).get("at"),
             },
         }
 
     def state(self) -> dict[str, Any]:
         """The explicit state: the active target and, per target, connection, pages, URL, attach time."""
-        return {"activeTarget": self.active_target, "launch": self.launch.state(), "cdp": self.cdp.state()}
+        return {"activeTarget": self.active.name, "launch": self.launch.state(), "cdp": self.cdp.state()}
 
     async def status(self) -> dict[str, Any]:
         """Capabilities plus the current page, without starting anything."""
         data = self.capabilities()
         page_info: dict[str, Any] | None = None
         error: dict[str, Any] | None = None
-        if self.active_target == "launch" and self.launch.context is not None and not self.launch.connected:
+        active = self.active
+        if active.name == "launch" and self.launch.context is not None and not self.launch.connected:
             error = ToolFailure(
                 ErrorCode.BROWSER_DISCONNECTED,
                 f"The internal browser went away ({(self.launch.lost or {}).get('reason', 'closed')}).",
                 hint="The next call that needs a page restarts it.",
             ).to_dict()
-        elif self.active_target is not None:
+        elif active.name is not None:
             try:
-                page = await self.current_page(launch_if_needed=False)
-                target = self._target(page.target)
+                page = await active.current_page(launch_if_needed=False)
+                target = active.target(page.target)
                 page_info = page.info(page_id=target.registry.index_of(page), selected=True)
             except ToolFailure as exc:
                 error = exc.to_dict()
         data["currentPage"] = page_info
         if error is not None:
             data["currentPageError"] = error
-        pages = self._target(self.active_target).registry.pages if self.active_target else []
+        pages = active.target(active.name).registry.pages if active.name else []
         data["pageCount"] = len(pages)
         # JavaScript dialogs open in any tab (the user's own, in their Chrome): said without any I/O
         dialogs = [{"stable_page_id": p.stable_page_id, **d} for p in pages if (d := p.info().get("dialog"))]
@@ -392,8 +396,6 @@ class BrowserManager(AttachActions, TabActions):
         try:
             await self.launch.close(stop_driver=True)
         finally:
-            pending, self.pending = self.pending, None
-            if pending is not None:
-                await pending.cancel()
+            await self.chrome.withdraw()
             await self.cdp.detach()
-            self.active_target = None
+            self.active.name = None

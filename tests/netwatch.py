@@ -67,4 +67,3 @@ class NetWatch:
         monkeypatch.setattr(socket.socket, "connect", connect)
         monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
         monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-

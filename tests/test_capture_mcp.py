@@ -213,7 +213,7 @@ async def test_console_actions_and_body_unavailable(app, http_server, legacy_for
 async def test_users_chrome_oopif_error_and_request_captured_after_attach(http_server, artifacts_dir: Path):
     """The user's Chrome with a cross-site iframe (its own process): errors and requests of both."""
     import cdp_core
-    from targets.internal.process import ChromiumProcess
+    from cdp_core import ChromiumProcess
 
     # other.test resolves to 127.0.0.1 inside this browser only: a second site on loopback.
     chrome = await ChromiumProcess.astart(

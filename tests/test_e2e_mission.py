@@ -31,8 +31,7 @@ from lean_util import records
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from cdp_core import connect
-from targets.internal.process import ChromiumProcess
+from cdp_core import ChromiumProcess, connect
 
 pytestmark = pytest.mark.slow
 

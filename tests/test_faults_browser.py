@@ -18,8 +18,8 @@ import pytest
 from faults_util import StablePort, UserTabs, serving, wait_until
 from lean_util import records
 
+from cdp_core import ChromiumProcess
 from targets.errors import ErrorCode
-from targets.internal.process import ChromiumProcess
 
 
 async def _captured(agent, name: str) -> None:

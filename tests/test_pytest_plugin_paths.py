@@ -80,7 +80,9 @@ def test_localhost_is_127_0_0_1_without_a_name_lookup(monkeypatch: pytest.Monkey
     assert "localhost" not in looked_up
 
 
-@pytest.mark.parametrize("url", ["http://localhost.:9", "http://127.0.0.1.nip.io:9", "http://user@127.0.0.1:9", "ftp://127.0.0.1:9"])
+@pytest.mark.parametrize(
+    "url", ["http://localhost.:9", "http://127.0.0.1.nip.io:9", "http://user@127.0.0.1:9", "ftp://127.0.0.1:9"]
+)
 def test_names_that_only_look_local_are_refused(url: str) -> None:
     with pytest.raises(pytest.UsageError, match="loopback"):
         AttachedChrome(url)

@@ -103,7 +103,9 @@ async def test_an_advertised_http_url_starts_no_second_discovery(agent, netwatch
 async def test_redirects_of_discovery_and_of_the_websocket_are_not_followed(agent, netwatch: NetWatch, http_server):
     client, _ = agent
     try:
-        http_server.route("/json/version", Reply(302, "", headers={"Location": "http://10.255.255.1:9222/json/version"}))
+        http_server.route(
+            "/json/version", Reply(302, "", headers={"Location": "http://10.255.255.1:9222/json/version"})
+        )
         is_error, sc = await _attach(client, http_server.base)
         assert is_error and sc["code"] == "CDP_UNREACHABLE" and "not followed" in sc["message"], sc
 

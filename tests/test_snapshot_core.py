@@ -192,7 +192,7 @@ async def test_uid_from_before_a_navigation_is_stale(chromium, http_server):
 
 async def test_out_of_process_iframe_through_its_own_session(http_server):
     """A cross-site iframe lives in another renderer: read through its auto-attached session."""
-    from targets.internal.process import ChromiumProcess
+    from cdp_core import ChromiumProcess
 
     # other.test resolves to 127.0.0.1 inside this browser only: a second site on loopback.
     chrome = await ChromiumProcess.astart(

@@ -16,8 +16,8 @@ import pytest
 from faults_util import StablePort  # the TIME_WAIT-proof "same port" forwarder
 
 import cdp_core
+from cdp_core import ChromiumProcess
 from targets import BrowserManager, PageHandle, TargetSettings, ToolFailure
-from targets.internal.process import ChromiumProcess
 
 USER_TABS = ("/targets/a.html", "/targets/b.html", "/targets/clienti/edit.cfm?id=123")
 

@@ -1,10 +1,10 @@
-"""Types users rely on: ``mypy --strict`` on cdp_core and on the docs' examples, and mypy
+"""Types users rely on: ``mypy --strict`` on cdp_core, targets and the docs' examples, and mypy
 catching a wrong parameter in a user's script; the generated protocol is current and costs
 the server nothing.
 
 One mypy run checks everything (about 5 s with a warm cache, which lives in
-``.venv/.mypy-cache``): the ``cdp_core`` package, every Python example of docs/cdp_core.md and
-docs/testing.md saved as files, and a user script with mistakes in it.
+``.venv/.mypy-cache``): the ``cdp_core`` and ``targets`` packages, every Python example of
+docs/cdp_core.md and docs/testing.md saved as files, and a user script with mistakes in it.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def _examples(doc: Path) -> list[str]:
 def mypy_report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     """``{file: [error lines]}`` of one ``mypy --strict`` run over everything this module checks."""
     work = tmp_path_factory.mktemp("typing")
-    files = [str(ROOT / "cdp_core")]
+    files = [str(ROOT / "cdp_core"), str(ROOT / "targets")]
     for name, doc in DOCS.items():
         for index, code in enumerate(_examples(doc), 1):
             path = work / f"{name}_example_{index}.py"
@@ -103,6 +103,12 @@ def test_cdp_core_is_strict_clean(mypy_report: dict[str, list[str]]) -> None:
         "cdp_core must stay clean under mypy --strict (its users' type checkers see it through py.typed); "
         "run .venv/bin/mypy:\n" + "\n".join(errors)
     )
+
+
+def test_targets_is_strict_clean(mypy_report: dict[str, list[str]]) -> None:
+    """The browser layer: the manager and its collaborators are typed, not probed with getattr."""
+    errors = _errors_in(mypy_report, "targets/")
+    assert not errors, "targets must stay clean under mypy --strict; run .venv/bin/mypy:\n" + "\n".join(errors)
 
 
 @pytest.mark.parametrize("doc", sorted(DOCS))

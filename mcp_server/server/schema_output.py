@@ -18,7 +18,12 @@ from mcp_server.server.registry import ActionSpec
 from mcp_server.server.schema import _inline
 from mcp_server.server.schema_defs import resolved, said_once
 
-__all__ = ["output_schema", "condensed_output_schema", "action_rules", "result_keys",]
+__all__ = [
+    "output_schema",
+    "condensed_output_schema",
+    "action_rules",
+    "result_keys",
+]
 
 
 class Adapter(BaseModel):

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import cdp_core
 from cdp_core import DiscoveryError, read_devtools_active_port
+from cdp_core.chromium import HEADLESS_FLAGS, BrowserNotFound, find_chrome
 from cdp_core.cleanup import remove_tree, running_as_root
 from cdp_core.lifetime import new_profile_dir, sweep_profiles
 from targets.base import BrowserTarget
@@ -25,16 +26,14 @@ from targets.errors import ErrorCode, ToolFailure
 from targets.hub import Listeners, SessionHub, utc_now
 from targets.pages.emulation import Viewport
 from targets.pages.page import PageHandle
-from targets.policies.file_names import safe_file_name
 from targets.policies.policy import PolicyInterceptor, UrlPolicy
 from targets.policies.policy_proxy import PolicyProxy, proxy_flags
 from targets.settings import TargetSettings
 
-from .chrome_path import BrowserNotFound, find_chrome
-from .process import HEADLESS_FLAGS
+from .downloads import Downloads
 
 if TYPE_CHECKING:
-    from playwright.async_api import BrowserContext, Download, Page, Playwright
+    from playwright.async_api import BrowserContext, Dialog, Playwright
 
 __all__ = ["LaunchTarget", "LAUNCH_VIEWPORT"]
 
@@ -61,7 +60,7 @@ class LaunchTarget(BrowserTarget):
 
     name: Literal["launch"] = "launch"
 
-    def __init__(self, settings: TargetSettings, listeners: Listeners, new_stable_id: Any) -> None:
+    def __init__(self, settings: TargetSettings, listeners: Listeners, new_stable_id: Callable[[], str]) -> None:
         super().__init__()
         self.settings = settings
         self.listeners = listeners
@@ -72,8 +71,7 @@ class LaunchTarget(BrowserTarget):
         self._pw: Playwright | None = None
         self.context: BrowserContext | None = None
         self.profile_dir: Path | None = None
-        self.downloads: list[dict[str, Any]] = []
-        self._download_tasks: set[asyncio.Task[Any]] = set()
+        self.saved = Downloads(settings)
         self.launches = 0
         #: ``page.data`` keys a relaunch after a crash hands on to the new browser's first page
         #: (the capture stores; set by whoever installs them), so what was captured stays readable.
@@ -160,9 +158,9 @@ class LaunchTarget(BrowserTarget):
         # before any page of ours can run script.
         context.on("dialog", _leave_dialog_open)
         context.on("close", lambda _c: self._on_context_closed(context))
-        context.on("page", self._watch_downloads)
+        context.on("page", self.saved.watch)
         for pw_page in context.pages:
-            self._watch_downloads(pw_page)
+            self.saved.watch(pw_page)
         try:
             if self.policy.active:
                 self.interceptor = PolicyInterceptor(browser, self.policy)
@@ -224,52 +222,20 @@ class LaunchTarget(BrowserTarget):
 
     # -- downloads --------------------------------------------------------------------
 
-    def _watch_downloads(self, pw_page: Page) -> None:
-        pw_page.on("download", self._on_download)
-
-    def _on_download(self, download: Download) -> None:
-        task = asyncio.get_running_loop().create_task(self._save_download(download))
-        self._download_tasks.add(task)
-        task.add_done_callback(self._download_tasks.discard)
+    @property
+    def downloads(self) -> list[dict[str, Any]]:
+        """Files this browser downloaded: url, suggestedFilename, path, size, savedAt (or error)."""
+        return self.saved.entries
 
     def downloads_dir(self) -> Path:
-        root = self.settings.downloads_dir
-        if root is None:
-            root = str(Path(os.environ.get("MCP_ARTIFACT_DIR") or ".mcp-browser-artifacts") / "downloads")
-        path = Path(root)
-        path.mkdir(parents=True, exist_ok=True)
-        return path
-
-    async def _save_download(self, download: Download) -> None:
-        name = safe_file_name(download.suggested_filename)  # no separators, no CON/NUL devices
-        directory = self.downloads_dir()
-        path = directory / name
-        stem, suffix, n = path.stem, path.suffix, 1
-        while path.exists() or path.is_symlink():  # a planted (even dangling) link is never written through
-            n += 1
-            path = directory / f"{stem}-{n}{suffix}"
-        entry: dict[str, Any] = {"url": download.url, "suggestedFilename": download.suggested_filename}
-        cap = self.settings.download_max_bytes
-        try:
-            held = await download.path()  # Chrome's own temporary copy, once complete
-            size = held.stat().st_size if held is not None else 0
-            if cap and size > cap:
-                await download.delete()
-                entry.update(error=f"{size} bytes, over DOWNLOAD_MAX_BYTES ({cap}): not kept", size=size)
-            else:
-                await download.save_as(path)
-                entry.update(path=str(path), size=path.stat().st_size, savedAt=utc_now())
-        except Exception as exc:
-            entry.update(error=str(exc))
-        self.downloads.append(entry)
+        return self.saved.directory()
 
     async def wait_downloads(self) -> None:
         """Wait for downloads being saved (tests, read_downloaded_file)."""
-        if self._download_tasks:
-            await asyncio.wait(set(self._download_tasks), timeout=30)
+        await self.saved.wait()
 
 
-def _leave_dialog_open(_dialog: Any) -> None:
+def _leave_dialog_open(_dialog: Dialog) -> None:
     """Dialogs are answered only by handle_dialog (through our own CDP session), never by Playwright."""
 
 

@@ -17,11 +17,13 @@ The state lives in ``page.data["emulation"]``; header values are kept apart and 
 from __future__ import annotations
 
 import asyncio
+import enum
 import logging
 import re
 import urllib.parse
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from cdp_core import CDPError, CDPException, CDPSession
 from targets.errors import ErrorCode, ToolFailure
@@ -257,19 +259,25 @@ def _frame_sessions(page: PageHandle) -> list[CDPSession]:
 # -- the public operations -------------------------------------------------------------------
 
 
-_UNSET: Any = object()
+class _Unset(enum.Enum):
+    """An argument :func:`apply` was not given (``None`` means: clear that setting)."""
+
+    UNSET = enum.auto()
+
+
+_UNSET: Final = _Unset.UNSET
 
 
 async def apply(
     page: PageHandle,
     *,
-    network: Any = _UNSET,
-    cpu_throttling: Any = _UNSET,
-    viewport: Any = _UNSET,
-    user_agent: Any = _UNSET,
-    color_scheme: Any = _UNSET,
-    geolocation: Any = _UNSET,
-    extra_headers: Any = _UNSET,
+    network: str | None | _Unset = _UNSET,
+    cpu_throttling: float | None | _Unset = _UNSET,
+    viewport: Viewport | None | _Unset = _UNSET,
+    user_agent: str | None | _Unset = _UNSET,
+    color_scheme: str | None | _Unset = _UNSET,
+    geolocation: tuple[float, float] | None | _Unset = _UNSET,
+    extra_headers: Mapping[str, str] | None | _Unset = _UNSET,
     own_viewport: Viewport | None = None,
 ) -> EmulationState:
     """Change the given settings (``None`` clears one); the state records only what the browser took.

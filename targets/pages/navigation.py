@@ -81,7 +81,8 @@ class NavigationInterrupted(NavigationError):
 async def _main_loader(page: PageHandle) -> str | None:
     try:
         tree = await page.session.send("Page.getFrameTree", timeout=5)
-        return tree["frameTree"]["frame"].get("loaderId")
+        loader = tree["frameTree"]["frame"].get("loaderId")
+        return loader if isinstance(loader, str) else None
     except (CDPException, KeyError, TypeError):
         return None
 

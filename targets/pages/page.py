@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from cdp_core import CDPException, CDPSession
 from targets.errors import ErrorCode, ToolFailure
+
+if TYPE_CHECKING:
+    from targets.base import BrowserTarget
 
 __all__ = ["PageHandle", "SessionRecord", "SessionKind"]
 
@@ -50,8 +53,8 @@ class PageHandle:
     data: dict[str, Any] = field(default_factory=dict)
     #: Every live session of this page: its own first, then iframes and workers.
     sessions: list[SessionRecord] = field(default_factory=list, repr=False)
-    #: The target that owns the page (its registry, its inherited capture state).
-    _owner: Any = field(default=None, repr=False)
+    #: The target that owns the page (its registry); None for a handle made outside a target (unit tests).
+    _owner: BrowserTarget | None = field(default=None, repr=False)
     #: Set once the page's own listeners ran (child sessions wait for it, keeping the order page -> children).
     _ready: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
 
@@ -64,12 +67,11 @@ class PageHandle:
             )
         except (CDPException, TimeoutError):
             return False
-        return reply.get("result", {}).get("value") == "hidden"
+        return bool(reply.get("result", {}).get("value") == "hidden")
 
     def opener(self) -> PageHandle | None:
         """The open page that opened this one (None: none, or it closed too)."""
-        registry = getattr(self._owner, "registry", None)
-        return registry.opener_of(self) if registry is not None else None
+        return self._owner.registry.opener_of(self) if self._owner is not None else None
 
     def info(self, *, page_id: int | None = None, selected: bool = False) -> dict[str, Any]:
         """The listing entry of this page (``list_pages``, ``get_current_page``)."""
@@ -87,12 +89,16 @@ class PageHandle:
         }
         if self.active_frame:
             data["activeFrame"] = self.active_frame
+        # The dialog watch belongs to mcp_server (a floor above, so no type to name here): any
+        # object that lists itself counts, and a page no watch was installed on has none.
         watch = self.data.get("dialogs")
-        dialog = watch.listing() if hasattr(watch, "listing") else None
+        dialog = watch.listing() if watch is not None and hasattr(watch, "listing") else None
         if dialog:
             data["dialog"] = dialog  # a JavaScript dialog blocks the tab (the user's, in their Chrome)
+        from .emulation import EmulationState  # emulation imports this module
+
         emulation = self.data.get("emulation")
-        summary = emulation.summary() if hasattr(emulation, "summary") else None
+        summary = emulation.summary() if isinstance(emulation, EmulationState) else None
         if summary:
             data["emulation"] = summary  # set by emulate; undone on detach
         return data

@@ -7,7 +7,7 @@ easy to test and impossible to break by a slow browser.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from targets.errors import ErrorCode, ToolFailure
 
@@ -161,12 +161,12 @@ class PageRegistry:
             stable_page_id=stable_page_id,
         )
 
-    def _by_text(self, field_name: str, needle: str) -> PageHandle:
+    def _by_text(self, field_name: Literal["url", "title"], needle: str) -> PageHandle:
         if not needle:
             raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{field_name}_contains must not be empty.")
         wanted = needle.casefold()
         open_pages = self.pages
-        matches = [p for p in open_pages if wanted in getattr(p, field_name).casefold()]
+        matches = [p for p in open_pages if wanted in (p.url if field_name == "url" else p.title).casefold()]
         if not matches:
             raise ToolFailure(
                 ErrorCode.PAGE_NOT_FOUND,

@@ -1,19 +1,21 @@
 """What the agent does to a tab: navigate, back/forward/reload, open and close tabs, emulation.
 
-A mixin of :class:`targets.manager.BrowserManager`, split off so the manager keeps to which
-target is active and which page is selected, while this module turns those pages' moves into
-answers and stable errors. In the user's Chrome every one of these runs only because the call
+A collaborator of :class:`targets.manager.BrowserManager`: the :class:`ActiveTarget` it is given
+says which target is active and which page is selected, this module turns those pages' moves
+into answers and stable errors. In the user's Chrome every one of these runs only because the call
 asked for it; closing its last tab is refused (it would close Chrome).
 """
 
 from __future__ import annotations
 
 import urllib.parse
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from cdp_core import CDPException, ConnectionClosed, SessionClosed
 from targets.errors import ErrorCode, ToolFailure
-from targets.internal.launch import LAUNCH_VIEWPORT, LaunchTarget
+from targets.internal.launch import LAUNCH_VIEWPORT
+from targets.policies.gate import PolicyGate
 from targets.users_chrome.cdp import CdpTarget
 
 from . import emulation
@@ -31,8 +33,8 @@ from .navigation import (
 from .page import PageHandle
 
 if TYPE_CHECKING:
+    from targets.active import ActiveTarget
     from targets.hub import SessionListener
-    from targets.settings import TargetSettings
 
 __all__ = ["TabActions"]
 
@@ -63,23 +65,15 @@ def _check_wait_until(wait_until: str) -> None:
 
 
 class TabActions:
-    """Navigation, tabs and emulation of the selected page (mixed into BrowserManager)."""
+    """Navigation, tabs and emulation of the active target's selected page."""
 
-    if TYPE_CHECKING:  # provided by BrowserManager
-        settings: TargetSettings
-        launch: LaunchTarget
-        cdp: CdpTarget
-        active_target: Literal["launch", "cdp"] | None
-        detached: dict[str, Any] | None
-        last_relaunch: dict[str, Any] | None
-        _emulation_hooked: bool
-
-        async def current_page(self, *, launch_if_needed: bool = True) -> PageHandle: ...
-        async def _active(self, *, launch_if_needed: bool) -> LaunchTarget | CdpTarget: ...
-        async def _ensure_launch(self) -> LaunchTarget: ...
-        def _target(self, name: Literal["launch", "cdp"]) -> LaunchTarget | CdpTarget: ...
-        def _lost_now(self, target: LaunchTarget | CdpTarget, exc: BaseException) -> ToolFailure: ...
-        def add_session_listener(self, cb: SessionListener) -> None: ...
+    def __init__(
+        self, active: ActiveTarget, gate: PolicyGate, add_session_listener: Callable[[SessionListener], None]
+    ) -> None:
+        self.active = active
+        self.gate = gate
+        self._add_session_listener = add_session_listener
+        self._emulation_hooked = False
 
     async def navigate(
         self, url: str, *, wait_until: str = "load", timeout_ms: int = 30000, on_status: StatusFn | None = None
@@ -96,15 +90,16 @@ class TabActions:
                 f"{url!r} is not an absolute URL.",
                 hint="Include the scheme, e.g. http://127.0.0.1:8000/.",
             )
-        will_launch = self.active_target in (None, "launch") and not (
-            self.active_target is None and self.settings.default_target == "cdp"
+        active = self.active
+        will_launch = active.name in (None, "launch") and not (
+            active.name is None and active.settings.default_target == "cdp"
         )
-        self._check_policy(url, local_only=not will_launch)
-        after_detach = self.active_target is None and self.detached is not None
+        self.gate.check_url(url, local_only=not will_launch)
+        after_detach = active.name is None and active.detached is not None
         if after_detach:
-            self.detached = None  # navigate starts the internal browser (documented), and says so
-        page = await self.current_page()
-        self._check_policy(url, local_only=page.target != "launch")
+            active.detached = None  # navigate starts the internal browser (documented), and says so
+        page = await active.current_page()
+        self.gate.check_url(url, local_only=page.target != "launch")
         move = navigate_page(page, url, wait_until=wait_until, timeout_ms=timeout_ms, on_status=on_status)
         result = await self._moving(page, move, f"Navigation to {url}", url)
         if after_detach and page.target == "launch":
@@ -116,11 +111,11 @@ class TabActions:
     ) -> dict[str, Any]:
         """Back (-1) or forward (+1) in the selected tab's history; the same report as :meth:`navigate`."""
         _check_wait_until(wait_until)
-        page = await self.current_page(launch_if_needed=False)
+        page = await self.active.current_page(launch_if_needed=False)
         local_only = page.target != "launch"
 
         def check(url: str) -> None:
-            self._check_policy(url, local_only=local_only)
+            self.gate.check_url(url, local_only=local_only)
 
         move = go_history(
             page, delta, wait_until=wait_until, timeout_ms=timeout_ms, check_url=check, on_status=on_status
@@ -137,15 +132,18 @@ class TabActions:
     ) -> dict[str, Any]:
         """Reload the selected tab; the same report as :meth:`navigate`."""
         _check_wait_until(wait_until)
-        page = await self.current_page(launch_if_needed=False)
+        page = await self.active.current_page(launch_if_needed=False)
         move = reload_page(
             page, ignore_cache=ignore_cache, wait_until=wait_until, timeout_ms=timeout_ms, on_status=on_status
         )
         return await self._moving(page, move, f"Reload of {page.url}", page.url)
 
-    async def _moving(self, page: PageHandle, move: Any, what: str, url: str | None) -> dict[str, Any]:
+    async def _moving(
+        self, page: PageHandle, move: Awaitable[dict[str, Any]], what: str, url: str | None
+    ) -> dict[str, Any]:
         """Run a navigation coroutine of ``page`` and turn what can go wrong into ToolFailures."""
-        interceptor = self.launch.interceptor if page.target == "launch" else None
+        active = self.active
+        interceptor = active.launch.interceptor if page.target == "launch" else None
         blocked_before = interceptor.blocked_total if interceptor is not None else 0
         details = {"url": url} if url else {}
         try:
@@ -187,9 +185,9 @@ class TabActions:
                 ) from exc
             raise ToolFailure(ErrorCode.NAVIGATION_FAILED, f"{what} failed: {exc.error_text}", **details) from exc
         except ConnectionClosed as exc:
-            if isinstance(exc, SessionClosed) and page.closed and self._target(page.target).connected:
+            if isinstance(exc, SessionClosed) and page.closed and active.target(page.target).connected:
                 page._check_open()  # only the tab closed: PAGE_CLOSED
-            raise self._lost_now(self._target(page.target), exc) from exc
+            raise active.lost_now(active.target(page.target), exc) from exc
         except CDPException as exc:
             raise ToolFailure(ErrorCode.NAVIGATION_FAILED, f"{what} failed: {exc}", **details) from exc
         failed = facts.get("clientRedirectFailed")
@@ -201,41 +199,10 @@ class TabActions:
             "target": page.target,
             "stable_page_id": page.stable_page_id,
         }
-        if self.last_relaunch is not None and page.target == "launch":
+        if active.last_relaunch is not None and page.target == "launch":
             result["relaunched"] = True
-            self.last_relaunch = None
+            active.last_relaunch = None
         return result
-
-    def _check_policy(self, url: str, *, local_only: bool = False) -> None:
-        """Refuse a URL the agent may not open; ``local_only``: the user's Chrome, where only the
-        rule on local files and browser-internal pages applies (ALLOWED_URLS needs interception)."""
-        policy = self.launch.policy
-        verdict = policy.check_local(url) if local_only else policy.check_url(url)
-        if not verdict.allowed:
-            raise ToolFailure(
-                ErrorCode.BLOCKED_BY_POLICY,
-                f"Navigation to {url} is not allowed: {verdict.reason}.",
-                hint="Adjust ALLOWED_URLS / ALLOW_FILE_URLS / ALLOWED_FILE_ROOTS, or use an allowed URL.",
-                url=url,
-            )
-
-    def check_tab(self, page: PageHandle, *, doing: str = "act") -> None:
-        """Refuse to act in a tab that shows a browser-internal or local page (both browsers).
-
-        A ``chrome://`` tab the user has open carries privileged APIs (``chrome.settingsPrivate``
-        switched Safe Browsing off in the review), a ``file:`` tab local files: listing such a tab
-        is fine, selecting it, running script or reading and typing in it is not. http(s) pages,
-        localhost included (where the apps live), ``about:blank`` and ``data:`` are never refused.
-        """
-        verdict = self.launch.policy.check_local(page.url) if page.url else None
-        if verdict is None or verdict.allowed:
-            return
-        raise ToolFailure(
-            ErrorCode.BLOCKED_BY_POLICY,
-            f"Tab {page.stable_page_id} shows {page.url[:200]}: the server does not {doing} in it ({verdict.reason}).",
-            hint="Select another tab (list_pages, select_page) or navigate this one to a web page.",
-            url=page.url[:200],
-        )
 
     async def new_page(
         self, url: str | None = None, *, background: bool = False, explicit: bool = False, **navigation: Any
@@ -245,7 +212,8 @@ class TabActions:
         The internal browser keeps at most ``max_launch_tabs`` (the oldest close). ``navigation``
         (``wait_until``, ``timeout_ms``) applies to loading ``url``.
         """
-        if self.active_target == "cdp":
+        active = self.active
+        if active.name == "cdp":
             if not explicit:
                 raise ToolFailure(
                     ErrorCode.NOT_ALLOWED,
@@ -253,18 +221,18 @@ class TabActions:
                     hint="Call use_launch_browser first, or open the tab in Chrome yourself and call list_pages.",
                 )
             if url:
-                self._check_policy(url, local_only=True)  # before a tab opens in the user's Chrome
-            cdp = await self._active(launch_if_needed=False)
+                self.gate.check_url(url, local_only=True)  # before a tab opens in the user's Chrome
+            cdp = await active.resolve(launch_if_needed=False)
             assert isinstance(cdp, CdpTarget)
             try:
                 page = await cdp.open_tab(background=background)
             except ConnectionClosed as exc:
-                raise self._lost_now(cdp, exc) from exc
+                raise active.lost_now(cdp, exc) from exc
         else:
             if url:
-                self._check_policy(url)
-            launch = await self._ensure_launch()
-            self.active_target = "launch"
+                self.gate.check_url(url)
+            launch = await active.ensure_launch()
+            active.name = "launch"
             page = await launch.new_page(background=background)
         if url:
             await self.navigate(url, **navigation)
@@ -272,15 +240,15 @@ class TabActions:
 
     async def close_page(self, stable_page_id: str) -> dict[str, Any]:
         """Close one tab of the active target; the last tab of the user's Chrome is refused (it would close Chrome)."""
-        target = await self._active(launch_if_needed=False)
+        target = await self.active.resolve(launch_if_needed=False)
         if target.hub is not None:
             await target.hub.settle()
         page = target.registry.resolve(stable_page_id=stable_page_id)
         was_selected = target.registry.selected is page
         try:
-            if target is self.cdp:
-                assert self.cdp.browser is not None
-                tabs = await self.cdp.browser.pages()
+            if isinstance(target, CdpTarget):
+                assert target.browser is not None
+                tabs = await target.browser.pages()
                 if len(tabs) <= 1:
                     raise ToolFailure(
                         ErrorCode.NOT_ALLOWED,
@@ -290,7 +258,7 @@ class TabActions:
                     )
             await target.close_tab(page)
         except ConnectionClosed as exc:
-            raise self._lost_now(target, exc) from exc
+            raise self.active.lost_now(target, exc) from exc
         pages = target.registry.listing()
         selected = next((p for p in pages if p.get("selected")), None)
         return {
@@ -303,16 +271,17 @@ class TabActions:
 
     async def emulate(self, **changes: Any) -> dict[str, Any]:
         """Set or clear emulation settings of the selected tab (see :mod:`targets.pages.emulation`)."""
-        page = await self.current_page(launch_if_needed=False)
+        active = self.active
+        page = await active.current_page(launch_if_needed=False)
         if not self._emulation_hooked:
             # After the capture listener: a new iframe's Network domain is enabled when its overrides arrive.
-            self.add_session_listener(emulation.on_session)
+            self._add_session_listener(emulation.on_session)
             self._emulation_hooked = True
         try:
             own = LAUNCH_VIEWPORT if page.target == "launch" else None
             state = await emulation.apply(page, own_viewport=own, **changes)
         except ConnectionClosed as exc:
-            if isinstance(exc, SessionClosed) and page.closed and self._target(page.target).connected:
+            if isinstance(exc, SessionClosed) and page.closed and active.target(page.target).connected:
                 page._check_open()
-            raise self._lost_now(self._target(page.target), exc) from exc
+            raise active.lost_now(active.target(page.target), exc) from exc
         return {"stable_page_id": page.stable_page_id, "target": page.target, "emulation": state.summary()}

@@ -15,6 +15,7 @@ import logging
 import re
 import urllib.parse
 from collections import deque
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -359,7 +360,7 @@ class PolicyInterceptor:
         task.add_done_callback(self._tasks.discard)
 
     @staticmethod
-    async def _quietly(command: Any) -> None:
+    async def _quietly(command: Awaitable[dict[str, Any]]) -> None:
         try:
             await command
         except CDPException as exc:  # the request may be gone already (tab closed)
@@ -369,8 +370,8 @@ class PolicyInterceptor:
         """Why ``url`` was refused; for a redirect, the latest refused document (the hop that was blocked)."""
         for entry in reversed(self.blocked):
             if entry["url"] == url:
-                return entry["reason"]
+                return str(entry["reason"])
         for entry in reversed(self.blocked):
             if entry["resourceType"] == "Document":
-                return entry["reason"]
-        return self.blocked[-1]["reason"] if self.blocked else None
+                return str(entry["reason"])
+        return str(self.blocked[-1]["reason"]) if self.blocked else None

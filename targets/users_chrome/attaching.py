@@ -1,30 +1,26 @@
-"""Attaching to the user's Chrome: which one (URL, profile dir, discovery) and its one handshake.
+"""The attachment to the user's Chrome: which Chrome (URL, profile dir, discovery), its one handshake.
 
-Split from :mod:`targets.manager` along the data's path: :meth:`AttachActions.prepare_attach`
-chooses the Chrome and starts (or joins) the handshake without holding anything;
-:meth:`AttachActions.finish_attach` attaches over the socket it opened. Between the two the
-person may take their time with Chrome's "Allow remote debugging?" dialog.
+:meth:`ChromeAttachment.prepare` chooses the Chrome and starts (or joins) the handshake without
+holding anything; :meth:`ChromeAttachment.adopt` attaches over the socket it opened. Between the
+two the person may take their time with Chrome's "Allow remote debugging?" dialog. Which target
+is active afterwards is the manager's to decide.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from targets.errors import ErrorCode, ToolFailure
-from targets.settings import DEFAULT_CDP_URL
+from targets.hub import Listeners
+from targets.settings import DEFAULT_CDP_URL, TargetSettings
 
 from .cdp import CdpTarget, check_cdp_url, chrome_command_hint, handshake_failure, resolve_ws_url
 from .finding import FoundChrome, find_chromes, found_in, profile_of
-from .handshake import HANDSHAKE_TIMEOUT, Handshake
+from .handshake import Handshake
 from .profile_dirs import ProfileDir, standard_profile_dirs
 
-if TYPE_CHECKING:
-    from targets.hub import Listeners
-    from targets.internal.launch import LaunchTarget
-    from targets.settings import TargetSettings
-
-__all__ = ["AttachActions", "AttachPlan"]
+__all__ = ["ChromeAttachment", "AttachPlan"]
 
 
 @dataclass
@@ -38,52 +34,24 @@ class AttachPlan:
     via: str = "cdp_url"
 
 
-class AttachActions:
-    """attach_cdp's steps (mixed into BrowserManager)."""
+class ChromeAttachment:
+    """The user's Chrome as we hold it: its :class:`CdpTarget` and the handshake waiting for the person."""
 
-    if TYPE_CHECKING:  # provided by BrowserManager
-        settings: TargetSettings
-        cdp: CdpTarget
-        launch: LaunchTarget
-        listeners: Listeners
-        active_target: Any
-        pending: Handshake | None
-        detached: dict[str, Any] | None
-
-        def _new_stable_id(self) -> str: ...
-        async def list_pages(self) -> list[dict[str, Any]]: ...
+    def __init__(self, settings: TargetSettings, listeners: Listeners, new_stable_id: Callable[[], str]) -> None:
+        self.settings = settings
+        self._listeners = listeners
+        self._new_stable_id = new_stable_id
+        #: Replaced (never mutated into another Chrome) when attach_cdp moves to a different Chrome.
+        self.target = CdpTarget(listeners, new_stable_id)
+        #: The handshake to the user's Chrome still waiting for the person's Allow (joined, never doubled).
+        self.pending: Handshake | None = None
 
     def profile_dirs(self) -> list[ProfileDir]:
         """Where attach_cdp looks for ``DevToolsActivePort`` (settings, else this system's standard dirs)."""
         dirs = self.settings.profile_dirs
         return list(dirs) if dirs is not None else standard_profile_dirs()
 
-    async def attach_cdp(
-        self,
-        cdp_url: str | None = None,
-        *,
-        close_inactive: bool = False,
-        user_data_dir: str | None = None,
-        wait_s: float = HANDSHAKE_TIMEOUT,
-    ) -> dict[str, Any]:
-        """Attach to the user's Chrome (no navigation, no new tab) and make it the active target.
-
-        Waits up to ``wait_s`` for the handshake (a person's Allow); past it the request stays
-        open and NOT_ATTACHED says so. The MCP action uses :meth:`prepare_attach` /
-        :meth:`finish_attach` instead, to answer ``waiting`` without holding any lock meanwhile.
-        """
-        plan = await self.prepare_attach(cdp_url, user_data_dir=user_data_dir)
-        if plan.handshake is not None and not await plan.handshake.wait(wait_s):
-            raise ToolFailure(
-                ErrorCode.NOT_ATTACHED,
-                f'Chrome is still asking the user "Allow remote debugging?" for {plan.url} '
-                f"(since {plan.handshake.started_at}).",
-                hint="Ask the user to click Allow in their Chrome, then call attach_cdp: it joins this request.",
-                cdpUrl=plan.url,
-            )
-        return await self.finish_attach(plan, close_inactive=close_inactive)
-
-    async def prepare_attach(self, cdp_url: str | None = None, *, user_data_dir: str | None = None) -> AttachPlan:
+    async def prepare(self, cdp_url: str | None = None, *, user_data_dir: str | None = None) -> AttachPlan:
         """Choose the Chrome and start (or join) the one handshake to it; nothing is attached yet.
 
         Priority: ``cdp_url``, the configured URL, ``user_data_dir``, then discovery (live
@@ -92,7 +60,7 @@ class AttachActions:
         for the person it joins that handshake: Chrome never asks twice for one attach.
         """
         allow = self.settings.allow_remote_cdp
-        cdp, pending = self.cdp, self.pending
+        cdp, pending = self.target, self.pending
         named = cdp_url or self.settings.cdp_url
         if pending is not None and pending.done() and pending.task.cancelled():
             self.pending = pending = None
@@ -157,59 +125,68 @@ class AttachActions:
             candidates=[f.to_dict() for f in found],
         )
 
-    async def finish_attach(self, plan: AttachPlan, *, close_inactive: bool = False) -> dict[str, Any]:
-        """Attach over the websocket ``plan``'s handshake opened (or go on with the attachment there is)."""
-        cdp = self.cdp
-        reused = plan.reused
+    async def adopt(self, plan: AttachPlan) -> bool:
+        """Attach over the websocket ``plan``'s handshake opened; True when an attachment went on instead.
+
+        Raises what the handshake ended with (declined, withdrawn, timed out) as a ToolFailure.
+        """
+        cdp = self.target
         hs = plan.handshake
-        if hs is not None:
-            if not hs.done():
-                raise ToolFailure(ErrorCode.INTERNAL_ERROR, "The handshake to Chrome has not finished yet.")
-            if self.pending is hs:
-                self.pending = None
-            if hs.task.cancelled():
-                raise ToolFailure(
-                    ErrorCode.NOT_ATTACHED,
-                    f"The request to attach to {hs.url} was withdrawn (detach_cdp, or attach_cdp to another Chrome) "
-                    "before Chrome opened it.",
-                    hint="Call attach_cdp again if the user's Chrome is still wanted.",
-                )
-            exc = hs.task.exception()
-            if exc is not None:
-                raise handshake_failure(hs.url, exc)
-            browser = hs.task.result()
-            if hs.adopted and cdp.browser is not browser:
-                raise ToolFailure(
-                    ErrorCode.NOT_ATTACHED,
-                    f"The attachment to {hs.url} this call joined has ended since (detach_cdp).",
-                    hint="Call attach_cdp again if the user's Chrome is still wanted.",
-                )
-            if hs.adopted:
-                reused = True  # another call joined the same handshake and attached already
-            else:
-                found = {**(hs.found.to_dict() if hs.found else {}), "via": plan.via}
-                if cdp.attached:
-                    # The new Chrome answered before we let go of the old attachment.
-                    fresh = CdpTarget(self.listeners, self._new_stable_id)
-                    await fresh.adopt(browser, hs.url, hs.ws_url, allow_remote=self.settings.allow_remote_cdp)
-                    await cdp.detach()
-                    self.cdp = cdp = fresh
-                else:
-                    await cdp.adopt(browser, hs.url, hs.ws_url, allow_remote=self.settings.allow_remote_cdp)
-                cdp.found = found
-                hs.adopted = True
-        self.active_target = "cdp"
-        self.detached = None
-        if close_inactive and self.launch.context is not None:
-            await self.launch.close()
-        result = {
-            "target": "cdp",
-            "cdpUrl": cdp.cdp_url or plan.url,
-            "attachedAt": cdp.attached_at,
-            "capturedSince": cdp.attached_at,
-            "alreadyAttached": reused,
-            "launchClosed": bool(close_inactive),
-            "found": cdp.found,
-            "pages": await self.list_pages(),
-        }
-        return result
+        if hs is None:
+            return plan.reused
+        if not hs.done():
+            raise ToolFailure(ErrorCode.INTERNAL_ERROR, "The handshake to Chrome has not finished yet.")
+        if self.pending is hs:
+            self.pending = None
+        if hs.task.cancelled():
+            raise ToolFailure(
+                ErrorCode.NOT_ATTACHED,
+                f"The request to attach to {hs.url} was withdrawn (detach_cdp, or attach_cdp to another Chrome) "
+                "before Chrome opened it.",
+                hint="Call attach_cdp again if the user's Chrome is still wanted.",
+            )
+        exc = hs.task.exception()
+        if exc is not None:
+            raise handshake_failure(hs.url, exc)
+        browser = hs.task.result()
+        if hs.adopted and cdp.browser is not browser:
+            raise ToolFailure(
+                ErrorCode.NOT_ATTACHED,
+                f"The attachment to {hs.url} this call joined has ended since (detach_cdp).",
+                hint="Call attach_cdp again if the user's Chrome is still wanted.",
+            )
+        if hs.adopted:
+            return True  # another call joined the same handshake and attached already
+        found = {**(hs.found.to_dict() if hs.found else {}), "via": plan.via}
+        allow = self.settings.allow_remote_cdp
+        if cdp.attached:
+            # The new Chrome answered before we let go of the old attachment.
+            fresh = CdpTarget(self._listeners, self._new_stable_id)
+            await fresh.adopt(browser, hs.url, hs.ws_url, allow_remote=allow)
+            await cdp.detach()
+            self.target = cdp = fresh
+        else:
+            await cdp.adopt(browser, hs.url, hs.ws_url, allow_remote=allow)
+        cdp.found = found
+        hs.adopted = True
+        return plan.reused
+
+    async def withdraw(self) -> Handshake | None:
+        """Cancel the handshake still waiting, if any (Chrome's dialog may stay up; a click then attaches nothing)."""
+        pending, self.pending = self.pending, None
+        if pending is not None:
+            await pending.cancel()
+        return pending
+
+    def lost_failure(self) -> ToolFailure:
+        """BROWSER_DISCONNECTED for an attachment whose socket ended without our asking."""
+        cdp = self.target
+        lost = cdp.lost or {}
+        return ToolFailure(
+            ErrorCode.BROWSER_DISCONNECTED,
+            f"The connection to the Chrome at {cdp.cdp_url} was lost at {lost.get('at', '?')} "
+            f"({lost.get('reason', 'closed')}); it was probably closed or restarted.",
+            hint="Start Chrome again if needed, then call attach_cdp (or use_launch_browser); with Chrome's "
+            "remote-debugging toggle, attaching again makes Chrome ask the user to click Allow again.",
+            cdpUrl=cdp.cdp_url,
+        )

@@ -17,6 +17,7 @@ import asyncio
 import logging
 import re
 import urllib.parse
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import cdp_core
@@ -30,7 +31,10 @@ from targets.pages import emulation
 from .chrome_hints import chrome_command_hint
 
 if TYPE_CHECKING:
-    pass
+    from targets.pages.page import PageHandle
+
+    from .finding import FoundChrome
+    from .profile_dirs import ProfileDir
 
 __all__ = ["CdpTarget", "check_cdp_url", "chrome_command_hint", "is_loopback_address"]
 
@@ -86,7 +90,7 @@ class CdpTarget(BrowserTarget):
 
     name: Literal["cdp"] = "cdp"
 
-    def __init__(self, listeners: Listeners, new_stable_id: Any) -> None:
+    def __init__(self, listeners: Listeners, new_stable_id: Callable[[], str]) -> None:
         super().__init__()
         self.listeners = listeners
         self._new_stable_id = new_stable_id
@@ -148,7 +152,7 @@ class CdpTarget(BrowserTarget):
         if len(pages) <= 1 or self.browser is None:
             return
 
-        async def score(page: Any) -> int:
+        async def score(page: PageHandle) -> int:
             try:
                 reply = await page.session.send(
                     "Runtime.evaluate",
@@ -156,7 +160,7 @@ class CdpTarget(BrowserTarget):
                     timeout=1.0,
                 )
                 focused, visibility = reply["result"]["value"]
-                return 2 * bool(focused) + (visibility == "visible")
+                return 2 * bool(focused) + int(visibility == "visible")
             except Exception:  # a hung or closing tab simply scores nothing
                 return 0
 
@@ -189,7 +193,9 @@ class CdpTarget(BrowserTarget):
         self.found = None
 
 
-async def resolve_ws_url(url: str, *, allow_remote: bool, dirs: Any = None) -> tuple[str, Any]:
+async def resolve_ws_url(
+    url: str, *, allow_remote: bool, dirs: Sequence[ProfileDir] | None = None
+) -> tuple[str, FoundChrome | None]:
     """The browser websocket URL of ``url``, checked like ``url`` itself before anything connects to it.
 
     An ``http://`` address answers ``/json/version`` in the flag flow. With Chrome's toggle it
@@ -224,7 +230,7 @@ async def resolve_ws_url(url: str, *, allow_remote: bool, dirs: Any = None) -> t
     return ws_url, found
 
 
-async def _found_by_port_file(url: str, dirs: Any) -> Any:
+async def _found_by_port_file(url: str, dirs: Sequence[ProfileDir] | None) -> FoundChrome | None:
     """The live ``DevToolsActivePort`` candidate naming the port of a loopback ``url`` (http or ws)."""
     from .finding import found_by_port
     from .profile_dirs import standard_profile_dirs

@@ -27,7 +27,8 @@ class ProfileDir:
 
 
 #: (browser, path parts under the system's base dir), most common first.
-_LINUX = (
+DirTable = tuple[tuple[str, tuple[str, ...]], ...]
+_LINUX: DirTable = (
     ("Chrome", ("google-chrome",)),
     ("Chrome Beta", ("google-chrome-beta",)),
     ("Chrome Dev", ("google-chrome-unstable",)),
@@ -38,7 +39,7 @@ _LINUX = (
     ("Edge Dev", ("microsoft-edge-dev",)),
     ("Brave", ("BraveSoftware", "Brave-Browser")),
 )
-_MAC = (
+_MAC: DirTable = (
     ("Chrome", ("Google", "Chrome")),
     ("Chrome Beta", ("Google", "Chrome Beta")),
     ("Chrome Dev", ("Google", "Chrome Dev")),
@@ -49,7 +50,7 @@ _MAC = (
     ("Edge Dev", ("Microsoft Edge Dev",)),
     ("Brave", ("BraveSoftware", "Brave-Browser")),
 )
-_WINDOWS = (
+_WINDOWS: DirTable = (
     ("Chrome", ("Google", "Chrome", "User Data")),
     ("Chrome Beta", ("Google", "Chrome Beta", "User Data")),
     ("Chrome Dev", ("Google", "Chrome Dev", "User Data")),

@@ -37,10 +37,10 @@ from headful import VirtualDisplay  # noqa: E402
 from httpserver import Reply, TestServer  # noqa: E402
 from lean_util import records  # noqa: E402
 
+from cdp_core import ChromiumProcess  # noqa: E402
 from mcp_server.input import actions as inp  # noqa: E402
 from mcp_server.input.delivery import PRESS, RELEASE, watching  # noqa: E402
 from mcp_server.input.element import element_from_selector  # noqa: E402
-from targets.internal.process import ChromiumProcess  # noqa: E402
 
 
 def ms(values: list[float]) -> str:

@@ -34,9 +34,9 @@ from httpserver import Reply, TestServer  # noqa: E402
 from playwright.async_api import async_playwright  # noqa: E402
 
 import cdp_core  # noqa: E402
+from cdp_core import ChromiumProcess  # noqa: E402
 from cdp_core.recorders.console import ConsoleRecorder  # noqa: E402
 from cdp_core.recorders.network import NetworkRecorder  # noqa: E402
-from targets.internal.process import ChromiumProcess  # noqa: E402
 
 EAGER_BUDGET = 64 * 1024 * 1024  # the default; --no-eager sets 0 to see what eager bodies cost
 PAGE = "<!doctype html><title>bench</title><p>bench</p>"

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import websockets  # noqa: E402
 
 import cdp_core  # noqa: E402
-from targets.internal.process import ChromiumProcess  # noqa: E402
+from cdp_core import ChromiumProcess  # noqa: E402
 
 EVAL = {"expression": "1+1", "returnByValue": True}
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from httpserver import TestServer  # noqa: E402
 from test_background_tab import agent_in_hidden_tab  # noqa: E402
 
-from targets.internal.process import ChromiumProcess  # noqa: E402
+from cdp_core import ChromiumProcess  # noqa: E402
 
 ORDER = "{cliente: 'Bianchi', limite: 1000, righe: [{prezzo: 2, quantita: 3}, {prezzo: 5, quantita: 1}]}"
 TIMED = f"(() => {{ const t = performance.now(); ordini.inviaOrdine({ORDER}); return performance.now() - t; }})()"

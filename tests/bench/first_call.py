@@ -37,7 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from targets.internal.process import ChromiumProcess  # noqa: E402
+from cdp_core import ChromiumProcess  # noqa: E402
 
 STEPS = ("initialize", "tools/list", "first call")
 INIT_PARAMS = {

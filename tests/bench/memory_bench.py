@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import cdp_core  # noqa: E402
+from cdp_core import ChromiumProcess  # noqa: E402
 from cdp_core.recorders.heap import take_heap_snapshot  # noqa: E402
-from targets.internal.process import ChromiumProcess  # noqa: E402
 
 LEAK = """(() => {
   class Row { constructor(i) { this.id = i; this.label = "row " + i; this.cells = [i, i + 1]; } }

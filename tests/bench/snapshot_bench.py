@@ -30,9 +30,9 @@ from httpserver import Reply, TestServer  # noqa: E402
 from snapshot_helpers import big_page, load  # noqa: E402
 
 import cdp_core  # noqa: E402
+from cdp_core import ChromiumProcess  # noqa: E402
 from cdp_core.recorders.accessibility import SnapshotOptions, take_snapshot  # noqa: E402
 from cdp_core.recorders.uids import UidRegistry  # noqa: E402
-from targets.internal.process import ChromiumProcess  # noqa: E402
 
 
 async def timed(fn, rounds: int) -> tuple[float, object]:

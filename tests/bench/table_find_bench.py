@@ -25,9 +25,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 from httpserver import Reply, TestServer  # noqa: E402
 from snapshot_helpers import load, open_tab  # noqa: E402
 
+from cdp_core import ChromiumProcess  # noqa: E402
 from cdp_core.recorders.accessibility import SnapshotOptions, take_snapshot  # noqa: E402
 from cdp_core.recorders.uids import UidRegistry  # noqa: E402
-from targets.internal.process import ChromiumProcess  # noqa: E402
 
 
 def orders_page(rows: int) -> str:

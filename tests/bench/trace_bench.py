@@ -31,9 +31,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import cdp_core  # noqa: E402
+from cdp_core import ChromiumProcess  # noqa: E402
 from cdp_core.recorders.tracing import Tracer  # noqa: E402
 from cdp_core.recorders.tracing.summary import summarize, summarize_events  # noqa: E402
-from targets.internal.process import ChromiumProcess  # noqa: E402
 
 FLOOD = """
 <!doctype html><title>flood</title><div id="box">0</div><script>

@@ -43,9 +43,9 @@ import trace_pages  # noqa: E402
 from httpserver import TestServer  # noqa: E402
 
 import cdp_core  # noqa: E402
+from cdp_core import ChromiumProcess  # noqa: E402
 from cdp_core.recorders.tracing import Tracer  # noqa: E402
 from cdp_core.recorders.tracing.summary import summarize  # noqa: E402
-from targets.internal.process import ChromiumProcess  # noqa: E402
 
 FIRST = "dashboard.example.com"
 VENDOR = "cdn.vendor-metrics.example.net"
