@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from pathlib import Path
 from typing import Any
+
+from paths import ROOT
 
 __all__ = [
     "FACTOR",
@@ -43,8 +44,6 @@ from mcp_server.answers.budget import (  # the one rule, shared with the server
     json_limit,
 )
 from mcp_server.fixtures.answer_rows import record  # the one reader of rows, shared with mcp_server.testing.rows
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def bpe_tokens(texts: list[str]) -> list[int] | None:

@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("cdp_core", "targets", "mcp_server")
 
 #: Which rooms of mcp_server each room may import (its own always). Each feature folder is a room of its

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from background_tabs import activate, visibility
 from faults_util import UserTabs, serving
-from test_background_tab import activate, visibility
 
 
 async def test_attach_selects_the_named_background_tab_without_touching_it(users_chrome, http_server, tmp_path: Path):

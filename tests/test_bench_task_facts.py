@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
+
+import paths
 
 # The repository's bench/, not tests/bench/ (tests/ comes first on sys.path under pytest).
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(paths.ROOT))
 
 from bench.task_pages import DIAG_THROW_LINE, GESTIONALE_JS, ORDINE_THROW_LINE, ORDINI_JS  # noqa: E402
 from bench.task_sequences import SEQUENCES, TASKS, facts_reached  # noqa: E402

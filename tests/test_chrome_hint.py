@@ -1,13 +1,13 @@
 """The CDP_UNREACHABLE hint gives the same Chrome command line as the README, per platform."""
 
 import re
-from pathlib import Path
 
 import pytest
+from paths import ROOT
 
 from targets.users_chrome.cdp import chrome_command_hint
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+README = (ROOT / "README.md").read_text()
 
 
 @pytest.mark.parametrize("platform", ["linux", "darwin", "win32"])

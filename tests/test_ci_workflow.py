@@ -12,7 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from paths import ROOT
+
 WORKFLOW = ROOT / ".github" / "workflows" / "ci.yml"
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from background_tabs import activate, visibility
 from faults_util import UserTabs, serving
 from httpserver import Reply
-from test_background_tab import activate, visibility
 
 PAGE = """<!doctype html><title>New order</title>
 <form><label>Customer <input id="customer" value="ACME"></label>

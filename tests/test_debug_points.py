@@ -17,8 +17,8 @@ from typing import Any
 
 import anyio
 import pytest
+from background_tabs import agent_in_hidden_tab
 from lean_util import assert_lean, records
-from test_background_tab import agent_in_hidden_tab
 
 import cdp_core
 from cdp_core import ChromiumProcess

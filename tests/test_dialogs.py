@@ -14,9 +14,9 @@ from typing import Any
 
 import anyio
 import httpx
+from background_tabs import activate
 from faults_util import UserTabs, serving
 from lean_util import records
-from test_background_tab import activate
 
 import cdp_core
 from targets.errors import ErrorCode

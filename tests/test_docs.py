@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
+from paths import ROOT
 from pydantic import Field
 
 from mcp_server.server import registry
 from mcp_server.server.registry import ActionArgs, ActionResult, ActionSpec
 
-ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "gen_tool_reference.py"
 TOOLS_MD = ROOT / "docs" / "tools.md"
 

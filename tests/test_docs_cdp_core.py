@@ -13,11 +13,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import paths
 import pytest
 
 from cdp_core import ChromiumProcess
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "cdp_core.md"
+DOC = paths.ROOT / "docs" / "cdp_core.md"
 EXAMPLES = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
 
 

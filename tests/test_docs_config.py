@@ -5,15 +5,15 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-from pathlib import Path
 from typing import Any
 
+import paths
 import pytest
 
 from mcp_server.cli import main as cli
 from mcp_server.server.settings import ENV_NAMES, Settings
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
+DOC = paths.ROOT / "docs" / "configuration.md"
 
 
 def _rows() -> list[str]:

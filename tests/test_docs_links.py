@@ -12,8 +12,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 MARKDOWN = [ROOT / "README.md", *DOCS, *sorted((ROOT / "skills").rglob("*.md"))]
 

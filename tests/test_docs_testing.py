@@ -12,12 +12,11 @@ import re
 import subprocess
 import sys
 from importlib.metadata import entry_points
-from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "testing.md"
 EXAMPLES = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
 FIXTURES = ("chromium", "cdp_browser", "cdp_page", "mcp_client")

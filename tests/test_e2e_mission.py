@@ -30,13 +30,13 @@ from httpserver import Reply, Request, TestServer
 from lean_util import records
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from paths import ROOT
 
 from cdp_core import connect
 from targets.internal.process import ChromiumProcess
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
 SERVER_BIN = ROOT / ".venv" / "bin" / "mcp-browser"
 
 TOKEN = "Bearer e2e-planted-token-5f1c0a9d"

@@ -17,10 +17,10 @@ import re
 import threading
 
 import anyio
+from background_tabs import activate, front_tab, visibility
 from faults_util import UserTabs, serving
 from httpserver import Reply
 from lean_util import assert_lean
-from test_background_tab import activate, front_tab, visibility
 
 RELOADING = (
     "<title>Reloading</title><p>reloading page</p>"

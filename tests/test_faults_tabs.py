@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 
+from background_tabs import agent_in_hidden_tab, interact
 from faults_util import UserTabs, calls_running, serving, wait_until
 from httpserver import Reply
 from lean_util import assert_lean, records
-from test_background_tab import agent_in_hidden_tab, interact
 
 from targets.errors import ErrorCode
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from background_tabs import agent_in_hidden_tab, interact, interact_err, uid_of
 from httpserver import Reply
 from lean_util import records
-from test_background_tab import agent_in_hidden_tab, interact, interact_err, uid_of
 
 ORDER = """<!doctype html><title>Order entry</title>
 <form method=post action="/fill/save">

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from background_tabs import CALL, activate, front_tab, interact_err, open_in_front, uid_of, visibility
 from faults_util import UserTabs, serving
 from httpserver import Reply, Request
 from lean_util import assert_lean, records
-from test_background_tab import CALL, activate, front_tab, interact_err, open_in_front, uid_of, visibility
 
 from targets.errors import ErrorCode
 

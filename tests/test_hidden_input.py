@@ -14,10 +14,10 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
+from background_tabs import CALL, activate, interact, uid_of, visibility
 from faults_util import UserTabs, serving
 from httpserver import Reply, Request
 from lean_util import assert_lean, records
-from test_background_tab import CALL, activate, interact, uid_of, visibility
 
 from targets.errors import ErrorCode
 

@@ -14,10 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
 from mcp_server.cli import hook
-
-ROOT = Path(__file__).resolve().parent.parent
 
 TRIGGERS = [
     # Italian

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from background_tabs import activate
 from faults_util import UserTabs, serving
-from test_background_tab import activate
 
 from mcp_server.input import actions as inp
 from mcp_server.input.element import element_from_selector

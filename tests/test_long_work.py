@@ -21,6 +21,7 @@ from lean_util import assert_lean, records
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_http import ENTRY, server_env
+from paths import ROOT
 
 from mcp_server.evidence import capture
 from mcp_server.safety import safe_regex
@@ -28,8 +29,6 @@ from mcp_server.server.app import BrowserMCP
 from mcp_server.server.settings import Settings
 from targets import BrowserManager
 from targets.errors import ErrorCode
-
-ROOT = Path(__file__).resolve().parent.parent
 
 #: a predicate that is a page script the InsideProbe counts (enter, hold the page, leave)
 PROBED_PREDICATE = (

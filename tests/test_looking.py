@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import paths
 from faults_util import Agent, UserTabs, serving
 from lean_util import assert_carries, assert_lean, records
 
 import cdp_core
 from targets.errors import ErrorCode
 
-PAGES = Path(__file__).parent / "pages" / "looking"
+PAGES = paths.PAGES / "looking"
 
 
 def line_of(path: Path, after: str, needle: str) -> int:

@@ -7,13 +7,14 @@ inline <style> sheets and source maps, on hand-made replies shaped like Chrome's
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
+
+import paths
 
 from cdp_core.recorders.css_rules import CSSReader
 from cdp_core.sourcemap import parse_source_map
 
-LOOKING = Path(__file__).parent / "pages" / "looking"
+LOOKING = paths.PAGES / "looking"
 
 
 def rule(selector: str, props: list[dict[str, Any]], *, origin: str = "regular", sheet: str = "s1") -> dict:

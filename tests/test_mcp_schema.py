@@ -12,6 +12,7 @@ from pathlib import Path
 
 import jsonschema
 from mcp.client import Client
+from paths import ROOT
 
 from mcp_server.server import registry
 from mcp_server.server.app import BrowserMCP
@@ -25,7 +26,6 @@ TOKEN_BUDGET = 3250  # 3000 until the seven debug actions (issue 32: ~200 tokens
 MODEL_VISIBLE = ("name", "title", "description", "inputSchema")
 #: o200k tokens per character of this JSON are ~1/3.8; without the tokenizer, count 1 per 3.5 (an overestimate).
 CHARS_PER_TOKEN = 3.5
-ROOT = Path(__file__).resolve().parent.parent
 PEERS = ROOT / "bench" / "peers"
 
 

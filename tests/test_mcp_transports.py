@@ -19,10 +19,9 @@ import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_http import AUTH, ENTRY, http_client, running_http_server, server_env
+from paths import ROOT
 
 from targets.errors import ErrorCode
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 async def test_stdio_lists_tools_and_answers(tmp_path: Path, http_server):

@@ -31,8 +31,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 README = ROOT / "README.md"
 PLACEHOLDER_URL = "https://github.com/OWNER/mcp-browser-debug"

@@ -12,9 +12,9 @@ import json
 import urllib.parse
 from pathlib import Path
 
+from background_tabs import CALL, agent_in_hidden_tab, interact, uid_of
 from httpserver import Reply, Request
 from lean_util import assert_lean, records
-from test_background_tab import CALL, agent_in_hidden_tab, interact, uid_of
 
 from cdp_core.recorders.network.payload_preview import LONG_VALUE, payload_preview
 

@@ -19,10 +19,10 @@ from typing import Any
 
 import httpx
 from mcp_http import AUTH, StdoutLines, running_http_server, server_env
+from paths import ROOT
 
 from mcp_server.cli.stdio_guard import request_id
 
-ROOT = Path(__file__).resolve().parent.parent
 INIT = {
     "jsonrpc": "2.0",
     "id": 1,

@@ -26,11 +26,10 @@ from httpserver import Reply
 from mcp.client import Client
 from mcp_http import AUTH, running_http_server
 from netwatch import NetWatch
+from paths import ROOT
 
 from mcp_server.cli.main import build_app
 from mcp_server.server.settings import Settings
-
-ROOT = Path(__file__).resolve().parent.parent
 
 REMOTE_URLS = [
     "http://10.255.255.1:9222",

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 from mcp_http import TEST_SECRET, StdoutLines, free_port, http_client, server_env
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 STORE_TOKEN = "data:text/html,<title>t</title><script>try{localStorage.setItem('jwt','eyJ.x.y')}catch(e){}</script>"
 
 

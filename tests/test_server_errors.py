@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from background_tabs import CALL, agent_in_hidden_tab
 from httpserver import Reply
 from lean_util import assert_lean, records
-from test_background_tab import CALL, agent_in_hidden_tab
 
 from mcp_server.evidence.body_preview import html_text
 from mcp_server.evidence.server_errors import server_error_in

@@ -12,13 +12,13 @@ import re
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 from pydantic import TypeAdapter, ValidationError
 
 from mcp_server.cli import hook
 from mcp_server.features import load_actions
 from mcp_server.server import registry
 
-ROOT = Path(__file__).resolve().parent.parent
 SKILL_DIR = ROOT / "skills" / "mcp-browser-automation"
 SKILL = SKILL_DIR / "SKILL.md"
 PATTERNS = SKILL_DIR / "references" / "test-patterns.md"

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SKILL = ROOT / "skills" / "mcp-browser-automation"
 ENTRY = [sys.executable, "-m", "mcp_server.cli.entry", "skill"]
 

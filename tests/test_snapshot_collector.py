@@ -14,8 +14,8 @@ import asyncio
 import json
 import re
 import sys
-from pathlib import Path
 
+import paths
 import pytest
 from httpserver import Reply
 from snapshot_helpers import big_page, load, open_tab
@@ -25,7 +25,7 @@ from cdp_core.recorders.accessibility import collector as snapshot_collector
 from cdp_core.recorders.accessibility.collector import element_backend, isolated_world
 from cdp_core.recorders.uids import StaleUid, UidRegistry
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(paths.ROOT))
 
 from bench.pages import FORM_HTML, big_html  # noqa: E402
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from background_tabs import CALL, agent_in_hidden_tab, interact
 from httpserver import Reply
 from lean_util import assert_lean, records
-from test_background_tab import CALL, agent_in_hidden_tab, interact
 
 from cdp_core.recorders.accessibility.find import find_lines
 from cdp_core.recorders.accessibility.format import SnapshotLine

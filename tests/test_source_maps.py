@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import paths
 import pytest
 from httpserver import Reply
 from lean_util import answer_text, records
@@ -25,7 +26,7 @@ from cdp_core.sourcemap import decode_vlq_segment, function_declaration, parse_s
 from mcp_server.cli.main import build_app
 from mcp_server.server.settings import Settings
 
-PAGES = Path(__file__).parent / "pages" / "sourcemap"
+PAGES = paths.PAGES / "sourcemap"
 
 
 def _page(script: str) -> str:

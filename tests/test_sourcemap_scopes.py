@@ -8,7 +8,7 @@ one mapping at a frame's line.
 
 from __future__ import annotations
 
-from pathlib import Path
+import paths
 
 from cdp_core.recorders.debugger.capture import logpoint_condition
 from cdp_core.sourcemap import parse_source_map
@@ -20,7 +20,7 @@ from cdp_core.sourcemap.scopes import (
     translate_identifiers,
 )
 
-PAGES = Path(__file__).parent / "pages" / "debug"
+PAGES = paths.PAGES / "debug"
 TEXT = (PAGES / "app.min.js").read_text()
 SMAP = parse_source_map((PAGES / "app.min.js.map").read_text(), "http://127.0.0.1/debug/app.min.js.map")
 

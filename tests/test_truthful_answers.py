@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from background_tabs import activate, visibility
 from faults_util import UserTabs, serving
 from httpserver import Reply, Request
 from lean_util import records
-from test_background_tab import activate, visibility
 
 ERRORS_ON_500 = 6
 TOKEN = "Tk9pZ3Vlc3NpbmdUaGlzVG9rZW4xMjM0NTY3"

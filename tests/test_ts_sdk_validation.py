@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from paths import ROOT
 
 from mcp_server.server import registry
 from mcp_server.server.app import BrowserMCP
@@ -29,7 +30,6 @@ from mcp_server.server.registry import CONDENSED_TOOLS
 from mcp_server.server.schema import args_schema
 from mcp_server.server.settings import Settings
 
-ROOT = Path(__file__).resolve().parent.parent
 PEERS = ROOT / "bench" / "peers"
 SDK = PEERS / "node_modules" / "@modelcontextprotocol" / "sdk"
 #: these change the browser target (attach to a Chrome we do not have, close what we use)

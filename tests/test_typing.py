@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DOCS = {name: ROOT / "docs" / f"{name}.md" for name in ("cdp_core", "testing")}
 
 #: A user's script typed against cdp_core, with three mistakes a type checker must catch.

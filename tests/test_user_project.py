@@ -30,9 +30,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 from test_packaging import _env, _run, _tool
 
-ROOT = Path(__file__).resolve().parents[1]
 TESTING = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
 SECTION = TESTING.split("## One file for every runner", 1)[1].split("\n## ", 1)[0]
 ORDERS = re.findall(r"```python\n(.*?)```", SECTION, re.S)[0]

@@ -24,8 +24,7 @@ from pathlib import Path
 
 import pytest
 from mcp_http import StdoutLines, http_client, running_http_server, server_env
-
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
 
 #: The simulation needs Linux (the loop class it patches, TMPDIR for Chromium's profile).
 linux_only = pytest.mark.skipif(sys.platform != "linux", reason="simulates Windows on Linux")
