@@ -41,6 +41,10 @@ def test_three_systems_and_the_files_it_names_exist():
     text = WORKFLOW.read_text()
     assert "os: [ubuntu-latest, windows-latest, macos-latest]" in text
     named = set(re.findall(r"\b((?:tests|scripts)/[\w/]+\.py)\b", text))
-    assert {"scripts/smoke_installed.py", "scripts/mypy_platforms.py", "tests/test_platform_paths.py"} <= named
+    assert {
+        "scripts/smoke_installed.py",
+        "scripts/mypy_platforms.py",
+        "tests/cdp_core/test_browser_paths_per_platform.py",
+    } <= named
     missing = sorted(name for name in named if not (ROOT / name).is_file())
     assert not missing, f"the workflow names files that do not exist: {missing}"

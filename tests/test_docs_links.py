@@ -17,7 +17,8 @@ from paths import ROOT
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 MARKDOWN = [ROOT / "README.md", *DOCS, *sorted((ROOT / "skills").rglob("*.md"))]
 
-_TEST_REF = re.compile(r"(?:tests/)?(test_\w+\.py)::(test_\w+)")
+# A test is cited by its path under tests/ (``tests/security/test_x.py::test_y``).
+_TEST_REF = re.compile(r"(?:tests/)?((?:\w+/)*test_\w+\.py)::(test_\w+)")
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
 

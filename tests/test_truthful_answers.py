@@ -4,7 +4,7 @@ Each test here would have caught one of the untruths seen on a real Django admin
 that said "6 error(s)" and listed 5, a POST 500 of the previous page shown as the current
 page's, a screenshot failure only in ``notes``, a snapshot diff against a snapshot of another
 kind, one HAR page for three navigations with ``onLoad = -1``, token inputs in snapshot values.
-(Trace duration: tests/test_trace_insights.py; save_path and re-attach: test_trace_mcp.py and
+(Trace duration: tests/cdp_core/recorders/tracing/test_trace_insights.py; save_path and re-attach: test_trace_mcp.py and
 test_mcp_actions.py.)
 """
 
