@@ -428,7 +428,7 @@ async def test_detach_leaves_the_users_chrome_and_tabs_alive(manager, http_serve
     caps = manager.capabilities()
     assert caps["activeTarget"] is None and caps["cdp"]["attached"] is False
     assert (await _failure(manager.detach_cdp())).code == "NOT_ATTACHED"
-    # Reads after an explicit detach say so instead of starting the internal browser (issue 28).
+    # Reads after an explicit detach say so instead of starting the internal browser.
     assert (await _failure(manager.current_page(launch_if_needed=False))).code == "NOT_ATTACHED"
     assert (await _failure(manager.current_page())).code == "NOT_ATTACHED"
     assert manager.launch.context is None
