@@ -344,7 +344,7 @@ def _size_reasons(condensed: list[dict[str, Any]], legacy: list[dict[str, Any]])
                 f"`{t['name']}` inputSchema",
                 _chars(t["inputSchema"]),
                 "what the model reads to call each action: every "
-                "field once, in the o200k budget of tests/test_mcp_schema.py",
+                "field once, in the o200k budget of tests/mcp_server/server/test_tools_list_schema.py",
             )
             for t in condensed
         ]

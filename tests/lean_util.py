@@ -12,7 +12,7 @@ The bound (mcp_server/answers/budget.py, one constant set for every test): the c
 of structuredContent (``json.dumps(sc, separators=(",", ":"), ensure_ascii=False)``) is at most
 ``FACTOR`` x the text + ``SLACK`` characters; the same rule in o200k tokens is ``FACTOR`` x +
 ``SLACK_TOKENS`` (:func:`bpe_tokens` counts them when bench/peers has the tokenizer;
-tests/test_lean_per_action.py holds every action to both).
+tests/mcp_server/answers/test_answer_size_per_action.py holds every action to both).
 """
 
 from __future__ import annotations

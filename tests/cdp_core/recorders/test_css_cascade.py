@@ -1,8 +1,9 @@
 """Which declaration wins and where it is written (pure logic of cdp_core/recorders/css_rules.py).
 
-The browser tests (test_looking.py) show the answers on real pages; these pin the cascade
-order the reader applies to CSS.getMatchedStylesForNode's answer, and the line arithmetic for
-inline <style> sheets and source maps, on hand-made replies shaped like Chrome's.
+The browser tests (tests/mcp_server/inspect/test_pick_highlight_and_css_styles.py) show the
+answers on real pages; these pin the cascade order the reader applies to
+CSS.getMatchedStylesForNode's answer, and the line arithmetic for inline <style> sheets and
+source maps, on hand-made replies shaped like Chrome's.
 """
 
 from __future__ import annotations

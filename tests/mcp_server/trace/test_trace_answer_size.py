@@ -1,6 +1,6 @@
-"""Trace answers: the text carries what the JSON carries, within the one answer-size rule (issue 31, item 7).
+"""Trace answers: the text carries what the JSON carries, within the one answer-size rule.
 
-The review: the JSON of ``performance_stop_trace`` and ``performance_summary`` was 4.3-4.7x their
+The case: the JSON of ``performance_stop_trace`` and ``performance_summary`` was 4.3-4.7x their
 text; the text named one hot function and one slow request where the JSON named five, so a
 text-only client lost four. Here the slow report page is traced and each request URL, task and hot
 function of the JSON is looked for in the text, and both answers are held to the shared bound.

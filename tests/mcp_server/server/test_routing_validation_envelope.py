@@ -2,7 +2,7 @@
 
 These run through the SDK's real in-memory client against a server built from a small action
 table of this module's own (pure routing logic needs no browser); the browser-backed actions
-are tested in test_mcp_actions.py.
+are tested in tests/mcp_server/server/test_actions_match_output_schemas.py.
 """
 
 from __future__ import annotations

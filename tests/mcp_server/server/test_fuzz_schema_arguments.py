@@ -1,7 +1,7 @@
 """Well-typed but hostile arguments to every read/export action: the handlers really run, and still never crash.
 
-``tests/test_mcp_fuzz.py`` throws random JSON at every tool, which mostly exercises argument
-validation. This test generates arguments *from each action's own input schema* (right types,
+``tests/mcp_server/server/test_fuzz_random_arguments.py`` throws random JSON at every tool, which
+mostly exercises argument validation. This test generates arguments *from each action's own input schema* (right types,
 within the declared bounds) filled with hostile values: path escapes, NUL bytes, huge and
 negative ids, odd Unicode, broken regexes and selectors, remote URLs. So every example passes
 validation and reaches the handler, the browser and the artifacts code. Invariants per call:
@@ -58,7 +58,8 @@ SAFE = [
     "performance_summary",
 ]
 #: Fields that run the agent's own script in the page: a script may change the page (``alert(1)`` opens a
-#: dialog, as ``evaluate_js`` would), so they are evaluate's domain (test_faults_dialog.py), not a read's.
+#: dialog, as ``evaluate_js`` would), so they are evaluate's domain
+#: (tests/mcp_server/dialogs/test_dialog_left_open.py), not a read's.
 SCRIPTS = {("wait_for", "predicate")}
 #: Fields whose value is a wait: kept short so the run stays bounded (their upper bound is tested elsewhere).
 SHORT = {"timeout_ms": 300, "idle_ms": 200}

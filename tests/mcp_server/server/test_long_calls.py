@@ -1,4 +1,4 @@
-"""Long work (issue 17): reads never wait behind a long call, page scripts never interleave,
+"""Long work: reads never wait behind a long call, page scripts never interleave,
 progress while a call runs, waits bounded with a continuation, cancellation frees the browser.
 
 Against a real headless Chromium and pages served on 127.0.0.1, through real MCP client
@@ -368,7 +368,7 @@ async def test_a_runaway_url_regex_is_stopped_and_never_blocks_another_clients_t
 
 
 async def test_safe_regex_refuses_an_invalid_pattern_instead_of_matching_it_as_text():
-    # taken literally, a typo never matched and the wait ended in a silent timeout (issue 31)
+    # taken literally, a typo never matched and the wait ended in a silent timeout
     with pytest.raises(safe_regex.ToolFailure) as refused:
         safe_regex.compile_pattern("a.html?x=(1", field="url_matches")
     assert refused.value.code == ErrorCode.INVALID_ARGUMENT

@@ -1,7 +1,7 @@
-"""Honest answers (issue 31, item 7): refusals that name what is accepted, hints that match the input,
-capped lists that say what they left out, errors within the shared answer-size rule.
+"""Honest answers: refusals that name what is accepted, hints that match the input, capped lists
+that say what they left out, errors within the shared answer-size rule.
 
-A new user's slips from the review, on a page served on 127.0.0.1: ``console_list types=["errors"]``
+A new user's slips, on a page served on 127.0.0.1: ``console_list types=["errors"]``
 silently matched nothing; ``debug_bundle max_items=3`` showed 3 of 5 HTTP errors without saying so;
 ``attach_cdp "not a url"`` answered NOT_ALLOWED "non-loopback"; ``console_get id=0`` said "evicted
 (0 evicted)"; the BODY_UNAVAILABLE hint for a GET's request body talked about response bodies; an

@@ -1,7 +1,7 @@
-"""A crash of the internal browser loses nothing captured, and the answer says it relaunched (issue 16, finding 8).
+"""A crash of the internal browser loses nothing captured, and the answer says it relaunched.
 
-The review: after the internal browser crashed, the next call relaunched it and every earlier
-entry answered ENTRY_NOT_FOUND, with no ``relaunched`` flag. Here the browser's process group is
+The case: after the internal browser crashed, the next call relaunched it and every earlier
+entry once answered ENTRY_NOT_FOUND, with no ``relaunched`` flag. Here the browser's process group is
 killed after a page logged and fetched; a read answers from the dead page; the next call that
 needs a page restarts the browser and answers ``relaunched: true``; after that the old entry
 still answers, console and network listings still hold what came before, and capture goes on in

@@ -1,6 +1,6 @@
-"""A page that navigates every 50 ms never holds a call for its whole timeout (issue 16, finding 9).
+"""A page that navigates every 50 ms never holds a call for its whole timeout.
 
-The review: ``screenshot`` on a page that reloads itself every 50 ms hung 60 s holding the lock.
+The case: ``screenshot`` on a page that reloads itself every 50 ms once hung 60 s holding the lock.
 A navigation replaces the document a capture (or a DOM read) works on; the server now notices
 the navigation and tries the new document, and answers BUSY once the page has moved under a few
 attempts in a row. Every call here is bounded far below the old 60 s (``anyio.fail_after``) and

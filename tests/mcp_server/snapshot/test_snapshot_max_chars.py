@@ -1,6 +1,6 @@
-"""``snapshot max_chars`` bounds the whole answer, page-set URL and title included (issue 31, item 6).
+"""``snapshot max_chars`` bounds the whole answer, page-set URL and title included.
 
-The review: ``snapshot max_chars=100`` answered 262,011 bytes, because the page had set a 260 KB
+The case: ``snapshot max_chars=100`` once answered 262,011 bytes, because the page had set a 260 KB
 URL with ``history.replaceState`` (and the header line carrying it was not cut). Here a page on
 127.0.0.1 sets a huge URL and title; the answer stays within a few hundred characters of max_chars
 in both renderings, and says the URL was cut.

@@ -1,4 +1,4 @@
-"""The input module's building blocks (issue 18 builds drag, upload, type and form actions on them).
+"""The input module's building blocks, which the drag, upload, type and form actions build on.
 
 Driven directly on a page of the user's Chrome that is in the background (another tab
 activated), attached through the real server wiring: drag (HTML5 and pointer-based), file

@@ -1,7 +1,8 @@
 """The call locks (mcp_server/server/locking.py) as pure logic: who waits for whom, and nothing left behind.
 
 The browser-level proofs (reads during a long wait, page scripts never interleaving over
-stdio and HTTP, cancellation) are in test_long_work.py and test_faults_concurrency.py.
+stdio and HTTP, cancellation) are in tests/mcp_server/server/test_long_calls.py and
+tests/mcp_server/server/test_concurrent_calls.py.
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ def test_an_action_must_declare_a_known_lock():
 
 
 async def test_a_call_stuck_holding_the_state_lock_is_stopped_at_the_call_bound(tmp_path, http_server):
-    """Issue 31: a discovery endpoint that never answers held the state lock 80 s (the bound was 50 s)."""
+    """A discovery endpoint that never answers once held the state lock 80 s (the bound was 50 s)."""
     import threading
 
     import anyio
@@ -174,7 +175,7 @@ async def test_a_call_stuck_holding_the_state_lock_is_stopped_at_the_call_bound(
 
 
 async def test_a_hung_renderer_is_reported_at_the_call_bound(tmp_path, http_server):
-    """Issue 31: a page whose script never yields held every page call past the bound."""
+    """A page whose script never yields once held every page call past the bound."""
     import anyio
     from httpserver import Reply
     from mcp.client import Client

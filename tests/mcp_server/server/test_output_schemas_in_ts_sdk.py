@@ -6,9 +6,10 @@ throws from ``callTool`` when a ``structuredContent`` does not match, error answ
 ``jsonschema`` in places (its default dialect, unknown keywords, ``$ref`` handling), so an answer
 the Python client accepts can still break a Node host. Here our server runs over stdio as a host
 would start it, and the client calls every action of both condensed tools (minimal arguments, as
-tests/test_mcp_actions.py's sweep does) and every legacy tool on a page this test serves, plus
-answers that must be errors. Python's side: tests/test_mcp_actions.py (its ``Session`` and the
-SDK's ``call_tool`` validate every answer).
+tests/mcp_server/server/test_actions_match_output_schemas.py's sweep does) and every legacy tool
+on a page this test serves, plus answers that must be errors. Python's side:
+tests/mcp_server/server/test_actions_match_output_schemas.py (its ``Session`` and the SDK's
+``call_tool`` validate every answer).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A click whose handler throws says where it threw, in its own answer (issue 35: "why does Save do nothing").
+"""A click whose handler throws says where it threw, in its own answer ("why does Save do nothing?").
 
 Before, the click's follow-up named ``console pageerror #1`` and its message; the line that threw
 took a console_get more. The place is the uncaught error's top frame; a ``console.error`` line keeps

@@ -1,6 +1,6 @@
 """debug_bundle's sections by general rules: the snapshot on a form error, storage names when storage is involved.
 
-Issue 35: the diagnosis of an AJAX save that answered 500 paid for a snapshot and storage names
+The case: the diagnosis of an AJAX save that answered 500 paid for a snapshot and storage names
 it did not need. By default the bundle carries the failing requests (with their server error
 line or body preview) and the console errors (with stacks) always; the snapshot only when the
 page shows a form error, storage key and cookie names only when an error involves storage or a

@@ -1,6 +1,6 @@
-"""A dialog that opens right after ``handle_dialog`` is seen (issue 31, item 6).
+"""A dialog that opens right after ``handle_dialog`` is seen.
 
-The review: with ``alert(1); alert(2)`` the second dialog was reported while the first was being
+The case: with ``alert(1); alert(2)`` the second dialog was reported while the first was being
 answered, then forgotten; the next ``snapshot`` waited 30 s on the blocked page and timed out.
 Here a page on 127.0.0.1 opens two dialogs back to back; answering the first says the second
 opened, the next call is refused at once with DIALOG_OPEN naming it, and answering it frees the page.

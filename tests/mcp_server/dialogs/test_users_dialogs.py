@@ -76,7 +76,7 @@ async def _blocked_everywhere(agent: Any, message: str | None, *, users: bool = 
     ]
     for action, args in session_calls:
         sc = await agent.err(action, ErrorCode.DIALOG_OPEN, timeout=FAST, **args)
-        # the user's dialog, in the user's Chrome: the answer says it is theirs (issue 28)
+        # the user's dialog, in the user's Chrome: the answer says it is theirs
         if users:
             assert sc["dialog"]["byUser"] is True and "the user's" in sc["hint"], (action, sc)
         else:  # the internal browser's dialogs come from the agent's own pages: handle_dialog answers them

@@ -1,11 +1,12 @@
-"""Every number and label in an answer is true (issue 15 item 4), in the user's Chrome, tab in the background.
+"""Every number and label in an answer is true, in the user's Chrome, tab in the background.
 
 Each test here would have caught one of the untruths seen on a real Django admin: a bundle
 that said "6 error(s)" and listed 5, a POST 500 of the previous page shown as the current
 page's, a screenshot failure only in ``notes``, a snapshot diff against a snapshot of another
 kind, one HAR page for three navigations with ``onLoad = -1``, token inputs in snapshot values.
-(Trace duration: tests/cdp_core/recorders/tracing/test_trace_insights.py; save_path and re-attach: test_trace_mcp.py and
-test_mcp_actions.py.)
+(Trace duration: tests/cdp_core/recorders/tracing/test_trace_insights.py; save_path and re-attach:
+tests/mcp_server/trace/test_trace_actions.py and
+tests/mcp_server/server/test_actions_match_output_schemas.py.)
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ def _route_order(http_server: Any) -> list[dict[str, list[str]]]:
 
 
 async def interact(agent: Any, action: str, **args: Any) -> dict[str, Any]:
-    """``browser_interact`` that must succeed, with an answer as lean as its text (issue 14's 1.3x bound)."""
+    """``browser_interact`` that must succeed, with an answer as lean as its text (the answer-size rule)."""
     result = await agent.call("browser_interact", CALL, action=action, **args)
     assert not result.is_error, result.content[0].text
     return assert_lean(result)
