@@ -234,7 +234,7 @@ async def test_actions_without_a_path_write_only_under_the_root(agent):
 
 
 async def test_no_other_action_reads_the_state_folder(agent):
-    """Issue 31: performance_summary opened state/ files (exported cookies, HttpOnly values included)."""
+    """performance_summary once opened state/ files (exported cookies, HttpOnly values included)."""
     a, root, _ = agent
     await a.ok("export_state", path="mine.json")
     for path in ("state/mine.json", "traces/../state/mine.json", str(root / "state" / "mine.json")):

@@ -1,6 +1,6 @@
-"""Downloads (issue 31, item 6): planted symlinks are neither listed nor written through; a size cap.
+"""Downloads: planted symlinks are neither listed nor written through; a size cap.
 
-The review: the downloads listing followed a planted symlink (it listed and sized a file outside
+The attack: the downloads listing followed a planted symlink (it listed and sized a file outside
 the artifacts), a dangling symlink named like the next download was written through (the file
 landed outside), and a 400 MB download was saved whole. Here a page on 127.0.0.1 downloads files
 into a downloads folder holding such links; a second server has a small DOWNLOAD_MAX_BYTES.

@@ -1,4 +1,4 @@
-"""Redaction, second review (issue 31, item 5): one test per shape the review got a secret through.
+"""Redaction of secrets in the shapes that slip past a name list: one test per shape.
 
 Unit tests of the pure redaction functions (every writer goes through them: listings, HAR files,
 bundles, console entries, the audit log), then one page on 127.0.0.1 that carries the shapes only

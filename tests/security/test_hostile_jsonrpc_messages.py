@@ -1,6 +1,6 @@
-"""Hostile JSON-RPC messages get an error answer on stdio too (issue 16, finding 9).
+"""Hostile JSON-RPC messages get an error answer on stdio too.
 
-The review: arguments nested deeper than about 200 levels, or an integer of 4300+ digits, got
+The attack: arguments nested deeper than about 200 levels, or an integer of 4300+ digits, got
 no answer at all over stdio (the SDK's transport dropped the line and the client waited for its
 timeout), while HTTP answered a parse error. Here the server runs as clients start it, the raw
 lines are written to its stdin, and each one must be answered with an error carrying the

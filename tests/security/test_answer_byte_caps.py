@@ -1,6 +1,6 @@
-"""Every answer stays under the server's byte caps, whatever the page does (issue 16, finding 6).
+"""Every answer stays under the server's byte caps, whatever the page does.
 
-The review: snapshot structured output was uncapped (6 MB over stdio; over streamable HTTP more
+The attack: snapshot structured output was uncapped (6 MB over stdio; over streamable HTTP more
 than 1 MiB broke the client's stream) and a 1.5 MB URL set by the page inflated ``list_pages``
 and ``debug_bundle``. Here a page with thousands of controls, a megabyte URL, a megabyte console
 message and a megabyte title is read with every big reader, over the HTTP transport as a

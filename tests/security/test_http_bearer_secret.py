@@ -1,6 +1,6 @@
-"""The HTTP transport answers only a client that sends its bearer secret (issue 31).
+"""The HTTP transport answers only a client that sends its bearer secret.
 
-The review: ``mcp-browser --http`` had no authentication, and another local user drove
+The attack: ``mcp-browser --http`` had no authentication, and another local user drove
 ``navigate`` and ``evaluate_js`` through it. Now every request (POST, GET, DELETE) needs
 ``Authorization: Bearer <secret>``; the secret is generated per start and written 0600 (the
 path printed on stderr, the value never), or fixed by ``MCP_HTTP_TOKEN`` / ``MCP_HTTP_TOKEN_FILE``.

@@ -1,6 +1,6 @@
-"""Caller regexes cost bounded memory to compile, are never cached, and are refused at once when invalid (issue 31).
+"""Caller regexes cost bounded memory to compile, are never cached, and are refused at once when invalid.
 
-The review: ``wait_for url_matches="((a{100}){100}){300}"`` (45 characters) took the server
+The attack: ``wait_for url_matches="((a{100}){100}){300}"`` (45 characters) took the server
 from 93 to 1,038 MiB and kept it, since ``regex`` writes counted repeats out through their
 nesting and caches the result; an invalid pattern was matched as text and the wait ended in a
 silent timeout. Here the server runs as clients start it (stdio, a subprocess) and its memory
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import regex
 import regex._main as regex_main  # type: ignore[import-not-found]
-from test_security_jsonrpc import INIT, StdioPeer
+from test_hostile_jsonrpc_messages import INIT, StdioPeer
 
 from mcp_server.safety import safe_regex
 

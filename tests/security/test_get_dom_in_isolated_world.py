@@ -1,8 +1,6 @@
 """``get_dom`` reads from an isolated world: CSP, Trusted Types and page scripts do not see it.
 
-Issue 16, finding 9, and issue 15 item 5 for get_dom.
-
-The review: ``get_dom`` failed on a Trusted-Types page and made the page send a CSP violation
+The attack: ``get_dom`` failed on a Trusted-Types page and made the page send a CSP violation
 report. Here the page enforces Trusted Types with a report URI, patches the DOM prototypes to
 spy on whoever reads it, and carries token inputs (``csrf_token``, ``authenticity_token``,
 ``nonce``, ``api_key``) next to plain ones. ``get_dom`` answers, no report is sent, the spy saw

@@ -1,6 +1,6 @@
-"""Local files and browser-internal pages stay closed to the agent (issue 16, finding 1).
+"""Local files and browser-internal pages stay closed to the agent.
 
-The attack of the review: in the default configuration ``navigate url="view-source:file:///etc/passwd"``
+The attack: in the default configuration ``navigate url="view-source:file:///etc/passwd"``
 opened the file and ``get_dom``/``snapshot`` returned it (the audit log and the exported state
 file too); ``chrome://`` and ``devtools://`` pages opened as well. Each spelling of that attack is
 tried here through the MCP client; every one answers ``BLOCKED_BY_POLICY`` and the tab stays on

@@ -1,6 +1,6 @@
-"""Shutdown removes every temporary browser profile, on both transports (issue 16, finding 9).
+"""Shutdown removes every temporary browser profile, on both transports.
 
-The review: ``mcp-browser --http`` stopped with SIGTERM left the internal browser's profile in
+The attack: ``mcp-browser --http`` stopped with SIGTERM left the internal browser's profile in
 /tmp (with a localStorage JWT in it): uvicorn re-raised the signal after its own shutdown and
 the process died before closing the browser. Here a real server is started as users start it,
 the internal browser opens a page that stores a token in localStorage, the server gets SIGTERM,

@@ -1,6 +1,6 @@
-"""ALLOWED_URLS holds for every request the internal browser's pages make (issue 31).
+"""ALLOWED_URLS holds for every request the internal browser's pages make.
 
-The second review: with ``ALLOWED_URLS`` set, page WebSockets (from the page, a worker and a
+The attack: with ``ALLOWED_URLS`` set, page WebSockets (from the page, a worker and a
 service worker), speculation-rules prefetch and prerender, ``<link rel=preconnect>`` and a
 source map whose URL redirects elsewhere all reached a host the list did not name (the ``Fetch``
 interception never sees them). Here the allowed app is the tests' server on 127.0.0.1, the

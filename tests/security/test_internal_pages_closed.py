@@ -1,6 +1,6 @@
-"""Browser-internal and local pages are closed to every action on a tab, in the user's Chrome too (issue 31).
+"""Browser-internal and local pages are closed to every action on a tab, in the user's Chrome too.
 
-The review: attached to the user's Chrome, the agent selected a ``chrome://`` tab the user had
+The attack: attached to the user's Chrome, the agent selected a ``chrome://`` tab the user had
 open and ran ``evaluate_js`` there with the page's privileged APIs (``chrome.settingsPrivate``
 switched Safe Browsing off); the refusal covered only ``navigate``'s argument. With
 ``ALLOW_FILE_URLS=true``, backslashes (``file:///root/..\\secret``) passed the roots check in the

@@ -60,7 +60,7 @@ async def test_evaluate_disabled_refuses_agent_javascript(tmp_path: Path, http_s
 
 
 async def test_evaluate_disabled_refuses_documents_written_in_the_url(tmp_path: Path, http_server):
-    """Issue 31: with evaluate off, ``new_page url=data:text/html,<script>`` still ran the agent's code."""
+    """With evaluate off, ``new_page url=data:text/html,<script>`` once still ran the agent's code."""
     ran = "/sec-eval/ran"
     http_server.route(ran, Reply(204, ""))
     beacon = f"<script>fetch('{http_server.url(ran)}')</script>"

@@ -154,7 +154,7 @@ def _all_entries(log: Path) -> list[dict[str, Any]]:
 
 
 async def test_a_burst_of_oversized_refused_calls_cannot_flush_the_log(served):
-    # The review: 53 refused calls with ~800 KB arguments each rotated the evidence out of all files.
+    # Once 53 refused calls with ~800 KB arguments each rotated the evidence out of all files.
     client, log, url = served
     evidence = url + "?m=evidence-before-the-burst"
     assert not (await client.call_tool("browser_navigate", {"url": evidence})).is_error

@@ -1,6 +1,6 @@
-"""Redaction holds on parsed bodies, whole values of any length and type; files are owner-only (issue 16, finding 3).
+"""Redaction holds on parsed bodies, whole values of any length and type; files are owner-only.
 
-The attacks of the review: a JSON password containing ``=`` came out as ``Tr0ub4dor=[redacted]``
+The attacks: a JSON password containing ``=`` came out as ``Tr0ub4dor=[redacted]``
 and the rest of the JSON was lost; values over 4096 characters and numeric passwords were not
 redacted; ``X-Auth-Token`` and ``X-CSRF-Token`` were not redacted by default; body and HAR files
 were world-readable. The page here sends each of those (JSON, urlencoded form, multipart, custom

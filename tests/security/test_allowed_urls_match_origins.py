@@ -1,6 +1,6 @@
-"""``ALLOWED_URLS`` matches parsed origins, never substrings (issue 16, finding 4).
+"""``ALLOWED_URLS`` matches parsed origins, never substrings.
 
-The attacks of the review: ``http://127.0.0.1:8000`` admitted ``http://127.0.0.1:8000@otherhost/``
+The attacks: ``http://127.0.0.1:8000`` admitted ``http://127.0.0.1:8000@otherhost/``
 (a prefix match on the raw string, while the browser reads ``otherhost`` as the host) and
 ``https://*.example.com/*`` admitted ``https://evil.com/?.example.com/`` (a glob over the whole
 URL). The unit tests try those and their cousins on the pure rule (no name is ever resolved);
@@ -88,7 +88,7 @@ async def _call(client: Client, action: str, **args: Any) -> tuple[bool, dict[st
 
 async def test_the_internal_browser_sends_nothing_to_an_origin_the_list_does_not_name(tmp_path: Path, http_server):
     http_server.route("/allow/ok.html", Reply(200, "<title>Allowed</title>"))
-    other = TestServer().start()  # the "otherhost" of the review, on another loopback port
+    other = TestServer().start()  # the "otherhost" of the attack, on another loopback port
     other.route("/", Reply(200, "<title>Other host</title>"))
     try:
         settings = Settings(

@@ -1,6 +1,6 @@
-"""Page text is marked as the page's where it enters an answer (issue 31, item 6).
+"""Page text is marked as the page's where it enters an answer.
 
-The review: a dialog's message and console text sat next to our own ``Next:`` hints with nothing
+The attack: a dialog's message and console text sat next to our own ``Next:`` hints with nothing
 saying they were the page's, so a page could write an instruction that read like the server's. Here
 a page on 127.0.0.1 raises a dialog and logs an error whose text imitates our hints; each answer
 that quotes them says ``page says:`` before the quote, and no line of an answer starts with the

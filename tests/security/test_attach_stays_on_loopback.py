@@ -1,6 +1,6 @@
-"""Attach cannot be sent off loopback (issue 16, finding 2).
+"""Attach cannot be sent off loopback.
 
-The attacks of the review, each from a local endpoint the agent points ``attach_cdp`` at:
+The attacks, each from a local endpoint the agent points ``attach_cdp`` at:
 
 - ``/json/version`` advertises an ``http://`` URL of another endpoint, whose own ``/json/version``
   advertises a remote websocket: the second discovery was not checked;
