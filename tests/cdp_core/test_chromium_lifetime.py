@@ -1,7 +1,7 @@
 """ChromiumProcess on fixed ports, started from async code, never outliving its starter; the profile sweep.
 
 The wheel-level checks (kill -9 of a whole pytest, the fixed-port command serving the docs'
-examples) are in tests/test_user_project.py; these are the quick ones on this checkout.
+examples) are in tests/project/test_user_project.py; these are the quick ones on this checkout.
 """
 
 from __future__ import annotations

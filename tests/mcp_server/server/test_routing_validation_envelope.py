@@ -137,7 +137,7 @@ async def test_envelope_condensed_and_legacy(tmp_path):
     ("tool", "args", "code"),
     [
         ("browser_session", {"action": "nope"}, ErrorCode.UNKNOWN_ACTION),
-        ("browser_session", {"action": ["echo"]}, ErrorCode.UNKNOWN_ACTION),  # found by test_mcp_fuzz
+        ("browser_session", {"action": ["echo"]}, ErrorCode.UNKNOWN_ACTION),  # found by test_fuzz_random_arguments
         ("browser_session", {"action": "poke", "text": "x"}, ErrorCode.UNKNOWN_ACTION),
         ("browser_session", {"text": "x"}, ErrorCode.INVALID_ARGUMENT),
         ("browser_session", {"action": "echo"}, ErrorCode.INVALID_ARGUMENT),

@@ -33,7 +33,7 @@ def _clean_env() -> dict[str, str]:
 
 
 def test_the_page_has_two_complete_examples_using_every_fixture() -> None:
-    """The smoke test (run here) and test_orders.py (run under every runner by tests/test_user_project.py)."""
+    """The smoke test (run here) and test_orders.py (run under every runner by tests/project/test_user_project.py)."""
     assert len(EXAMPLES) == 2
     for name in FIXTURES:
         assert re.search(rf"def test_\w+\([^)]*\b{name}: ", EXAMPLES[0]), f"the smoke example does not use {name}"

@@ -2,7 +2,7 @@
 
 Each example is saved to a file and run with ``python FILE`` (no wrapper, no added
 ``asyncio.run``), ``CDP_URL`` pointing at the session's real headless Chromium, so what a
-reader copies is what was run. tests/test_typing.py type-checks the same files.
+reader copies is what was run. tests/project/test_typing.py type-checks the same files.
 """
 
 from __future__ import annotations

@@ -137,7 +137,7 @@ def test_mypy_strict_types_a_user_script_from_the_installed_wheel(fresh_venv: Pa
     """The wheel's ``py.typed`` in use: mypy resolves cdp_core from the fresh venv's site-packages.
 
     Without the marker mypy would see ``cdp_core`` as untyped (an error under ``--strict``) and
-    could catch nothing; the scripts are tests/test_typing.py's (one right, one with mistakes).
+    could catch nothing; the scripts are tests/project/test_typing.py's (one right, one with mistakes).
     """
     from test_typing import RIGHT, WRONG
 

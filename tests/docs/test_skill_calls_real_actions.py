@@ -23,7 +23,7 @@ SKILL_DIR = ROOT / "skills" / "mcp-browser-automation"
 SKILL = SKILL_DIR / "SKILL.md"
 PATTERNS = SKILL_DIR / "references" / "test-patterns.md"
 
-#: The workflow issue 8 asks the skill to teach, in this order of use.
+#: The workflow the skill teaches, in this order of use.
 WORKFLOW = [
     "get_capabilities",
     "get_browser_status",
