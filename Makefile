@@ -20,7 +20,7 @@ test: setup
 	@# them exact; without Node or the registry the tests fall back to a char-based overestimate.
 	@[ -d bench/peers/node_modules/gpt-tokenizer ] || npm install --prefix bench/peers --no-audit --no-fund \
 		--silent gpt-tokenizer >/dev/null 2>&1 || echo "test: gpt-tokenizer not installed; token budgets estimated"
-	@# tests/test_ts_sdk_validation.py runs the TypeScript SDK's Client against the server: every answer
+	@# tests/mcp_server/server/test_output_schemas_in_ts_sdk.py runs the TypeScript SDK's Client against the server: every answer
 	@# must validate against its outputSchema under ajv too (it fails without the SDK, skips without Node).
 	@[ -d bench/peers/node_modules/@modelcontextprotocol/sdk ] || npm install --prefix bench/peers --no-audit \
 		--no-fund --silent @modelcontextprotocol/sdk >/dev/null 2>&1 || echo "test: @modelcontextprotocol/sdk not installed"

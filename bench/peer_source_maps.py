@@ -5,7 +5,7 @@ installs them under bench/peers).
 
 The user's Chrome (a headless Chromium with a debugging port) has the order form of
 tests/pages/sourcemap open; chrome-devtools-mcp attaches, the order fails again, and the
-script prints the peer's console stacks (compare with ours in tests/test_source_maps.py:
+script prints the peer's console stacks (compare with ours in tests/mcp_server/evidence/test_source_mapped_stacks.py:
 ``validateOrder (…/orders.js:14:…) [generated t …/orders.min.js:1:…]``). Then the page runs
 its ``debugger;`` statement from another CDP client: a page whose Debugger pauses would not
 answer within 5 s. Everything stays on 127.0.0.1; HOME points at a temporary folder.

@@ -9,7 +9,7 @@ the script checks that both agree before writing anything.
     .venv/bin/python scripts/gen_tool_reference.py            # rewrite docs/tools.md
     .venv/bin/python scripts/gen_tool_reference.py --check    # exit 1 when docs/tools.md is stale
 
-``tests/test_docs.py`` runs the same generation in memory and fails when the file is stale.
+``tests/docs/test_tools_reference_is_current.py`` runs the same generation in memory and fails when the file is stale.
 """
 
 from __future__ import annotations
@@ -204,7 +204,7 @@ def render(tools: list[dict[str, Any]], specs: list[registry.ActionSpec]) -> str
         "# Tool reference",
         "",
         f"<!-- Generated from the server's tools/list by scripts/gen_tool_reference.py. Do not edit by hand: "
-        f"run `{REGENERATE}`. tests/test_docs.py fails when this file is stale. -->",
+        f"run `{REGENERATE}`. tests/docs/test_tools_reference_is_current.py fails when this file is stale. -->",
         "",
         "The server exposes two condensed tools, each with a required `action` and the union of its actions' "
         "fields, and the flat legacy tools, which run the same code as their condensed twin. "
@@ -344,7 +344,7 @@ def _size_reasons(condensed: list[dict[str, Any]], legacy: list[dict[str, Any]])
                 f"`{t['name']}` inputSchema",
                 _chars(t["inputSchema"]),
                 "what the model reads to call each action: every "
-                "field once, in the o200k budget of tests/test_mcp_schema.py",
+                "field once, in the o200k budget of tests/mcp_server/server/test_tools_list_schema.py",
             )
             for t in condensed
         ]

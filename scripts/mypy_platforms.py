@@ -9,7 +9,7 @@ Scope: the three packages are not clean under plain mypy today (about 20 finding
 every platform: Optional narrowing, aliases; see the Linux run). So this check reports what is
 *platform-specific*: every finding of the win32 or darwin run that the Linux run of the same
 code does not have (a missing ``os``/``signal`` name is always such a finding). Each run takes
-about 5 s; ``--strict`` stays on cdp_core alone (tests/test_typing.py).
+about 5 s; ``--strict`` stays on cdp_core alone (tests/project/test_typing.py).
 
     .venv/bin/python scripts/mypy_platforms.py            # exit 1 and the findings, or "ok"
 """

@@ -41,7 +41,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -U pip >/dev/null
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]"
-# The token budgets of what the model reads are in o200k tokens (tests/test_mcp_schema.py): with the
+# The token budgets of what the model reads are in o200k tokens (tests/mcp_server/server/test_tools_list_schema.py): with the
 # tokenizer (npm, 2 s) plain `pytest` checks them exactly; without Node or the registry, best effort.
 if [ ! -d bench/peers/node_modules/gpt-tokenizer ]; then
   if command -v npm >/dev/null 2>&1; then

@@ -1,4 +1,4 @@
-"""Helpers of the fault tests (tests/test_faults_*.py): an agent on the real MCP client, the user's tabs, a port.
+"""Helpers of the fault tests and most MCP tests: an agent on the real MCP client, the user's tabs, a port.
 
 Every call an :class:`Agent` makes is bounded by ``anyio.fail_after``, so a regression that
 makes the server hang fails the test instead of hanging CI.

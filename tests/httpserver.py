@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-PAGES = Path(__file__).parent / "pages"
+from paths import PAGES
 
 
 @dataclass

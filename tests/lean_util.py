@@ -12,15 +12,16 @@ The bound (mcp_server/answers/budget.py, one constant set for every test): the c
 of structuredContent (``json.dumps(sc, separators=(",", ":"), ensure_ascii=False)``) is at most
 ``FACTOR`` x the text + ``SLACK`` characters; the same rule in o200k tokens is ``FACTOR`` x +
 ``SLACK_TOKENS`` (:func:`bpe_tokens` counts them when bench/peers has the tokenizer;
-tests/test_lean_per_action.py holds every action to both).
+tests/mcp_server/answers/test_answer_size_per_action.py holds every action to both).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-from pathlib import Path
 from typing import Any
+
+from paths import ROOT
 
 __all__ = [
     "FACTOR",
@@ -43,8 +44,6 @@ from mcp_server.answers.budget import (  # the one rule, shared with the server
     json_limit,
 )
 from mcp_server.fixtures.answer_rows import record  # the one reader of rows, shared with mcp_server.testing.rows
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def bpe_tokens(texts: list[str]) -> list[int] | None:

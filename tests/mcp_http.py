@@ -19,7 +19,8 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-ROOT = Path(__file__).resolve().parents[1]
+from paths import ROOT
+
 ENTRY = [sys.executable, "-m", "mcp_server.cli"]
 #: The bearer secret the test servers are started with (MCP_HTTP_TOKEN): every HTTP request needs it.
 TEST_SECRET = "test-secret-0123456789abcdef"

@@ -1,4 +1,4 @@
-// Drives our server over stdio with the TypeScript SDK's Client (tests/test_ts_sdk_validation.py).
+// Drives our server over stdio with the TypeScript SDK's Client (tests/mcp_server/server/test_output_schemas_in_ts_sdk.py).
 // The Client compiles every tool's outputSchema with ajv at tools/list and throws from callTool
 // when an answer's structuredContent does not match it: each call's outcome is printed as JSON.
 // Usage: node ts_sdk_client.cjs <bench/peers dir> <plan.json>; plan: {command, args, env, calls: [[tool, args]]}

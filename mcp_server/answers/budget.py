@@ -2,21 +2,24 @@
 
 Why a module of its own: both renderings are the product (Claude Code and Codex hand the model
 ``JSON(structuredContent)`` and drop the text; other clients pass only the text), so neither may
-carry much more than the other. Tests (tests/lean_util.py, tests/test_lean_per_action.py) and any
-server-side check read the bound from here, so tightening it is one edit.
+carry much more than the other. Tests (tests/lean_util.py,
+tests/mcp_server/answers/test_answer_size_per_action.py) and any server-side check read the
+bound from here, so tightening it is one edit.
 
 One rule, two units: ``FACTOR`` is the same in characters and in o200k tokens (what a model
 pays); the slack is ``SLACK_TOKENS`` tokens, ``SLACK`` characters (``CHARS_PER_TOKEN`` each:
 compact JSON of our answers runs at 3 to 3.5 characters per o200k token). The slack pays for
 the envelope (``schemaVersion``, ``status``, a short ``message``, ``adapter`` through a condensed
-tool: about 35 tokens) and a short answer's keys.
+tool) and a short answer's keys.
 
-The numbers come from what every action answers on a test page (tests/test_lean_per_action.py
-prints each ratio). The factor is 1.3 because long row lists (``[3,"GET","fetch","/r?i=1"]``
-against ``#3 GET fetch /r?i=1``, tests/test_lean_answers.py) and a trace summary's nested tables
-(tests/test_trace_lean.py) need it. The slack is set by the worst short answers: those carrying an
-absolute path beside the relative one the text names (network_export_har's ``filePath``,
-load_state's ``path``) and debug_list; a median answer needs far less.
+The numbers come from what every action answers on a test page
+(tests/mcp_server/answers/test_answer_size_per_action.py prints each ratio). The factor is 1.3
+because long row lists (``[3,"GET","fetch","/r?i=1"]`` against ``#3 GET fetch /r?i=1``,
+tests/mcp_server/answers/test_paging_and_lean_answers.py) and a trace summary's nested tables
+(tests/mcp_server/trace/test_trace_answer_size.py) need it. The slack is set by the worst short
+answers: those carrying an absolute path beside the relative one the text names
+(network_export_har's ``filePath``, load_state's ``path``) and debug_list; a median answer needs
+far less.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A feature folder holds its actions (``@action``, :mod:`mcp_server.server.registry`), both of its
 renderings and the facts only it needs; features never import each other (what two share lives
 in ``mcp_server.page``, ``mcp_server.evidence`` or ``mcp_server.answers``;
-tests/test_architecture.py keeps the rule). Adding an action means its feature folder and, for a
+tests/project/test_architecture.py keeps the rule). Adding an action means its feature folder and, for a
 new module, one line here. The order of ``MODULES`` is the order of ``tools/list`` and of each
 condensed tool's ``action`` list.
 

@@ -25,7 +25,7 @@ class CallRoute:
 def call_routes(specs: list[ActionSpec], toolset: str) -> dict[str, CallRoute]:
     """The tools of ``toolset`` as :func:`build_routes` lists them, for routing calls (no schemas built).
 
-    tests/test_mcp_schema.py checks that both name the same tools with the same actions.
+    tests/mcp_server/server/test_tools_list_schema.py checks that both name the same tools with the same actions.
     """
     calls: dict[str, CallRoute] = {}
     if toolset in ("condensed", "all"):

@@ -3,7 +3,7 @@
 Why not the SDK's ``CallToolResult``: a pydantic model validates and copies every value it holds,
 and a list answer holds thousands of rows that the envelope has already made plain JSON. Every
 answer is built, capped and written in this form; :meth:`ToolAnswer.wire_form` is the dict the SDK
-puts on the wire for the same ``CallToolResult`` (tests/test_lean.py compares them), and
+puts on the wire for the same ``CallToolResult`` (tests/mcp_server/answers/test_lean_pass.py compares them), and
 :meth:`ToolAnswer.to_sdk` makes the SDK's model where one is promised
 (:meth:`BrowserMCP.call_tool <mcp_server.server.app.BrowserMCP.call_tool>`).
 

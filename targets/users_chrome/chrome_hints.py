@@ -3,7 +3,8 @@
 Why per shell: the people this server is for often work on Windows in PowerShell, where the
 cmd.exe form (``%LOCALAPPDATA%``, a bare quoted path) does not run: PowerShell needs ``&`` to
 run a quoted path and ``$env:LOCALAPPDATA``. On Windows the hint gives both forms; elsewhere
-the POSIX shell form. Every command here is also in the README (tests/test_chrome_hint.py).
+the POSIX shell form. Every command here is also in the README
+(tests/targets/users_chrome/test_chrome_hint_matches_readme.py).
 """
 
 from __future__ import annotations

@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from background_tabs import agent_in_hidden_tab  # noqa: E402
 from httpserver import TestServer  # noqa: E402
-from test_background_tab import agent_in_hidden_tab  # noqa: E402
 
 from cdp_core import ChromiumProcess  # noqa: E402
 
