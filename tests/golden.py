@@ -83,6 +83,11 @@ COMMON_SUBS: list[tuple[str, str]] = [
 #: ids Chrome makes up (targets, frames, loaders): 32 upper-case hex digits
 CHROME_ID = re.compile(r"\b[0-9A-F]{32}\b")
 
+#: a snapshot uid in text (``[uid=12]``, ``from_uid=12``, ``"uid": 12`` of a call's arguments)
+UID_TEXT = re.compile(r'(\b(?:from_|to_)?uids? ?=? ?|"uid": ?)(\d+)\b')
+#: JSON keys holding one uid
+UID_KEYS = {"uid", "from_uid", "to_uid"}
+
 
 class Normaliser:
     """Replaces what changes from run to run; the same value gets the same placeholder in one answer."""
@@ -93,6 +98,7 @@ class Normaliser:
         subs: Iterable[tuple[str, str]] = (),
         keys: dict[str, str | None] | None = None,
         numbers: bool = False,
+        uids: dict[int, int] | None = None,
     ) -> None:
         #: exact strings first (longest first, so a path wins over its parent)
         self.literals = sorted(literals.items(), key=lambda kv: -len(kv[0]))
@@ -103,12 +109,19 @@ class Normaliser:
         self.subs = [(re.compile(p), r) for p, r in [*COMMON_SUBS, *subs]]
         self.keys = {**VOLATILE_KEYS, **(keys or {})}
         self.ids: dict[str, str] = {}
+        #: snapshot uids come from one counter of the process (cdp_core.recorders.uids): what
+        #: ran before this test moves them, so they are renumbered from 1 in order of appearance
+        self.uids = {} if uids is None else uids
+
+    def uid(self, value: int) -> int:
+        return self.uids.setdefault(value, len(self.uids) + 1)
 
     def text(self, value: str) -> str:
         for literal, placeholder in self.literals:
             value = value.replace(literal, placeholder)
         for pattern, repl in self.subs:
             value = pattern.sub(repl, value)
+        value = UID_TEXT.sub(lambda m: m.group(1) + str(self.uid(int(m.group(2)))), value)
         return CHROME_ID.sub(self._id, value)
 
     def _id(self, match: re.Match[str]) -> str:
@@ -116,6 +129,7 @@ class Normaliser:
 
     def json(self, value: Any) -> Any:
         if isinstance(value, dict):
+            value = self._uids_of(value)
             return {
                 k: (self.keys[k] if k in self.keys else self.json(v))
                 for k, v in value.items()
@@ -131,6 +145,22 @@ class Normaliser:
             if value in self.numbers:
                 return self.numbers[value]
         return value
+
+    def _uids_of(self, value: dict[str, Any]) -> dict[str, Any]:
+        """``value`` with its uids renumbered: under a uid key, or in the uid column of its rows."""
+        out = {k: self.uid(v) if k in UID_KEYS and isinstance(v, int) else v for k, v in value.items()}
+        columns = value.get("columns")
+        if isinstance(columns, list) and "uid" in columns:
+            at = columns.index("uid")
+            for key, rows in out.items():
+                if key != "columns" and isinstance(rows, list):
+                    out[key] = [
+                        [*row[:at], self.uid(row[at]), *row[at + 1 :]]
+                        if isinstance(row, list) and len(row) > at and isinstance(row[at], int)
+                        else row
+                        for row in rows
+                    ]
+        return out
 
 
 def compact(sc: Any) -> str:
@@ -164,8 +194,8 @@ def _describe(tool: str, args: dict[str, Any], norm: Normaliser) -> str:
         shown = (
             value if isinstance(value, str) and value and " " not in value else json.dumps(value, ensure_ascii=False)
         )
-        parts.append(f"{key}={norm.text(str(shown))}")
-    return " ".join(parts)
+        parts.append(f"{key}={shown}")
+    return norm.text(" ".join(parts))
 
 
 def render(tool: str, args: dict[str, Any], result: Any, norm: Normaliser) -> str:
@@ -224,6 +254,9 @@ class Golden:
         self.literals = literals
         #: the server's artifacts root (uploads/ is read from there)
         self.artifacts = artifacts
+        #: uid renumbering, one per test (so a test's goldens do not depend on the tests before it)
+        self._uids: dict[int, int] = {}
+        self._test = ""
 
     @classmethod
     async def open(cls, client: Any, folder: Path, *, http_server: Any = None, **literals: str) -> Golden:
@@ -281,7 +314,10 @@ class Golden:
         result = await self.client.call_tool(tool, call_args)
         text = "\n".join(getattr(b, "text", "") for b in result.content)
         assert bool(result.is_error) == error, f"{action}: is_error={result.is_error}\n{text}"
-        norm = Normaliser(self.literals, subs, keys, numbers)
+        test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]
+        if test != self._test:
+            self._test, self._uids = test, {}
+        norm = Normaliser(self.literals, subs, keys, numbers, self._uids)
         name = f"{action}-{scenario}" if scenario else action
         compare(self.folder / f"{name}.txt", render(tool, call_args, result, norm))
         return result.structured_content or {}
