@@ -33,6 +33,12 @@ async def test_by_selector(g: Golden, http_server) -> None:
     await g.check("click", scenario="missing", tool="browser_interact", error=True, selector="#nope", timeout_ms=300)
 
 
+async def test_followup(g: Golden, http_server) -> None:
+    """What followed a click: the request it started and the console error after it."""
+    await g.call("navigate", url=http_server.url("/golden/followup.html"))
+    await g.check("click", scenario="followup", tool="browser_interact", selector="#load")
+
+
 async def test_by_label(g: Golden, http_server) -> None:
     await g.call("navigate", url=http_server.url("/golden/form.html"))
     labelled = await g.check("annotate")
