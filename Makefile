@@ -1,5 +1,5 @@
 # The two commands of the README. Both install what they need first (idempotent).
-.PHONY: setup serve test lint bench bench-peers
+.PHONY: setup serve test lint golden bench bench-peers
 
 setup:
 	bash scripts/setup.sh
@@ -28,6 +28,11 @@ test: setup
 
 lint: setup
 	.venv/bin/ruff check .
+
+# Rewrite the golden answers (tests/mcp_server/<feature>/golden/*.txt) from this checkout's
+# server, then review `git diff tests/mcp_server`: it is what the model will read (docs/testing.md).
+golden: setup
+	GOLDEN_UPDATE=1 .venv/bin/python -m pytest tests/mcp_server -q -k golden $(PYTEST_ARGS)
 
 # Micro-benchmarks (not part of the test suite); the peer benchmark is `make bench-peers`.
 bench: setup

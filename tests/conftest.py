@@ -131,6 +131,25 @@ async def app_client(tmp_path: Path) -> AsyncIterator[Any]:
         await manager.close()
 
 
+@pytest.fixture(scope="module")
+async def app_client_module(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Any]:
+    """``app_client`` shared by the tests of a module (the golden answers: one server and browser per feature).
+
+    Same default settings, an artifacts root of the module's own.
+    """
+    from mcp.client import Client
+
+    from mcp_server.commands.cli import build_app
+    from mcp_server.core.settings import Settings
+
+    manager, server = build_app(Settings(artifact_dir=str(tmp_path_factory.mktemp("golden") / "artifacts")))
+    try:
+        async with Client(server) as client:
+            yield client
+    finally:
+        await manager.close()
+
+
 @pytest.fixture
 def client(app_client: Any) -> Any:
     """``app_client`` under the name most MCP tests use (a test file's own ``client`` fixture wins)."""

@@ -1,0 +1,28 @@
+"""Golden answers of the bundle feature: debug_bundle on a page with a failing save."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from golden import Golden
+from httpserver import Reply
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+@pytest.fixture(scope="module")
+async def g(app_client_module, http_server) -> Golden:
+    http_server.route(
+        "/golden/api/save",
+        Reply(500, '{"error":"city is not a known town","field":"city"}', "application/json"),
+    )
+    return await Golden.open(app_client_module, GOLDEN, http_server=http_server)
+
+
+async def test_debug_bundle(g: Golden, http_server) -> None:
+    await g.call("navigate", url=http_server.url("/golden/network.html"))
+    await g.call("wait_for", text="done")
+    await g.until("network_list", lambda sc: sc.get("total") == 4)
+    await g.check("debug_bundle")
+    await g.check("debug_bundle", scenario="full", include_snapshot=True, include_storage=True)
