@@ -139,8 +139,8 @@ async def app_client_module(tmp_path_factory: pytest.TempPathFactory) -> AsyncIt
     """
     from mcp.client import Client
 
-    from mcp_server.commands.cli import build_app
-    from mcp_server.core.settings import Settings
+    from mcp_server.cli.main import build_app
+    from mcp_server.server.settings import Settings
 
     manager, server = build_app(Settings(artifact_dir=str(tmp_path_factory.mktemp("golden") / "artifacts")))
     try:
