@@ -122,7 +122,11 @@ class ActiveTarget:
         return self.launch
 
     async def current_page(self, *, launch_if_needed: bool = True) -> PageHandle:
-        """The selected page of the active target (see CONTRACTS.md for the failure cases)."""
+        """The selected page of the active target.
+
+        Fails with NO_ACTIVE_PAGE when nothing is active (and no launch is allowed) or the target
+        has no open page, and with what :meth:`resolve` raises for a lost or detached target.
+        """
         target = await self.resolve(launch_if_needed=launch_if_needed)
         page = target.registry.selected
         if page is None:

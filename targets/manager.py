@@ -42,7 +42,7 @@ ATTACH_ON_DEMAND_WAIT_S = 20.0
 
 
 class BrowserManager:
-    """Both browser targets, the active one, and the page registry API (see CONTRACTS.md)."""
+    """Both browser targets, the active one, and the page registry API."""
 
     def __init__(self, settings: TargetSettings | None = None) -> None:
         self.settings = settings or TargetSettings()
@@ -110,7 +110,7 @@ class BrowserManager:
     # -- the selected page ------------------------------------------------------------
 
     async def current_page(self, *, launch_if_needed: bool = True) -> PageHandle:
-        """The selected page of the active target (see CONTRACTS.md for the failure cases)."""
+        """The selected page of the active target (see :meth:`ActiveTarget.current_page` for the failure cases)."""
         return await self.active.current_page(launch_if_needed=launch_if_needed)
 
     def ready_page(self) -> PageHandle | None:
@@ -121,7 +121,7 @@ class BrowserManager:
         """The selected page of the active target as it is, even closed or lost (to read what it captured)."""
         return self.active.last_selected_page()
 
-    def _detached_failure(self) -> ToolFailure:
+    def detached_failure(self) -> ToolFailure:
         """NOT_ATTACHED after detach_cdp (``mcp_server.server.context`` raises it for capture reads)."""
         return self.active.detached_failure()
 

@@ -136,12 +136,8 @@ def install(manager: BrowserManager, settings: Any) -> None:
                 recorder.detach()  # entries stay readable until the handle is dropped
 
     manager.add_session_listener(on_session)
-    launch = getattr(manager, "launch", None)
-    if launch is not None and hasattr(launch, "carry_keys"):
-        launch.carry_keys = ("network", "console")  # kept across a relaunch after a crash
-    add_closed = getattr(manager, "add_page_closed_listener", None)
-    if add_closed is not None:
-        add_closed(on_closed)
+    manager.launch.carry_keys = ("network", "console")  # kept across a relaunch after a crash
+    manager.add_page_closed_listener(on_closed)
 
 
 def _recorder(page: PageHandle, key: str) -> Any:

@@ -95,12 +95,10 @@ def install(manager: BrowserManager) -> None:
             points.exceptions = "none"
 
     manager.add_session_listener(on_session)
-    add_closed = getattr(manager, "add_page_closed_listener", None)
-    if add_closed is not None:
-        add_closed(on_closed)
-    add_before_detach = getattr(manager, "add_before_detach_listener", None)
-    if add_before_detach is not None:
-        add_before_detach(release)  # every way of letting the user's Chrome go: detach, shutdown, re-attach
+    manager.add_page_closed_listener(on_closed)
+    manager.add_before_detach_listener(
+        release
+    )  # every way of letting the user's Chrome go: detach, shutdown, re-attach
 
 
 async def release(pages: list[PageHandle]) -> None:

@@ -143,7 +143,7 @@ class Followup:
         self.network: NetworkRecorder | None = page.data.get("network")
         self.console: ConsoleRecorder | None = page.data.get("console")
         self.net_id = last_id(self.network)
-        self.downloads_seen = getattr(self.network, "downloads_seen", 0)
+        self.downloads_seen = self.network.downloads_seen if self.network is not None else 0
         self.console_id = last_id(self.console)
         self.loader: str | None = None
         #: the page's child frames before the action (a frameset's ``main`` whose form was posted)
@@ -179,7 +179,7 @@ class Followup:
             return []
         return [
             {"file": d["file"]}
-            for d in list(getattr(self.network, "downloads", ()))
+            for d in list(self.network.downloads)
             if d["seq"] > self.downloads_seen and d["entry"] not in listed
         ]
 

@@ -14,6 +14,7 @@ from targets.errors import ErrorCode, ToolFailure
 if TYPE_CHECKING:
     from mcp_server.server.context import ToolContext
     from targets import PageHandle
+    from targets.policies.policy import UrlPolicy
 
 __all__ = ["LIST_MAX", "closed_note", "not_found", "source_map_notes", "source_map_policy"]
 
@@ -25,10 +26,9 @@ def not_found(exc: EntryNotFound, what: str) -> ToolFailure:
     return ToolFailure(ErrorCode.ENTRY_NOT_FOUND, str(exc), hint=f"call {what}_list for the ids that exist")
 
 
-def source_map_policy(ctx: ToolContext) -> Any:
+def source_map_policy(ctx: ToolContext) -> UrlPolicy:
     """The launch browser's URL policy (source maps outside ALLOWED_URLS are not fetched)."""
-    launch = getattr(ctx.manager, "launch", None)
-    return getattr(launch, "policy", None)
+    return ctx.manager.launch.policy
 
 
 def source_map_notes(data: dict[str, Any], notes: list[str]) -> str:

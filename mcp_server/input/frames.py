@@ -48,7 +48,7 @@ class FrameRef:
 def frame_sessions(page: PageHandle) -> list[CDPSession]:
     """The page's own session first, then its out-of-process iframe sessions (live ones)."""
     sessions = [page.session]
-    for record in list(getattr(page, "sessions", []) or []):
+    for record in list(page.sessions):
         if record.kind == "iframe" and not record.session.closed and record.session is not page.session:
             sessions.append(record.session)
     return sessions
@@ -122,7 +122,7 @@ async def owner_origin(session: CDPSession, frame_id: str) -> tuple[int, float, 
 
 
 def _target_info(page: PageHandle, session: CDPSession) -> dict[str, Any]:
-    for record in list(getattr(page, "sessions", []) or []):
+    for record in list(page.sessions):
         if record.session is session:
             return {**record.target_info, **session.target_info}
     return dict(session.target_info)

@@ -57,7 +57,7 @@ async def capture_png(page: PageHandle, params: dict[str, Any], *, timeout: floa
         "the tab is in the background (document.visibilityState is hidden) and Chrome painted no frame for it",
         hint="ask the user to show that tab, or call select_page with bring_to_front=true (switches the tab "
         "they see), then take the screenshot again",
-        stable_page_id=getattr(page, "stable_page_id", None),
+        stable_page_id=page.stable_page_id,
     )
 
 
@@ -84,7 +84,7 @@ async def _capture_hidden_full_page(page: PageHandle, params: dict[str, Any], ti
             "the tab is in the background (document.visibilityState is hidden) and Chrome drew no full page for it",
             hint="take the viewport (full_page=false), or call select_page with bring_to_front=true (switches the "
             "tab the user sees), then take the screenshot again",
-            stable_page_id=getattr(page, "stable_page_id", None),
+            stable_page_id=page.stable_page_id,
         ) from None
     finally:
         try:
@@ -106,7 +106,7 @@ async def _capture_unless_navigating(page: PageHandle, params: dict[str, Any], t
     :data:`CAPTURE_ATTEMPTS` interrupted captures answer BUSY at once.
     """
     session = page.session
-    main_frame = getattr(page, "target_id", None)
+    main_frame = page.target_id
     for attempt in range(CAPTURE_ATTEMPTS):
         navigated = asyncio.Event()
 

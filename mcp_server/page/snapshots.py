@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 def child_sessions(page: PageHandle) -> dict[str, CDPSession]:
     """Out-of-process iframe sessions of the page by frame id (their target id)."""
     out: dict[str, CDPSession] = {}
-    for record in list(getattr(page, "sessions", []) or []):
+    for record in list(page.sessions):
         if record.kind == "iframe" and not record.session.closed:
             target_id = record.target_info.get("targetId") or record.session.target_info.get("targetId")
             if target_id:
@@ -38,7 +38,7 @@ async def snapshot_page(ctx: ToolContext, page: PageHandle, options: SnapshotOpt
     frame = options.frame
     if frame is None and page.active_frame:
         options.frame = page.active_frame  # select_frame applies to snapshots too
-    options.engine = getattr(ctx.settings, "snapshot_engine", "page")
+    options.engine = ctx.settings.snapshot_engine
     try:
         return await take_snapshot(page.session, registry_of(page), options, child_sessions=child_sessions(page))
     except SelectorNotFound as exc:

@@ -205,8 +205,8 @@ def _biggest(root: dict[str, Any]) -> tuple[str, Any, Any, Any]:
 def final_pass(result: ToolAnswer, manager: BrowserManager, *, limit: int | None = None) -> ToolAnswer:
     """What every answer goes through last: the relaunch notice, then the caps (``limit``: the
     user's ``MCP_MAX_ANSWER_BYTES`` for text and for structured content, each)."""
-    relaunch = getattr(manager, "last_relaunch", None)
-    if isinstance(relaunch, dict):
+    relaunch = manager.last_relaunch
+    if relaunch is not None:
         manager.last_relaunch = None  # said once, by the call that restarted the browser
         result = _say_relaunched(result, relaunch)
     if limit is None:

@@ -194,7 +194,7 @@ class BrowserMCP:
             # Cancelled (client cancel, shutdown): it may have acted in the browser, so it is recorded too.
             self._notify(name, action_name, args, None, started)
             raise
-        answer = final_pass(answer, self.manager, limit=getattr(self.settings, "max_answer_bytes", None))
+        answer = final_pass(answer, self.manager, limit=self.settings.max_answer_bytes)
         self._notify(name, action_name, args, answer, started)
         return answer
 
@@ -372,12 +372,10 @@ _WAIT_FAILURES = (ErrorCode.TIMEOUT, ErrorCode.ELEMENT_NOT_INTERACTABLE)
 
 def _target_lost(manager: BrowserManager) -> bool:
     """An active browser target that is no longer connected (the next page call relaunches or reports it)."""
-    active = getattr(manager, "active_target", None)
-    if active not in ("launch", "cdp"):
+    if manager.active_target is None:
         return False
-    target = getattr(manager, active, None)
-    connected = getattr(target, "connected", True)
-    return not connected or (active == "cdp" and getattr(target, "lost", None) is not None)
+    target = manager.launch if manager.active_target == "launch" else manager.cdp
+    return not target.connected  # a lost target is not connected
 
 
 def build_server(

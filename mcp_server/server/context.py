@@ -102,14 +102,13 @@ class ToolContext:
         elsewhere (:data:`ACTIONS_ON_ANY_TAB`), whichever browser it is in.
         """
         page = await self._page(launch_if_needed)
-        check = getattr(self.manager, "check_tab", None)
-        if check is not None and self.action not in ACTIONS_ON_ANY_TAB and not page.closed:
-            check(page)
+        if self.action not in ACTIONS_ON_ANY_TAB and not page.closed:
+            self.manager.check_tab(page)
         return page
 
     async def _page(self, launch_if_needed: bool) -> PageHandle:
         hold = self.hold
-        if hold is None or hold.exclusive or not hasattr(self.manager, "ready_page"):
+        if hold is None or hold.exclusive:
             return await self.manager.current_page(launch_if_needed=launch_if_needed)
         for _ in range(5):
             page = self.manager.ready_page()
@@ -125,8 +124,7 @@ class ToolContext:
 
     def ready_page(self) -> PageHandle | None:
         """The selected page if it is simply there (no launch, attach or lookup needed), else None."""
-        ready = getattr(self.manager, "ready_page", None)
-        return ready() if ready is not None else None
+        return self.manager.ready_page()
 
     def exclusively(self) -> contextlib.AbstractAsyncContextManager[None]:
         """The state lock exclusively for the block (an action that must launch or attach to do its work)."""
@@ -154,9 +152,8 @@ class ToolContext:
         """
         from targets.errors import ErrorCode, ToolFailure
 
-        detached = getattr(self.manager, "detached", None)
-        if self.manager.active_target is None and detached is not None:
-            raise self.manager._detached_failure()  # the user's Chrome was detached: say so, launch nothing
+        if self.manager.active_target is None and self.manager.detached is not None:
+            raise self.manager.detached_failure()  # the user's Chrome was detached: say so, launch nothing
         if self.manager.active_target is None and self.settings.default_target != "cdp":
             # Launching the internal browser here would answer "0 entries" from a browser the agent
             # never used (e.g. right after detach_cdp), as if the user's Chrome had been quiet.
@@ -165,9 +162,7 @@ class ToolContext:
                 "No browser target is active, so nothing has been captured (capture starts at attach or launch).",
                 hint="Call attach_cdp to read the user's Chrome, or navigate to open a page in the internal browser.",
             )
-        # getattr: a unit test's stand-in manager may have no such method
-        last: Callable[[], PageHandle | None] | None = getattr(self.manager, "last_selected_page", None)
-        selected = last() if last is not None else None
+        selected = self.manager.last_selected_page()
         if selected is not None and selected.closed and "network" in selected.data:
             return selected  # said at once, without waiting for a lock to find out
         try:
@@ -175,7 +170,7 @@ class ToolContext:
         except ToolFailure as exc:
             if exc.code not in (ErrorCode.PAGE_CLOSED, ErrorCode.BROWSER_DISCONNECTED):
                 raise
-            page = last() if last is not None else None
+            page = self.manager.last_selected_page()
             if page is None or "network" not in page.data:
                 raise
             return page

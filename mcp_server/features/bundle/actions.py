@@ -21,6 +21,7 @@ from pydantic import Field
 
 from cdp_core.errors import CDPException
 from mcp_server.evidence.body_preview import held_response_preview
+from mcp_server.evidence.reading import source_map_policy
 from mcp_server.evidence.server_errors import held_server_error
 from mcp_server.evidence.stacks import map_console_entries
 from mcp_server.features.bundle.render import bundle_answer, bundle_markdown
@@ -50,12 +51,6 @@ class DebugBundleArgs(ActionArgs):
     include_console: bool = Field(True, description="Console errors")
     max_items: int = Field(30, ge=1, le=500, description="Max items per list")
     save_artifacts: bool = Field(False, description="Write bundle.json + bundle.md")
-
-
-def _policy(ctx: ToolContext) -> Any:
-    """The launch browser's URL policy (source maps outside ALLOWED_URLS are not fetched)."""
-    launch = getattr(ctx.manager, "launch", None)
-    return getattr(launch, "policy", None)
 
 
 def _compact_console(e: dict[str, Any]) -> dict[str, Any]:
@@ -282,7 +277,7 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
             errors = console.list(types=["error", "pageerror"], include_stack=True)
             warnings = console.list(types=["warning"], include_stack=True)
             try:
-                map_notes = await map_console_entries(page, errors[-n:], _policy(ctx))
+                map_notes = await map_console_entries(page, errors[-n:], source_map_policy(ctx))
             except CDPException as exc:
                 map_notes = [f"not mapped: {exc}"]
             if map_notes:

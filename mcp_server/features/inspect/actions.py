@@ -21,6 +21,7 @@ from cdp_core import CDPException, CDPSession
 from cdp_core.recorders.accessibility.format import render_line
 from mcp_server.answers.snapshot import line_row
 from mcp_server.evidence.dialogs import no_dialog
+from mcp_server.evidence.reading import source_map_policy
 from mcp_server.evidence.stacks import resolver_of
 from mcp_server.features.inspect.probe import Look, look_at
 from mcp_server.features.inspect.render import look_data, look_text, reason_text, verdict_of
@@ -85,11 +86,6 @@ class PickArgs(ActionArgs):
     timeout_ms: int = Field(40000, ge=1000, le=600000, description="How long the person has to click")
 
 
-def _policy(ctx: ToolContext) -> Any:
-    launch = getattr(ctx.manager, "launch", None)
-    return getattr(launch, "policy", None)
-
-
 async def _element(ctx: ToolContext, page: PageHandle, args: ElementArgs, what: str) -> Element:
     if (args.uid is None) == (args.selector is None):
         raise ToolFailure(
@@ -105,13 +101,13 @@ async def _element(ctx: ToolContext, page: PageHandle, args: ElementArgs, what: 
 
 
 async def _look(ctx: ToolContext, page: PageHandle, element: Element) -> Look:
-    engine = getattr(ctx.settings, "snapshot_engine", "page")
+    engine = ctx.settings.snapshot_engine
 
     async def uid_of(session: Any, object_id: str) -> int | None:
         found = await line_of(page, session, object_id, element.frame_id, engine=engine, max_up=0)
         return found[0].uid if found is not None else None  # the covering element's own line only
 
-    resolver = resolver_of(page, _policy(ctx))
+    resolver = resolver_of(page, source_map_policy(ctx))
     try:
         return await look_at(element, load_map=resolver.load_map, uid_of=uid_of)
     except CDPException as exc:
@@ -128,7 +124,7 @@ async def css_styles(ctx: ToolContext, args: ElementArgs) -> ActionResult:
         look = await _look(ctx, page, element)
         if uid is None and not look.reasons:
             # found by selector and shown: its uid, so the agent can act on it (a hidden one has none)
-            engine = getattr(ctx.settings, "snapshot_engine", "page")
+            engine = ctx.settings.snapshot_engine
             found = await line_of(page, element.session, element.object_id, element.frame_id, engine=engine, max_up=0)
             uid = found[0].uid if found is not None else None
     finally:
@@ -295,9 +291,7 @@ async def _picked(ctx: ToolContext, page: PageHandle, backend: int) -> ActionRes
     frame_id = await _frame_of(session, obj["objectId"]) or page.target_id
     element = Element(page, session, obj["objectId"], frame_id, "the picked element")
     try:
-        found = await line_of(
-            page, session, element.object_id, frame_id, engine=getattr(ctx.settings, "snapshot_engine", "page")
-        )
+        found = await line_of(page, session, element.object_id, frame_id, engine=ctx.settings.snapshot_engine)
         if found is not None and found[1]:
             # the caption inside a button: the verdict is the button's, the control the person means
             holder = await ancestor(session, element.object_id, found[1])

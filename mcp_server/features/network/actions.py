@@ -168,7 +168,7 @@ async def network_get(ctx: ToolContext, args: NetworkGetArgs) -> ActionResult:
 async def network_save_body(ctx: ToolContext, args: SaveBodyArgs) -> ActionResult:
     """Save a request's response (or request) body to a file under <artifacts>/network/."""
     recorder = network_of(await ctx.page())
-    max_bytes = args.max_bytes if args.max_bytes is not None else getattr(ctx.settings, "network_body_max_bytes", None)
+    max_bytes = args.max_bytes if args.max_bytes is not None else ctx.settings.network_body_max_bytes
     ctx.status(f"saving the {args.body} body of #{args.id}")
     try:
         saved = await recorder.save_body(

@@ -224,7 +224,7 @@ def _fill_values(html: str, values: list[dict[str, Any]]) -> tuple[str, int]:
 async def _frame_target(page: PageHandle, frame_sessions: dict[str, CDPSession]) -> tuple[CDPSession, str]:
     """The session and frame id of the frame get_dom reads (select_frame's choice, else the main frame)."""
     # A page's (and an out-of-process iframe's) main frame id is its target id: no round trip needed.
-    frame_id = getattr(page, "active_frame", None)
+    frame_id = page.active_frame
     if frame_id and frame_id in frame_sessions:
         return frame_sessions[frame_id], frame_id
     if frame_id:

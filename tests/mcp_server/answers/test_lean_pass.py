@@ -242,6 +242,8 @@ async def test_an_answered_request_whose_body_the_page_never_reads_does_not_hold
     class Requests:
         def __init__(self) -> None:
             self.rows: list[dict[str, object]] = []
+            self.downloads: list[dict[str, object]] = []
+            self.downloads_seen = 0
 
         def list(self, *, since_id: int | None = None, limit: int | None = None) -> list[dict[str, object]]:
             rows = [r for r in self.rows if since_id is None or int(r["id"]) > since_id]  # type: ignore[call-overload]

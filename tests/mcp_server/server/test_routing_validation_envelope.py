@@ -40,6 +40,8 @@ class FakeManager:
         self.state = {"selected": "p1"}
         self.active = 0
         self.max_active = 0
+        self.active_target = None  # no browser: the answers' last pass has no relaunch to tell
+        self.last_relaunch = None
 
 
 async def echo(ctx, args: EchoArgs) -> ActionResult:
