@@ -14,7 +14,7 @@ serve: setup
 TEST_TIMEOUT ?= 45m
 test: setup
 	.venv/bin/ruff check .
-	@# No os/signal name missing on Windows or macOS (mypy --platform win32/darwin, ~20 s; issue 29).
+	@# No os/signal name missing on Windows or macOS (mypy --platform win32/darwin; issue 29).
 	.venv/bin/python scripts/mypy_platforms.py
 	@# The token budgets of what the model reads are in o200k tokens: the tokenizer (npm, 2 s) makes
 	@# them exact; without Node or the registry the tests fall back to a char-based overestimate.
