@@ -16,7 +16,7 @@ test: setup
 	.venv/bin/ruff check .
 	@# No os/signal name missing on Windows or macOS (mypy --platform win32/darwin; issue 29).
 	.venv/bin/python scripts/mypy_platforms.py
-	@# The token budgets of what the model reads are in o200k tokens: the tokenizer (npm, 2 s) makes
+	@# The token budgets of what the model reads are in o200k tokens: the tokenizer (npm) makes
 	@# them exact; without Node or the registry the tests fall back to a char-based overestimate.
 	@[ -d bench/peers/node_modules/gpt-tokenizer ] || npm install --prefix bench/peers --no-audit --no-fund \
 		--silent gpt-tokenizer >/dev/null 2>&1 || echo "test: gpt-tokenizer not installed; token budgets estimated"
