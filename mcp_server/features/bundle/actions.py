@@ -20,13 +20,17 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from cdp_core.errors import CDPException
+from cdp_core.recorders.accessibility import SnapshotOptions
 from mcp_server.evidence.body_preview import held_response_preview
+from mcp_server.evidence.dialogs import dialog_watch
 from mcp_server.evidence.reading import source_map_policy
 from mcp_server.evidence.server_errors import held_server_error
 from mcp_server.evidence.stacks import map_console_entries
 from mcp_server.features.bundle.render import bundle_answer, bundle_markdown
 from mcp_server.features.bundle.sections import shows_form_error, storage_involved
+from mcp_server.input.element import registry_of
 from mcp_server.page.screenshots import capture_png
+from mcp_server.page.snapshots import snapshot_page
 from mcp_server.server.registry import ActionArgs, ActionResult, Answer, action
 from targets.errors import ToolFailure
 
@@ -62,12 +66,6 @@ def _compact_console(e: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _response_preview(recorder: Any, e: dict[str, Any]) -> str | None:
-    """A failed request's answer as its reader would see it (an error page's text, not its CSS)."""
-    preview = held_response_preview(recorder, e)
-    return preview[0] if preview else None
-
-
 def _network_item(recorder: Any, e: dict[str, Any], server_error: str | None = None) -> dict[str, Any]:
     """A request of the bundle, its response preview and server error read from the held body
     (``server_error``: already read by :func:`_answers_with_server_errors`)."""
@@ -93,9 +91,9 @@ def _network_item(recorder: Any, e: dict[str, Any], server_error: str | None = N
     }
     if full.get("initiator") and full["initiator"].get("stackTop"):
         item["initiatorTop"] = full["initiator"]["stackTop"]
-    preview = _response_preview(recorder, e)
-    if preview is not None:
-        item["responsePreview"] = preview
+    preview = held_response_preview(recorder, e)  # as its reader sees it (an error page's text, not its CSS)
+    if preview:
+        item["responsePreview"] = preview[0]
     server_error = server_error or held_server_error(recorder, e["id"])
     if server_error:
         item["serverError"] = server_error
@@ -192,23 +190,16 @@ async def _storage(page: PageHandle, notes: list[str]) -> dict[str, Any]:
 
 
 async def _snapshot_preview(ctx: ToolContext, page: PageHandle) -> dict[str, Any]:
-    """The page snapshot (SNAPSHOT's, same uids) when that module is present, else a text preview."""
+    """The page snapshot (SNAPSHOT's, same uids), else (it could not be taken) a text preview."""
+    registry = registry_of(page)
+    previous = registry.previous
     try:
-        from cdp_core.recorders.accessibility import SnapshotOptions
-        from mcp_server.input.element import registry_of
-        from mcp_server.page.snapshots import snapshot_page
-    except ImportError:
-        snapshot_page = None  # type: ignore[assignment]
-    if snapshot_page is not None:
-        registry = registry_of(page)
-        previous = registry.previous
-        try:
-            snap = await snapshot_page(ctx, page, SnapshotOptions(max_chars=SNAPSHOT_PREVIEW_CHARS, max_lines=150))
-            return {"kind": "snapshot", "text": snap.text()}
-        except (CDPException, ToolFailure):
-            pass  # fall back to the text preview
-        finally:
-            registry.previous = previous  # the bundle must not move the base of the agent's snapshot diffs
+        snap = await snapshot_page(ctx, page, SnapshotOptions(max_chars=SNAPSHOT_PREVIEW_CHARS, max_lines=150))
+        return {"kind": "snapshot", "text": snap.text()}
+    except (CDPException, ToolFailure):
+        pass  # fall back to the text preview
+    finally:
+        registry.previous = previous  # the bundle must not move the base of the agent's snapshot diffs
     text = await _eval(page, "document.body ? document.body.innerText : ''") or ""
     cut = len(text) > SNAPSHOT_PREVIEW_CHARS
     return {"kind": "text", "text": text[:SNAPSHOT_PREVIEW_CHARS] + ("…" if cut else ""), "truncated": cut}
@@ -216,10 +207,6 @@ async def _snapshot_preview(ctx: ToolContext, page: PageHandle) -> dict[str, Any
 
 async def _open_dialog(ctx: ToolContext, page: PageHandle) -> dict[str, Any] | None:
     """The JavaScript dialog blocking the page, if SNAPSHOT's dialog watch knows one."""
-    try:
-        from mcp_server.evidence.dialogs import dialog_watch
-    except ImportError:
-        return None
     try:
         watch = await dialog_watch(ctx, page)
     except CDPException:

@@ -35,33 +35,22 @@ def read_text_prefix(path: Path, max_chars: int) -> FileRead:
     """Hash, size, binary sniff, character count and the first ``max_chars`` characters of ``path``."""
     digest = hashlib.sha256()
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
-    kept: list[str] = []
-    kept_chars = 0
+    kept = ""
     chars = 0
     size = 0
     binary = False
     with path.open("rb") as fh:
-        while True:
-            chunk = fh.read(CHUNK_BYTES)
-            if not chunk:
-                break
+        for chunk in iter(lambda: fh.read(CHUNK_BYTES), b""):
             if size == 0 and b"\x00" in chunk[:_SNIFF_BYTES]:
                 binary = True
             size += len(chunk)
             digest.update(chunk)
-            if binary:
-                continue
-            text = decoder.decode(chunk)
-            chars += len(text)
-            if kept_chars < max_chars:
-                piece = text[: max_chars - kept_chars]
-                kept.append(piece)
-                kept_chars += len(piece)
-        if not binary:
-            tail = decoder.decode(b"", final=True)
-            chars += len(tail)
-            if kept_chars < max_chars:
-                kept.append(tail[: max_chars - kept_chars])
-    return FileRead(
-        size=size, sha256=digest.hexdigest(), binary=binary, text="" if binary else "".join(kept), chars=chars
-    )
+            if not binary:
+                text = decoder.decode(chunk)
+                chars += len(text)
+                kept += text[: max_chars - len(kept)]
+    if not binary:
+        tail = decoder.decode(b"", final=True)
+        chars += len(tail)
+        kept += tail[: max_chars - len(kept)]
+    return FileRead(size=size, sha256=digest.hexdigest(), binary=binary, text=kept, chars=chars)

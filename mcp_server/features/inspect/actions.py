@@ -13,6 +13,7 @@ for the call.
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
@@ -100,13 +101,14 @@ async def _element(ctx: ToolContext, page: PageHandle, args: ElementArgs, what: 
     return element
 
 
+async def _own_uid(ctx: ToolContext, page: PageHandle, frame_id: str, session: Any, object_id: str) -> int | None:
+    """The uid of the node's own snapshot line (max_up=0: never an ancestor's); None when it has none."""
+    found = await line_of(page, session, object_id, frame_id, engine=ctx.settings.snapshot_engine, max_up=0)
+    return found[0].uid if found is not None else None
+
+
 async def _look(ctx: ToolContext, page: PageHandle, element: Element) -> Look:
-    engine = ctx.settings.snapshot_engine
-
-    async def uid_of(session: Any, object_id: str) -> int | None:
-        found = await line_of(page, session, object_id, element.frame_id, engine=engine, max_up=0)
-        return found[0].uid if found is not None else None  # the covering element's own line only
-
+    uid_of = functools.partial(_own_uid, ctx, page, element.frame_id)  # of a covering element
     resolver = resolver_of(page, source_map_policy(ctx))
     try:
         return await look_at(element, load_map=resolver.load_map, uid_of=uid_of)
@@ -124,9 +126,7 @@ async def css_styles(ctx: ToolContext, args: ElementArgs) -> ActionResult:
         look = await _look(ctx, page, element)
         if uid is None and not look.reasons:
             # found by selector and shown: its uid, so the agent can act on it (a hidden one has none)
-            engine = ctx.settings.snapshot_engine
-            found = await line_of(page, element.session, element.object_id, element.frame_id, engine=engine, max_up=0)
-            uid = found[0].uid if found is not None else None
+            uid = await _own_uid(ctx, page, element.frame_id, element.session, element.object_id)
     finally:
         await element.release()
     return ActionResult(text=look_text(look, uid), data=look_data(look, uid))

@@ -118,10 +118,6 @@ def _bounded(ctx: ToolContext, args: Any, what: str) -> None:
     )
 
 
-def _then(followed: dict[str, Any]) -> str:
-    return then_line(followed)
-
-
 @action(I, "fill_form", FillFormArgs, lock="page", takes=ACTIONABILITY_TAKES)
 async def fill_form(ctx: ToolContext, args: FillFormArgs) -> ActionResult:
     """Fill several fields by uid in one call: text, <select> (value or label), checkbox and radio (true/false)."""
@@ -157,7 +153,7 @@ async def fill_form(ctx: ToolContext, args: FillFormArgs) -> ActionResult:
         entries.append([element.entry.uid, did.removesuffix(" in").rstrip(":")])
     filled = sum(1 for e in elements if e.meta.get("state") == "done")
     head = f"filled {filled} of {len(elements)} fields" if dialog else f"filled {len(elements)} fields"
-    text = head + ": " + "; ".join(lines) + _then(followed)
+    text = head + ": " + "; ".join(lines) + then_line(followed)
     data = {"fields": {"columns": ["uid", "did"], "entries": entries}, "followed": followed}
     return ActionResult(text=text, data=data)
 
@@ -179,7 +175,7 @@ async def select_option(ctx: ToolContext, args: SelectOptionArgs) -> ActionResul
     pairs = zip(values, labels, strict=False)
     chosen = ", ".join(f"{label!r} ({value})" if label != value else repr(value) for value, label in pairs)
     did = f"selected {chosen}" if picked else "selecting started (a dialog opened)"
-    text = f"{did} in {elements[0].label}" + _then(followed)
+    text = f"{did} in {elements[0].label}" + then_line(followed)
     data: dict[str, Any] = {"uid": args.uid, "values": values, "followed": followed}
     if labels != values:
         data["labels"] = labels
@@ -271,7 +267,7 @@ async def type_text(ctx: ToolContext, args: TypeTextArgs) -> ActionResult:
         data["uid"] = args.uid
     if args.submit_key:
         data["submit_key"] = args.submit_key
-    return ActionResult(text=typed + _then(followed), data=data)
+    return ActionResult(text=typed + then_line(followed), data=data)
 
 
 @action(I, "drag", DragArgs, lock="page", takes=ACTIONABILITY_TAKES)
@@ -290,7 +286,7 @@ async def drag(ctx: ToolContext, args: DragArgs) -> ActionResult:
     how = "HTML5 drop" if source.meta.get("html5") else "mouse drag, no HTML5 drag started"
     if dialog:
         how = "a dialog opened"
-    text = f"dragged {source.label} onto {target.label} ({how})" + _then(followed)
+    text = f"dragged {source.label} onto {target.label} ({how})" + then_line(followed)
     html5 = bool(source.meta.get("html5"))
     data = {"from_uid": args.from_uid, "to_uid": args.to_uid, "html5": html5, "followed": followed}
     return ActionResult(text=text, data=data)
@@ -310,7 +306,7 @@ async def upload_file(ctx: ToolContext, args: UploadFileArgs) -> ActionResult:
     shown = [ctx.artifacts.relative(f) for f in files]
     sizes = [f.stat().st_size for f in files]
     listed = ", ".join(f"{name} ({_size(n)})" for name, n in zip(shown, sizes, strict=True))
-    text = f"gave {elements[0].label} {len(files)} file(s): {listed}" + _then(followed)
+    text = f"gave {elements[0].label} {len(files)} file(s): {listed}" + then_line(followed)
     data = {"uid": args.uid, "files": [[name, n] for name, n in zip(shown, sizes, strict=True)], "followed": followed}
     return ActionResult(text=text, data=data)
 

@@ -104,14 +104,10 @@ async def memory_snapshot(ctx: ToolContext, args: MemorySnapshotArgs) -> ActionR
     while dest.exists():
         dest = dest.with_name(f"heap-{stamp}-{n}{SUFFIX}")
         n += 1
-
-    async def progress(done: int, total: int | None, message: str) -> None:
-        await ctx.report_progress(done, total, message)
-
     try:
         # Like a trace, a heap snapshot being streamed to its file must not be cut at the call bound.
         with ctx.hold.overrun_allowed() if ctx.hold is not None else contextlib.nullcontext():
-            result = await take_heap_snapshot(page.session, dest, progress_cb=progress)
+            result = await take_heap_snapshot(page.session, dest, progress_cb=ctx.report_progress)
     except CDPException as exc:
         lost = page.closed or page.session.closed
         raise ToolFailure(

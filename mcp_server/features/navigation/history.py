@@ -8,7 +8,7 @@ Chrome alike, and answers like ``navigate``: where the tab is now, its title and
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import Field
 
@@ -17,9 +17,6 @@ from mcp_server.evidence.dialogs import no_dialog
 from mcp_server.page.loading import LOAD_TAKES, StatusFn, WaitUntil, bounded_load
 from mcp_server.server.context import ToolContext
 from mcp_server.server.registry import ActionArgs, ActionResult, action
-
-if TYPE_CHECKING:
-    from mcp_server.evidence.dialogs import DialogWatch
 
 S = "browser_session"
 
@@ -50,60 +47,47 @@ def _moved(verb: str, info: dict[str, Any]) -> ActionResult:
     return ActionResult(text=text, data=data)
 
 
-async def _no_dialog_on_selected(ctx: ToolContext, what: str) -> DialogWatch:
-    """The selected page's dialog watch, refusing at once if a dialog is open."""
-    page = await ctx.page(launch_if_needed=False)  # the page to ourselves until the call ends
-    return await no_dialog(ctx, page, what)  # Chrome holds a navigation until an open dialog is answered
-
-
 #: A tab move: ``move(timeout_ms, on_status)`` -> the report of the move, as navigate gives it.
 Move = Callable[[int, StatusFn], Awaitable[dict[str, Any]]]
 
 
-async def _move(
-    ctx: ToolContext, verb: str, what: str, args: HistoryArgs, move: Move, watch: DialogWatch
-) -> ActionResult:
-    """A tab move within the call bound (loading.bounded_load): its answer, or the "waiting" one."""
-
-    async def load(timeout_ms: int, on_status: StatusFn) -> dict[str, Any]:
-        return await move(timeout_ms, on_status)
-
+async def _move(ctx: ToolContext, verb: str, name: str, args: HistoryArgs, move: Move) -> ActionResult:
+    """The tab move of action ``name`` within the call bound (loading.bounded_load): its answer, or the
+    "waiting" one; refused at once if a dialog is open."""
+    page = await ctx.page(launch_if_needed=False)  # the page to ourselves until the call ends
+    watch = await no_dialog(ctx, page, name)  # Chrome holds a navigation until an open dialog is answered
     outcome = await bounded_load(
-        ctx, what=what, wait_until=args.wait_until, timeout_ms=args.timeout_ms, load=load, watch=watch
+        ctx, what=name.replace("_", " "), wait_until=args.wait_until, timeout_ms=args.timeout_ms, load=move, watch=watch
     )
     return outcome if isinstance(outcome, ActionResult) else _moved(verb, outcome)
+
+
+async def _go(ctx: ToolContext, args: HistoryArgs, delta: int, verb: str, name: str) -> ActionResult:
+    def move(timeout_ms: int, on_status: StatusFn) -> Awaitable[dict[str, Any]]:
+        return ctx.manager.go_history(delta, wait_until=args.wait_until, timeout_ms=timeout_ms, on_status=on_status)
+
+    return await _move(ctx, verb, name, args, move)
 
 
 @action(S, "go_back", HistoryArgs, destructive=True, lock="page", takes=LOAD_TAKES)
 async def go_back(ctx: ToolContext, args: HistoryArgs) -> ActionResult:
     """Go back one entry in the selected tab's history (like its back button)."""
-    watch = await _no_dialog_on_selected(ctx, "go_back")
-
-    def move(timeout_ms: int, on_status: StatusFn) -> Awaitable[dict[str, Any]]:
-        return ctx.manager.go_history(-1, wait_until=args.wait_until, timeout_ms=timeout_ms, on_status=on_status)
-
-    return await _move(ctx, "Went back to", "go back", args, move, watch)
+    return await _go(ctx, args, -1, "Went back to", "go_back")
 
 
 @action(S, "go_forward", HistoryArgs, destructive=True, lock="page", takes=LOAD_TAKES)
 async def go_forward(ctx: ToolContext, args: HistoryArgs) -> ActionResult:
     """Go forward one entry in the selected tab's history."""
-    watch = await _no_dialog_on_selected(ctx, "go_forward")
-
-    def move(timeout_ms: int, on_status: StatusFn) -> Awaitable[dict[str, Any]]:
-        return ctx.manager.go_history(1, wait_until=args.wait_until, timeout_ms=timeout_ms, on_status=on_status)
-
-    return await _move(ctx, "Went forward to", "go forward", args, move, watch)
+    return await _go(ctx, args, 1, "Went forward to", "go_forward")
 
 
 @action(S, "reload", ReloadArgs, destructive=True, lock="page", takes=LOAD_TAKES)
 async def reload(ctx: ToolContext, args: ReloadArgs) -> ActionResult:
     """Reload the selected tab (ignore_cache: bypass the cache)."""
-    watch = await _no_dialog_on_selected(ctx, "reload")
 
     def move(timeout_ms: int, on_status: StatusFn) -> Awaitable[dict[str, Any]]:
         return ctx.manager.reload(
             ignore_cache=args.ignore_cache, wait_until=args.wait_until, timeout_ms=timeout_ms, on_status=on_status
         )
 
-    return await _move(ctx, "Reloaded", "reload", args, move, watch)
+    return await _move(ctx, "Reloaded", "reload", args, move)

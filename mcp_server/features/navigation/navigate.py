@@ -107,9 +107,3 @@ async def _navigate(ctx: ToolContext, args: NavigateArgs, watch: Any = None) -> 
         text += "; the user's Chrome was detached, so this started the internal browser (not the user's Chrome)"
     text += move_notes(info)
     return ActionResult(text=text, data=info)
-
-
-# -- get_dom --------------------------------------------------------------------------------
-
-
-# -- screenshot -----------------------------------------------------------------------------

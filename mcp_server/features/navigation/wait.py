@@ -243,6 +243,3 @@ def _in_flight(page: PageHandle, answered_at: dict[Any, float], now: float) -> i
     if network is None:
         return 0
     return len(in_flight(network.list(limit=200), answered_at, now))
-
-
-# -- handle_dialog ----------------------------------------------------------------------------

@@ -34,7 +34,6 @@ S = "browser_session"
 NETWORK_KIND = "network"
 #: The body preview inline (text and JSON alike); the file has the body.
 SAVED_PREVIEW_CHARS = 500
-# -- console ----------------------------------------------------------------------------------
 
 
 class SavedBodyAnswer(Answer):

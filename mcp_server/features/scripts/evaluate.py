@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import Field
 
@@ -20,9 +20,6 @@ from mcp_server.page.js import exception_text, runaway_failure, selected_frame, 
 from mcp_server.server.context import ToolContext
 from mcp_server.server.registry import ActionArgs, ActionResult, Answer, action
 from targets.errors import ErrorCode, ToolFailure
-
-if TYPE_CHECKING:
-    from targets import PageHandle
 
 S = "browser_session"
 
@@ -74,9 +71,9 @@ def _release_later(session: Any) -> None:
 
 
 async def _evaluate_main(
-    page: PageHandle, expression: str, timeout_ms: int, *, session: Any = None, context_id: int | None = None
+    session: Any, expression: str, timeout_ms: int, *, context_id: int | None = None
 ) -> tuple[Any, str]:
-    """Evaluate in the page's main world (REPL mode: top-level await, re-declarable let) -> (value, type).
+    """Evaluate in the main world (REPL mode: top-level await, re-declarable let) -> (value, type).
 
     ``session``/``context_id`` pick a frame: the session that runs it and its main-world context.
 
@@ -89,7 +86,6 @@ async def _evaluate_main(
     params["objectGroup"] = _EVAL_GROUP
     if context_id is not None:
         params["contextId"] = context_id
-    session = session or page.session
     if timeout_ms:
         params["timeout"] = timeout_ms
     try:
@@ -166,7 +162,7 @@ async def evaluate_js(ctx: ToolContext, args: EvaluateArgs) -> ActionResult:
     try:
         value, kind = await unless_dialog(
             watch,
-            _evaluate_main(page, args.expression, timeout_ms, session=session, context_id=context_id),
+            _evaluate_main(session, args.expression, timeout_ms, context_id=context_id),
             "evaluate_js",
         )
     except (CDPTimeout, CDPError) as exc:
@@ -189,6 +185,3 @@ async def evaluate_js(ctx: ToolContext, args: EvaluateArgs) -> ActionResult:
         if kind in _PLAIN_KINDS:
             data.pop("type")  # the JSON value says it
     return ActionResult(text=text, data=data)
-
-
-_PLAIN_KINDS |= {"str", "int", "float", "bool", "dict", "list", "NoneType"}

@@ -1,10 +1,6 @@
-"""The flat legacy tools around the page: the captured error and console lists, tabs, frames, downloads.
+"""list_frames and select_frame: the frames of the selected page, and the one later actions run in.
 
-Split from :mod:`.legacy` (the page's own actions: navigate, DOM, screenshot, JS) by what they
-read: the recorders' lists, the browser's tabs and the page's frames, and files the browser
-saved, rather than the page's document. Same contract as there: each keeps the semantics the
-legacy tool had and runs the same code under ``browser_session``. Listed right after ``legacy``
-in :data:`mcp_server.features.MODULES`, so tools/list keeps its order.
+Both are legacy tools too (``browser_list_frames``, ``browser_select_frame``) and keep the semantics those had.
 """
 
 from __future__ import annotations
@@ -38,12 +34,6 @@ class FramesResult(Answer):
 
 class FrameResult(Answer):
     frame: FrameInfo
-
-
-# -- network errors / console logs (capture recorders) --------------------------------------
-
-
-# -- tabs and frames ------------------------------------------------------------------------
 
 
 def _frame_line(f: dict[str, Any]) -> str:
@@ -108,6 +98,3 @@ async def select_frame(ctx: ToolContext, args: SelectFrameArgs) -> ActionResult:
     page.active_frame = None if chosen["frame_index"] == 0 else chosen["frame_id"]
     chosen = {**chosen, "selected": True}
     return ActionResult(text=f"selected {_frame_line(chosen).strip()}", data={"frame": chosen})
-
-
-# -- downloads ------------------------------------------------------------------------------

@@ -98,6 +98,6 @@ async def get_current_page(ctx: ToolContext, args: NoArgs) -> ActionResult:
     listing = await ctx.manager.list_pages()
     info = next((p for p in listing if p.get("stable_page_id") == page.stable_page_id), None)
     if info is None:
-        info = page.info(selected=True) if hasattr(page, "info") else {"stable_page_id": page.stable_page_id}
+        info = page.info(selected=True)
     brief = page_brief(info)
     return ActionResult(text=f"current page: {page_line(brief).strip()}", data={"page": brief})

@@ -65,10 +65,7 @@ _BY_MANAGER: weakref.WeakKeyDictionary[Any, _BrowserTraces] = weakref.WeakKeyDic
 
 
 def _traces(ctx: ToolContext) -> _BrowserTraces:
-    state = _BY_MANAGER.get(ctx.manager)
-    if state is None:
-        state = _BY_MANAGER[ctx.manager] = _BrowserTraces()
-    return state
+    return _BY_MANAGER.setdefault(ctx.manager, _BrowserTraces())
 
 
 def _state_of(page: PageHandle) -> TraceState:
