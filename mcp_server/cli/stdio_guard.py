@@ -17,7 +17,7 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -32,16 +32,13 @@ _LONG_NUMBER = re.compile(r"\d{4000}")
 MAX_DEPTH = 100
 
 
-def request_id(line: str) -> str | int | None:
-    """The ``id`` of a JSON-RPC message from its raw text, at the top level only; None if absent or unclear."""
+def _scan(line: str) -> Iterator[tuple[int, int, int]]:
+    """A linear scan of raw JSON text, no parse: ``(depth, start, end)`` at each bracket that opens outside
+    a string (``start == end``) and at the end of each string (its text is ``line[start:end]``)."""
     depth = 0
-    in_string = False
-    escaped = False
-    key_start = -1
-    i = 0
-    n = len(line)
-    while i < n:
-        ch = line[i]
+    in_string = escaped = False
+    start = 0
+    for i, ch in enumerate(line):
         if in_string:
             if escaped:
                 escaped = False
@@ -49,20 +46,24 @@ def request_id(line: str) -> str | int | None:
                 escaped = True
             elif ch == '"':
                 in_string = False
-                if depth == 1 and line[key_start:i] == "id":
-                    rest = line[i + 1 :].lstrip()
-                    if rest.startswith(":"):
-                        return _scalar(rest[1:].lstrip())
-            i += 1
-            continue
-        if ch == '"':
+                yield depth, start, i
+        elif ch == '"':
             in_string = True
-            key_start = i + 1
+            start = i + 1
         elif ch in "{[":
             depth += 1
+            yield depth, i, i
         elif ch in "}]":
             depth -= 1
-        i += 1
+
+
+def request_id(line: str) -> str | int | None:
+    """The ``id`` of a JSON-RPC message from its raw text, at the top level only; None if absent or unclear."""
+    for depth, start, end in _scan(line):
+        if depth == 1 and line[start:end] == "id":
+            rest = line[end + 1 :].lstrip()
+            if rest.startswith(":"):
+                return _scalar(rest[1:].lstrip())
     return None
 
 
@@ -91,26 +92,8 @@ def _scalar(text: str) -> str | int | None:
 
 
 def _depth_over(line: str, limit: int) -> bool:
-    """Whether brackets outside strings nest deeper than ``limit`` (a linear scan, no parse)."""
-    depth = 0
-    in_string = escaped = False
-    for ch in line:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
-            depth += 1
-            if depth > limit:
-                return True
-        elif ch in "}]":
-            depth -= 1
-    return False
+    """Whether brackets outside strings nest deeper than ``limit``."""
+    return any(depth > limit for depth, _, _ in _scan(line))
 
 
 def problem_of(line: str) -> tuple[int, str] | None:
