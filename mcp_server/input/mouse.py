@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from cdp_core import CDPException, CDPSession, SessionClosed
 from mcp_server.input.actionability import Point
+from mcp_server.input.wake import focus_emulated
 
 __all__ = ["Button", "move", "press", "release", "click_at", "BUTTON_BITS"]
 
@@ -42,14 +43,8 @@ async def move(session: CDPSession, point: Point, *, buttons: int = 0, deliver: 
         task.add_done_callback(lambda t: t.cancelled() or t.exception())
     done, pending = await asyncio.wait(sends, timeout=MOVE_WAIT)
     if pending and deliver:
-        try:
-            await session.send("Emulation.setFocusEmulationEnabled", {"enabled": True}, timeout=10)
+        async with focus_emulated(session):
             done, pending = await asyncio.wait(sends, timeout=FLUSH_WAIT)
-        finally:
-            try:
-                await session.send("Emulation.setFocusEmulationEnabled", {"enabled": False}, timeout=10)
-            except CDPException:
-                pass
     for task in done:
         exc = task.exception()
         if exc is not None and not isinstance(exc, CDPException):
@@ -58,33 +53,18 @@ async def move(session: CDPSession, point: Point, *, buttons: int = 0, deliver: 
 
 
 async def press(session: CDPSession, point: Point, *, button: Button = "left", click_count: int = 1) -> None:
-    await session.send(
-        "Input.dispatchMouseEvent",
-        {
-            "type": "mousePressed",
-            "x": point.x,
-            "y": point.y,
-            "button": button,
-            "buttons": BUTTON_BITS[button],
-            "clickCount": click_count,
-        },
-        timeout=30,
-    )
+    await _button_event(session, "mousePressed", point, button, BUTTON_BITS[button], click_count)
 
 
 async def release(session: CDPSession, point: Point, *, button: Button = "left", click_count: int = 1) -> None:
-    await session.send(
-        "Input.dispatchMouseEvent",
-        {
-            "type": "mouseReleased",
-            "x": point.x,
-            "y": point.y,
-            "button": button,
-            "buttons": 0,
-            "clickCount": click_count,
-        },
-        timeout=30,
-    )
+    await _button_event(session, "mouseReleased", point, button, 0, click_count)
+
+
+async def _button_event(
+    session: CDPSession, kind: str, point: Point, button: Button, buttons: int, click_count: int
+) -> None:
+    params = {"type": kind, "x": point.x, "y": point.y, "button": button, "buttons": buttons, "clickCount": click_count}
+    await session.send("Input.dispatchMouseEvent", params, timeout=30)
 
 
 async def click_at(session: CDPSession, point: Point, *, button: Button = "left", click_count: int = 1) -> bool:

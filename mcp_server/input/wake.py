@@ -18,12 +18,14 @@ not change.
 
 from __future__ import annotations
 
+import contextlib
 import weakref
+from collections.abc import AsyncIterator
 from typing import Any
 
 from cdp_core import CDPException
 
-__all__ = ["wake", "forget"]
+__all__ = ["wake", "forget", "focus_emulated"]
 
 _STATE_JS = "[document.visibilityState, performance.timeOrigin]"
 #: two animation frames while the tab is drawn as if shown (bounded: a page may block its frames)
@@ -56,22 +58,26 @@ async def wake(session: Any, context_id: int | None = None) -> bool:
     seen = _woken.setdefault(session, set())
     if origin in seen:
         return False
-    try:
-        await session.send("Emulation.setFocusEmulationEnabled", {"enabled": True}, timeout=10)
-        await session.send(
-            "Runtime.evaluate",
-            {"expression": _TWO_FRAMES_JS, "awaitPromise": True, "returnByValue": True, **where},
-            timeout=5,
-        )
-    except CDPException:
-        pass  # the delivery check says whether the input arrived
-    finally:
-        try:
-            await session.send("Emulation.setFocusEmulationEnabled", {"enabled": False}, timeout=10)
-        except CDPException:
-            pass
+    with contextlib.suppress(CDPException):  # the delivery check says whether the input arrived
+        async with focus_emulated(session):
+            await session.send(
+                "Runtime.evaluate",
+                {"expression": _TWO_FRAMES_JS, "awaitPromise": True, "returnByValue": True, **where},
+                timeout=5,
+            )
     seen.add(origin)
     return True
+
+
+@contextlib.asynccontextmanager
+async def focus_emulated(session: Any) -> AsyncIterator[None]:
+    """Focus emulation on while the block runs (Chrome draws a hidden tab as if shown), then off whatever happened."""
+    try:
+        await session.send("Emulation.setFocusEmulationEnabled", {"enabled": True}, timeout=10)
+        yield
+    finally:
+        with contextlib.suppress(CDPException):
+            await session.send("Emulation.setFocusEmulationEnabled", {"enabled": False}, timeout=10)
 
 
 def forget(session: Any) -> None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from cdp_core.errors import CDPError, CDPException, CDPTimeout
+from cdp_core.errors import CDPError, CDPTimeout
+from mcp_server.input.wake import focus_emulated
 from targets.errors import ErrorCode, ToolFailure
 
 if TYPE_CHECKING:
@@ -74,10 +75,9 @@ async def _capture_hidden_full_page(page: PageHandle, params: dict[str, Any], ti
     sees ``visibilitychange`` to visible and back, the tab the user looks at does not change.
     The caller still checks the image's height against the page's.
     """
-    session = page.session
     try:
-        await session.send("Emulation.setFocusEmulationEnabled", {"enabled": True}, timeout=10)
-        return await _capture_unless_navigating(page, params, min(timeout, HIDDEN_FULL_PAGE_TIMEOUT))
+        async with focus_emulated(page.session):
+            return await _capture_unless_navigating(page, params, min(timeout, HIDDEN_FULL_PAGE_TIMEOUT))
     except CDPTimeout:
         raise ToolFailure(
             ErrorCode.TIMEOUT,
@@ -86,11 +86,6 @@ async def _capture_hidden_full_page(page: PageHandle, params: dict[str, Any], ti
             "tab the user sees), then take the screenshot again",
             stable_page_id=page.stable_page_id,
         ) from None
-    finally:
-        try:
-            await session.send("Emulation.setFocusEmulationEnabled", {"enabled": False}, timeout=10)
-        except CDPException:
-            pass
 
 
 #: Captures tried on a page that keeps navigating before answering BUSY.
