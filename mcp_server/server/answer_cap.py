@@ -202,11 +202,11 @@ def _biggest(root: dict[str, Any]) -> tuple[str, Any, Any, Any]:
         path = f"{path}.{k}" if path else str(k)
 
 
-def final_pass(result: ToolAnswer, manager: BrowserManager, *, limit: int | None = None) -> ToolAnswer:
+def final_pass(result: ToolAnswer, manager: BrowserManager | None, *, limit: int | None = None) -> ToolAnswer:
     """What every answer goes through last: the relaunch notice, then the caps (``limit``: the
     user's ``MCP_MAX_ANSWER_BYTES`` for text and for structured content, each)."""
-    relaunch = manager.last_relaunch
-    if relaunch is not None:
+    relaunch = manager.last_relaunch if manager is not None else None  # None: a server with no browser
+    if manager is not None and relaunch is not None:
         manager.last_relaunch = None  # said once, by the call that restarted the browser
         result = _say_relaunched(result, relaunch)
     if limit is None:

@@ -370,9 +370,9 @@ class BrowserMCP:
 _WAIT_FAILURES = (ErrorCode.TIMEOUT, ErrorCode.ELEMENT_NOT_INTERACTABLE)
 
 
-def _target_lost(manager: BrowserManager) -> bool:
+def _target_lost(manager: BrowserManager | None) -> bool:
     """An active browser target that is no longer connected (the next page call relaunches or reports it)."""
-    if manager.active_target is None:
+    if manager is None or manager.active_target is None:  # None: a server with no browser (tests, listings)
         return False
     target = manager.launch if manager.active_target == "launch" else manager.cdp
     return not target.connected  # a lost target is not connected
