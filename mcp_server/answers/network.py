@@ -49,6 +49,8 @@ def _network_fields(entry: dict[str, Any], page_url: str | None) -> dict[str, An
         out["redirectedFrom"] = entry["redirectedFrom"]
     if entry.get("postDataPreview"):
         out["postDataPreview"] = cut(entry["postDataPreview"], PAYLOAD_CHARS)
+    if entry.get("appError"):  # set by network_list: the app's own error text in the answer's body
+        out["appError"] = cut(entry["appError"], PAYLOAD_CHARS)
     entry_page = entry.get("pageUrl")
     if entry_page and not same_doc(entry_page, page_url):
         out["page"] = short_url(entry_page, page_url)  # made on an earlier page (a POST before a navigation)
@@ -88,6 +90,8 @@ def _network_line(f: dict[str, Any]) -> str:
         line += f" <- #{f['redirectedFrom']}"
     if f.get("postDataPreview"):
         line += f" payload: {f['postDataPreview']}"
+    if f.get("appError"):
+        line += f" app error: {f['appError']}"
     if f.get("page"):
         line += f" (page {f['page']})"
     if "ws" in f:
@@ -163,6 +167,7 @@ def _lines_and_rows(
             and not entry.get("failed")
             and not entry.get("redirectedFrom")
             and not entry.get("postDataPreview")
+            and not entry.get("appError")
             and "framesSent" not in entry
         )
         if not plain:

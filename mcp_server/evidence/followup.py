@@ -19,6 +19,7 @@ from mcp_server.answers.lean import short_url
 from mcp_server.answers.listing import NETWORK_COLUMNS, frame_text
 from mcp_server.answers.models import NetworkRow
 from mcp_server.answers.network import network_row
+from mcp_server.evidence.app_errors import held_app_error
 from mcp_server.evidence.dialogs import DialogWatch, public_dialog
 from mcp_server.evidence.followup_text import MAX_ERRORS
 from mcp_server.evidence.form_validation import ValidationWatch
@@ -239,9 +240,11 @@ class Followup:
                 # rows as network_list writes them (its columns said once): the text names the same ones
                 data["columns"] = NETWORK_COLUMNS
                 data["requests"] = [network_row(r, self.page.url) for r in named[:MAX_LISTED]]
-                server_errors = await self._server_errors(named[:MAX_LISTED])
+                server_errors, app_errors = await self._body_errors(named[:MAX_LISTED])
                 if server_errors:
                     data["serverErrors"] = server_errors
+                if app_errors:
+                    data["appErrors"] = app_errors
             if static:
                 data["static"] = dict(static.most_common())
             data["requestCount"] = len(requests)
@@ -272,24 +275,29 @@ class Followup:
             data["pageClosed"] = closed
         return data
 
-    async def _server_errors(self, requests: list[dict[str, Any]]) -> list[list[Any]]:
+    async def _body_errors(self, requests: list[dict[str, Any]]) -> tuple[list[list[Any]], list[list[Any]]]:
         """``[id, line]`` of each listed document or AJAX request whose response body holds a known
-        server error (:mod:`.server_errors`). A body Chrome is still handing over is waited for,
-        briefly (:data:`BODY_WAIT_S`): the page has already read it when the action settles."""
+        server error (:mod:`.server_errors`), and of each whose body holds an application's error
+        and no server error (:mod:`.app_errors`: ``{"success":false,"error":…}``). A body Chrome is
+        still handing over is waited for, briefly (:data:`BODY_WAIT_S`): the page has already read
+        it when the action settles."""
         network = self.network
         if network is None:
-            return []
-        ids = [r["id"] for r in requests if r.get("resourceType") in _READ_TYPES and r.get("status") is not None]
+            return [], []
+        read = [r for r in requests if r.get("resourceType") in _READ_TYPES and r.get("status") is not None]
+        ids = [r["id"] for r in read]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + BODY_WAIT_S
         while ids and loop.time() < deadline and any(_body_coming(network, i) for i in ids):
             await asyncio.sleep(0.05)
-        found = []
-        for i in ids:
-            line = held_server_error(network, i)
+        server, app = [], []
+        for r in read:
+            line = held_server_error(network, r["id"])
             if line:
-                found.append([i, line])
-        return found
+                server.append([r["id"], line])
+            elif line := held_app_error(network, r):
+                app.append([r["id"], line])
+        return server, app
 
     async def _new_tabs(self) -> list[dict[str, str]]:
         """Tabs our page opened during the action (``openerId``), each once its URL is known (bounded)."""
@@ -375,6 +383,9 @@ class Followed(Answer):
     #: ``[id, line]`` of listed requests whose response holds a server's error (a PHP warning before
     #: the JSON of a 200, an ASP.NET error page): which error, which file and line
     serverErrors: list[Any] = []
+    #: ``[id, line]`` of listed requests whose response holds an application's error (a 200's
+    #: ``{"success":false,"error":…}``, an error block of the page): the app's own text
+    appErrors: list[Any] = []
     dialog: dict[str, Any] | None = None
     #: tabs the action opened (a target=_blank link, window.open): ``{url, title}``
     newTabs: list[dict[str, str]] = []

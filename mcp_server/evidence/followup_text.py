@@ -49,6 +49,8 @@ def describe_followup(data: dict[str, Any]) -> str:
         parts.append(f"started a download: {d['file']}")
     for i, line in data.get("serverErrors", []):
         parts.append(f"#{i}'s response holds a server error, {page_says(line)}")
+    for i, line in data.get("appErrors", []):
+        parts.append(f"#{i}'s response holds an app error, {page_says(line, 300)}")
     for e in data.get("consoleErrors", []):  # [id, type, text, thrown at?]
         thrown = f" thrown at {e[3]}" if len(e) > 3 else ""
         parts.append(f"console {e[1]} #{e[0]}{thrown}, {page_says(e[2])}")

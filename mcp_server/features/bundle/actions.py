@@ -21,6 +21,7 @@ from pydantic import Field
 
 from cdp_core.errors import CDPException
 from cdp_core.recorders.accessibility import SnapshotOptions
+from mcp_server.evidence.app_errors import held_app_error
 from mcp_server.evidence.body_preview import held_response_preview
 from mcp_server.evidence.dialogs import dialog_watch
 from mcp_server.evidence.reading import source_map_policy
@@ -66,9 +67,11 @@ def _compact_console(e: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _network_item(recorder: Any, e: dict[str, Any], server_error: str | None = None) -> dict[str, Any]:
-    """A request of the bundle, its response preview and server error read from the held body
-    (``server_error``: already read by :func:`_answers_with_server_errors`)."""
+def _network_item(
+    recorder: Any, e: dict[str, Any], server_error: str | None = None, app_error: str | None = None
+) -> dict[str, Any]:
+    """A request of the bundle, its response preview, server error and application error read from
+    the held body (``server_error``, ``app_error``: already read by :func:`_answers_with_errors`)."""
     full = recorder.get(e["id"])
     item = {
         k: full.get(k)
@@ -97,6 +100,9 @@ def _network_item(recorder: Any, e: dict[str, Any], server_error: str | None = N
     server_error = server_error or held_server_error(recorder, e["id"])
     if server_error:
         item["serverError"] = server_error
+    app_error = app_error or (None if server_error else held_app_error(recorder, full))
+    if app_error:  # a server's error is the worse of the two: said alone
+        item["appError"] = app_error
     return item
 
 
@@ -104,15 +110,22 @@ def _network_item(recorder: Any, e: dict[str, Any], server_error: str | None = N
 SERVER_ERROR_SCAN = 50
 
 
-def _answers_with_server_errors(recorder: Any) -> list[tuple[dict[str, Any], str]]:
+def _answers_with_errors(
+    recorder: Any,
+) -> tuple[list[tuple[dict[str, Any], str]], list[tuple[dict[str, Any], str]]]:
     """(entry, error) of the newest document/xhr/fetch requests answered below 400 whose body holds a
-    server error."""
+    server error, and those whose body holds an application error (``success:false``, an error
+    block) and no server error: a request is listed once, by its worse error."""
     recent = recorder.list(resource_types=["document", "xhr", "fetch"], limit=SERVER_ERROR_SCAN)
-    found = []
+    server, app = [], []
     for e in recent:
-        if e.get("status") is not None and e["status"] < 400 and (error := held_server_error(recorder, e["id"])):
-            found.append((e, error))
-    return found
+        if e.get("status") is None or e["status"] >= 400:
+            continue
+        if error := held_server_error(recorder, e["id"]):
+            server.append((e, error))
+        elif error := held_app_error(recorder, e):
+            app.append((e, error))
+    return server, app
 
 
 async def _eval(page: PageHandle, expression: str) -> Any:
@@ -284,12 +297,14 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
             failed = network.list(failed_only=True)
             http_errors = network.list(status_min=400)
             last = network.list(resource_types=["xhr", "fetch"], limit=1)
-            server_errors = _answers_with_server_errors(network)
+            server_errors, app_errors = _answers_with_errors(network)
             bundle["network"] = {
                 "failed": [_network_item(network, e) for e in failed[-n:]],
                 "httpErrors": [_network_item(network, e) for e in http_errors[-n:]],
                 "serverErrors": [_network_item(network, e, error) for e, error in server_errors[-n:]],
                 "serverErrorCount": len(server_errors),
+                "appErrors": [_network_item(network, e, app_error=error) for e, error in app_errors[-n:]],
+                "appErrorCount": len(app_errors),
                 "lastXhrOrFetch": _network_item(network, last[0]) if last else None,
                 "failedCount": len(failed),
                 "httpErrorCount": len(http_errors),

@@ -40,9 +40,12 @@ def bundle_markdown(bundle: dict[str, Any]) -> str:
         lines += [f"- #{e['id']} [{e['type']}] {str(e['text'])[:160]}" for e in con["errors"][:10]]
     net = bundle.get("network")
     if net:
-        lines += ["", f"## Network: {net['failedCount']} failed, {net['httpErrorCount']} HTTP error(s)"]
+        apps = f", {net['appErrorCount']} app error(s)" if net.get("appErrorCount") else ""
+        lines += ["", f"## Network: {net['failedCount']} failed, {net['httpErrorCount']} HTTP error(s){apps}"]
         lines += [f"- #{e['id']} {e['method']} {e['status']} {e['url']}" for e in net["httpErrors"][:10]]
         lines += [f"- #{e['id']} {e['method']} FAILED {e['failureText']} {e['url']}" for e in net["failed"][:10]]
+        for e in (net.get("appErrors") or [])[:10]:
+            lines.append(f"- #{e['id']} {e['method']} {e['status']} {e['url']} app error: {e.get('appError')}")
     if bundle.get("screenshot"):
         lines += ["", f"Screenshot: {bundle['screenshot']['relativePath']}"]
     elif bundle.get("screenshotError"):
@@ -97,8 +100,15 @@ def _network_extras(e: dict[str, Any], page_url: str) -> tuple[dict[str, Any], l
     if e.get("serverError"):
         extra["serverError"] = e["serverError"]
         lines.append(f"      server error: {e['serverError']}")
+    app_error, preview = e.get("appError"), str(e.get("responsePreview") or "")
+    whole = bool(preview) and not preview.endswith("…")
+    if app_error and not (whole and app_error in preview):  # a short body that says it is shown whole
+        extra["appError"] = app_error
+        lines.append(f"      app error: {app_error}")
     error_page = bool(e.get("serverError")) and (e.get("status") or 0) >= 400
-    if e.get("responsePreview") and not error_page:  # an error page's gist is its server error line
+    if preview and not error_page and not (app_error and not whole):
+        # an error page's gist is its server error line; a long answer's app error, its quote (the
+        # body's head is markup the message comes after)
         extra["response"] = e["responsePreview"]
         lines.append("      response: " + " ".join(str(e["responsePreview"]).split()))
     if e.get("initiatorTop"):
@@ -108,19 +118,20 @@ def _network_extras(e: dict[str, Any], page_url: str) -> tuple[dict[str, Any], l
 
 
 def _request(e: dict[str, Any], page_url: str) -> tuple[list[Any], list[str]]:
-    row = network_row(e, page_url)
+    row = network_row({k: v for k, v in e.items() if k != "appError"}, page_url)  # said whole below
     extra, more = _network_extras(e, page_url)
     if extra:
         if row and isinstance(row[-1], dict):
             row[-1].update(extra)
         else:
             row.append(extra)
-    return row, [f"  {network_line(e, page_url)}", *more]
+    return row, [f"  {network_line({k: v for k, v in e.items() if k != 'appError'}, page_url)}", *more]
 
 
 #: The bundle's request lists, in the order they are printed: HTTP errors, failures, then answers
-#: below 400 whose body holds a server's error (a PHP warning before an AJAX save's JSON)
-_SHOWN = ("httpErrors", "failed", "serverErrors")
+#: below 400 whose body holds a server's error (a PHP warning before an AJAX save's JSON), then
+#: those whose body holds an application's error (``{"success":false,"error":…}``)
+_SHOWN = ("httpErrors", "failed", "serverErrors", "appErrors")
 
 
 #: The bundle's capped network lists: (key, count key, what the text calls them).
@@ -128,6 +139,7 @@ _NETWORK_LISTS = (
     ("failed", "failedCount", "failed"),
     ("httpErrors", "httpErrorCount", "HTTP errors"),
     ("serverErrors", "serverErrorCount", "server errors"),
+    ("appErrors", "appErrorCount", "app errors"),
 )
 
 
@@ -184,9 +196,11 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     net = bundle.get("network")
     if net:
         in_answers = net.get("serverErrorCount") or 0
+        app_errors = net.get("appErrorCount") or 0
         lines.append(
             f"network: {net['failedCount']} failed, {net['httpErrorCount']} HTTP error(s)"
             + (f", {in_answers} answer(s) under 400 holding a server error" if in_answers else "")
+            + (f", {app_errors} app error(s)" if app_errors else "")
             + f" of {net['total']} requests"
             + (f"; {net['evicted']} older evicted" if net.get("evicted") else "")
         )
@@ -197,6 +211,7 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
             "failedCount": net["failedCount"],
             "httpErrorCount": net["httpErrorCount"],
             "serverErrorCount": in_answers or None,
+            "appErrorCount": app_errors or None,
             "total": net["total"],
             "evicted": net.get("evicted") or None,
             "columns": NETWORK_COLUMNS,

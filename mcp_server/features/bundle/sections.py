@@ -32,8 +32,8 @@ STORAGE_WORDS = re.compile(
 #: Statuses that say the request's credentials (cookies, a token from storage) were refused
 AUTH_STATUSES = frozenset({401, 403, 419, 440})
 
-_NETWORK_LISTS = ("failed", "httpErrors", "serverErrors")
-_NETWORK_TEXTS = ("url", "failureText", "serverError", "responsePreview", "statusText")
+_NETWORK_LISTS = ("failed", "httpErrors", "serverErrors", "appErrors")
+_NETWORK_TEXTS = ("url", "failureText", "serverError", "appError", "responsePreview", "statusText")
 
 
 def storage_involved(bundle: dict[str, Any]) -> bool:

@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 from pydantic import Field
 
+from cdp_core.recorders.listing import Selection, select_window
 from cdp_core.recorders.network import BodyIsBinary, BodyUnavailable, EntryNotFound
 from cdp_core.recorders.network.har import build_har, write_har
 from mcp_server.answers.models import ClearedAnswer, EntryAnswer, ListAnswer
 from mcp_server.answers.network import network_listing, network_record
+from mcp_server.evidence.app_errors import held_app_error
 from mcp_server.evidence.body_preview import HTML_SCAN_BYTES, held_response_preview, readable_preview
 from mcp_server.evidence.capture import network_of
 from mcp_server.evidence.reading import LIST_MAX, closed_note, not_found, source_map_notes, source_map_policy
@@ -85,6 +87,7 @@ class NetworkListArgs(ActionArgs):
     url_contains: str | None = Field(None, description="Substring of the request URL")
     method: str | None = Field(None, description="HTTP method, e.g. POST")
     failed_only: bool = Field(False, description="Requests with no response")
+    app_errors_only: bool = Field(False, description="Answers holding an app error (success:false...)")
     limit: int = Field(50, ge=1, le=LIST_MAX, description="Max entries (newest; with since_id: the next)")
     since_id: int | None = Field(None, ge=0, description="After this id (0: from the oldest)")
 
@@ -115,10 +118,18 @@ async def network_list(ctx: ToolContext, args: NetworkListArgs) -> ActionResult:
         url_contains=args.url_contains,
         method=args.method,
         failed_only=args.failed_only,
-        limit=args.limit,
+        limit=None if args.app_errors_only else args.limit,
         since_id=args.since_id,
         brief=True,
     )
+    for entry in sel.entries:
+        if entry.get("resourceType") in ("document", "xhr", "fetch") and (found := held_app_error(recorder, entry)):
+            entry["appError"] = found  # the row's marker: the app's own error text, shortened
+    if args.app_errors_only:
+        picked, earlier, after = select_window(
+            [e for e in sel.entries if e.get("appError")], limit=args.limit, since_id=args.since_id
+        )
+        sel = Selection(picked, earlier, after)
     text, data = network_listing(
         sel, page_url=page.url, since=recorder.captured_since, evicted=recorder.evicted, since_id=args.since_id
     )
@@ -144,6 +155,12 @@ async def network_get(ctx: ToolContext, args: NetworkGetArgs) -> ActionResult:
     if server_error:  # the file and line of a server's error page, often past the preview's 400 characters
         record["serverError"] = server_error
         text += f"\nserver error: {server_error}"
+    app_error = held_app_error(recorder, entry) if preview and not server_error else None
+    if app_error and preview and (preview[0].endswith("…") or app_error not in preview[0]):
+        # the app's own error text ({"success":false,"error":…}), wherever it sits in the body
+        # (a short body that says it is shown whole below)
+        record["appError"] = app_error
+        text += f"\napp error: {app_error}"
     if preview:
         record["response"], page_text = preview
         record["responseIsPageText"] = page_text or None
