@@ -21,7 +21,14 @@ from typing import Any
 from cdp_core.recorders.redact import redact_secrets_in_text
 from mcp_server.evidence.body_preview import html_text, looks_like_html
 
-__all__ = ["server_error_in", "held_server_error", "SERVER_ERROR_CHARS"]
+__all__ = [
+    "server_error_in",
+    "server_error_stack",
+    "held_server_error",
+    "held_server_stack",
+    "SERVER_ERROR_CHARS",
+    "STACK_FRAMES",
+]
 
 #: The longest line said of a server error
 SERVER_ERROR_CHARS = 200
@@ -124,6 +131,41 @@ def _worst_php(text: str) -> re.Match[str] | None:
     return best
 
 
+#: Frames of a PHP fatal's stack quoted beyond its top (the one-line error names the top)
+STACK_FRAMES = 5
+#: The longest frame said
+_FRAME_CHARS = 160
+_PHP_STACK = re.compile(r"\nStack trace:[ \t]*\n((?:#\d+ [^\n]+(?:\n|$))+)")
+_PHP_FRAME = re.compile(r"^#\d+ ((?:\S+?)\((\d+)\)|\[internal function\]): ([^\n(]+)\((.*)\)\s*$", re.M)
+
+
+def server_error_stack(text: str) -> list[str]:
+    """The frames of the stack a PHP fatal error (an uncaught exception) printed after its line,
+    the first :data:`STACK_FRAMES`, each ``function (file:line)``: which caller passed what.
+
+    Why: the error's line names the file that threw (often the framework's or the database
+    layer's); the frames below name the app's own code that called it. Arguments are left out
+    (``fn(…)``): PHP prints their values, a password among them, and no pattern masks a
+    positional argument.
+    """
+    text = text[:_TEXT_CHARS]
+    m = _worst_php(text)
+    if m is None or m.group(1) not in _PHP_FATAL:
+        return []
+    stack = _PHP_STACK.search(text, m.end())
+    if stack is None or text[m.end() : stack.start()].count("\n") > 2:
+        return []
+    frames = []
+    for frame in _PHP_FRAME.finditer(stack.group(1)):
+        place, line, function, args = frame.groups()
+        where = "internal" if line is None else f"{place[: -len(line) - 2]}:{line}"
+        said = f"{function.strip()}({'…' if args.strip() else ''}) ({where})"
+        frames.append(redact_secrets_in_text(said[: _FRAME_CHARS - 1] + "…" if len(said) > _FRAME_CHARS else said))
+        if len(frames) == STACK_FRAMES:
+            break
+    return frames
+
+
 def _after(text: str, pattern: re.Pattern[str]) -> str | None:
     """The first line of text after ``pattern``'s match (a heading's message)."""
     m = pattern.search(text)
@@ -133,9 +175,8 @@ def _after(text: str, pattern: re.Pattern[str]) -> str | None:
     return rest[0] if rest else None
 
 
-def held_server_error(recorder: Any, entry_id: int) -> str | None:
-    """:func:`server_error_in` of the response body ``recorder`` holds for an entry (None: none held,
-    binary, or no known error in it)."""
+def _held_text(recorder: Any, entry_id: int) -> str | None:
+    """The visible text of the response body ``recorder`` holds for an entry (None: none, binary)."""
     body = recorder.held_body(entry_id)
     if not body or b"\x00" in body[:512]:
         return None
@@ -143,4 +184,17 @@ def held_server_error(recorder: Any, entry_id: int) -> str | None:
     if looks_like_html(body, "") or text.lstrip().startswith("<"):
         # a page, a fragment (<title>Error</title><p>...), or PHP's html_errors before a JSON body
         text = html_text(text, _TEXT_CHARS)
-    return server_error_in(text)
+    return text
+
+
+def held_server_error(recorder: Any, entry_id: int) -> str | None:
+    """:func:`server_error_in` of the response body ``recorder`` holds for an entry (None: none held,
+    binary, or no known error in it)."""
+    text = _held_text(recorder, entry_id)
+    return server_error_in(text) if text else None
+
+
+def held_server_stack(recorder: Any, entry_id: int) -> list[str]:
+    """:func:`server_error_stack` of the response body ``recorder`` holds for an entry."""
+    text = _held_text(recorder, entry_id)
+    return server_error_stack(text) if text else []

@@ -14,6 +14,11 @@ the preview reads what the user set first, in the order sent, then the blobs wit
 Field names are shown decoded when that is unambiguous (``ctl00$Main$txtCustomer``, as the
 snapshot's ``field=`` says it, not ``ctl00%24Main%24txtCustomer``); values stay as sent. The saved
 body (``network_save_body``) and the HAR keep the payload whole.
+
+The fields that name the operation go first (``action``, ``method``, ``op``, ``cmd``, ``task``,
+``route``, GraphQL's ``operationName``…), in a form and at the top of a JSON object alike: apps
+send many calls to one endpoint (WordPress's admin-ajax.php, a JSON-RPC URL, a ``?do=`` dispatcher)
+and the agent tells them apart by that field, which a framework often posts after its state.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from typing import Any
 
 from ..redact import body_kind, redact_body, redact_json_value, truncate_text
 
-__all__ = ["LONG_VALUE", "KEPT_OPAQUE", "KEPT_TEXT", "payload_preview"]
+__all__ = ["LONG_VALUE", "KEPT_OPAQUE", "KEPT_TEXT", "OPERATION_FIELDS", "payload_preview"]
 
 #: A field value longer than this (in characters, decoded) is shortened in a preview
 LONG_VALUE = 100
@@ -32,6 +37,13 @@ LONG_VALUE = 100
 KEPT_OPAQUE = 12
 #: What is kept of a shortened value with whitespace (text someone typed)
 KEPT_TEXT = 60
+#: Field names (lower case) that name the operation a call asks for: shown first
+OPERATION_FIELDS = frozenset(
+    {
+        "action", "method", "op", "operation", "operationname", "cmd", "command", "task", "route", "do",
+        "mode", "event", "fn", "func", "function", "call", "verb", "ajax_action", "_action", "act",
+    }
+)  # fmt: skip
 #: A decoded field name holding one of these is shown as sent
 _AMBIGUOUS_IN_NAME = frozenset("&=%+") | frozenset(chr(c) for c in range(33))
 
@@ -60,13 +72,16 @@ def _shortened(value: str) -> str:
 
 def _form_preview(redacted: str) -> str:
     """An urlencoded body with names decoded and each long value shortened and moved last."""
-    out, long = [], []
+    ops, out, long = [], [], []
     for part in redacted.split("&"):
         name, sep, value = part.partition("=")
         if "%" in name:
             decoded_name = urllib.parse.unquote(name, errors="strict") if _decodes(name) else name
             if not _AMBIGUOUS_IN_NAME.intersection(decoded_name):
                 name = decoded_name
+        if sep and name.lower() in OPERATION_FIELDS and len(value) <= LONG_VALUE:
+            ops.append(f"{name}={value}")
+            continue
         if sep and len(value) > LONG_VALUE:
             decoded = urllib.parse.unquote_plus(value)
             if len(decoded) > LONG_VALUE:
@@ -77,7 +92,7 @@ def _form_preview(redacted: str) -> str:
                 long.append(f"{name}={kept}…[{len(decoded)} chars]")
                 continue
         out.append(f"{name}{sep}{value}")
-    return "&".join(out + long)
+    return "&".join(ops + out + long)
 
 
 def _decodes(name: str) -> bool:
@@ -96,7 +111,11 @@ def _json_preview(body: str) -> str | None:
         return None
     if not isinstance(parsed, (dict, list)):
         return None
-    return json.dumps(_shorten_strings(redact_json_value(parsed)), ensure_ascii=False, separators=(",", ":"))
+    shown = _shorten_strings(redact_json_value(parsed))
+    if isinstance(shown, dict):
+        first = [k for k in shown if str(k).lower() in OPERATION_FIELDS and not isinstance(shown[k], (dict, list))]
+        shown = {**{k: shown[k] for k in first}, **shown}
+    return json.dumps(shown, ensure_ascii=False, separators=(",", ":"))
 
 
 def _shorten_strings(value: Any, depth: int = 0) -> Any:

@@ -25,7 +25,7 @@ from mcp_server.evidence.app_errors import held_app_error
 from mcp_server.evidence.body_preview import held_response_preview
 from mcp_server.evidence.dialogs import dialog_watch
 from mcp_server.evidence.reading import source_map_policy
-from mcp_server.evidence.server_errors import held_server_error
+from mcp_server.evidence.server_errors import held_server_error, held_server_stack
 from mcp_server.evidence.stacks import map_console_entries
 from mcp_server.features.bundle.render import bundle_answer, bundle_markdown
 from mcp_server.features.bundle.sections import shows_form_error, storage_involved
@@ -100,6 +100,9 @@ def _network_item(
     server_error = server_error or held_server_error(recorder, e["id"])
     if server_error:
         item["serverError"] = server_error
+        stack = held_server_stack(recorder, e["id"])
+        if stack:
+            item["serverErrorStack"] = stack
     app_error = app_error or (None if server_error else held_app_error(recorder, full))
     if app_error:  # a server's error is the worse of the two: said alone
         item["appError"] = app_error

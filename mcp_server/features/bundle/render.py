@@ -100,6 +100,9 @@ def _network_extras(e: dict[str, Any], page_url: str) -> tuple[dict[str, Any], l
     if e.get("serverError"):
         extra["serverError"] = e["serverError"]
         lines.append(f"      server error: {e['serverError']}")
+        if e.get("serverErrorStack"):  # a PHP fatal's callers, below the frame its line names
+            extra["serverErrorStack"] = e["serverErrorStack"]
+            lines += [f"        at {frame}" for frame in e["serverErrorStack"]]
     app_error, preview = e.get("appError"), str(e.get("responsePreview") or "")
     whole = bool(preview) and not preview.endswith("…")
     if app_error and not (whole and app_error in preview):  # a short body that says it is shown whole

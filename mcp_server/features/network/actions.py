@@ -22,7 +22,7 @@ from mcp_server.evidence.app_errors import held_app_error
 from mcp_server.evidence.body_preview import HTML_SCAN_BYTES, held_response_preview, readable_preview
 from mcp_server.evidence.capture import network_of
 from mcp_server.evidence.reading import LIST_MAX, closed_note, not_found, source_map_notes, source_map_policy
-from mcp_server.evidence.server_errors import held_server_error
+from mcp_server.evidence.server_errors import held_server_error, held_server_stack
 from mcp_server.evidence.stacks import map_initiator
 from mcp_server.server.registry import ActionArgs, ActionResult, Answer, NoArgs, action
 from targets.errors import ErrorCode, ToolFailure
@@ -155,6 +155,10 @@ async def network_get(ctx: ToolContext, args: NetworkGetArgs) -> ActionResult:
     if server_error:  # the file and line of a server's error page, often past the preview's 400 characters
         record["serverError"] = server_error
         text += f"\nserver error: {server_error}"
+        stack = held_server_stack(recorder, args.id)
+        if stack:  # the callers below a PHP fatal's top frame: the app's own code
+            record["serverErrorStack"] = stack
+            text += "".join(f"\n    at {frame}" for frame in stack)
     app_error = held_app_error(recorder, entry) if preview and not server_error else None
     if app_error and preview and (preview[0].endswith("…") or app_error not in preview[0]):
         # the app's own error text ({"success":false,"error":…}), wherever it sits in the body

@@ -96,3 +96,44 @@ async def test_an_app_error_with_no_text_says_its_flags(fresh_chromium, http_ser
         bundle = await agent.call("browser_session", CALL, action="debug_bundle", include_snapshot=False)
         assert "1 app error(s)" in bundle.content[0].text, bundle.content[0].text
         assert "app error: success:false (redirect_flag=1)" in bundle.content[0].text, bundle.content[0].text
+
+
+WP_PAGE = """<!doctype html><title>Edit Post</title>
+<script>
+const ajax = (fields) => fetch('/wp-admin/admin-ajax.php', {method: 'POST',
+  body: new URLSearchParams({_wpnonce: '4f9a1c2b7e', post_ID: '12', ...fields})}).then(r => r.text());
+</script>
+<button id=lock onclick="ajax({action: 'wp-remove-post-lock'})">Unlock</button>
+<button id=save onclick="ajax({action: 'inline-save', post_title: 'Hello'})">Quick edit</button>"""
+
+
+async def test_calls_to_one_endpoint_are_told_apart_and_a_bare_minus_one_is_an_app_error(
+    fresh_chromium, http_server, tmp_path: Path
+):
+    """WordPress sends every AJAX call to admin-ajax.php; its action names it, after the nonce.
+    A failed nonce check answers a bare ``-1`` with a 200 (or 403)."""
+
+    def admin_ajax(req: Request) -> Reply:
+        return Reply(200, "1" if b"post-lock" in req.body else "-1", "text/html; charset=UTF-8")
+
+    http_server.route("/wp/post.html", Reply(200, WP_PAGE))
+    http_server.route("/wp-admin/admin-ajax.php", admin_ajax)
+    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/wp/post.html", "Edit Post") as agent:
+        for button in ("#lock", "#save"):
+            clicked = await agent.call("browser_interact", CALL, action="click", selector=button)
+            assert not clicked.is_error, clicked.content[0].text
+        followed = clicked.structured_content["followed"]
+        (save,) = records(followed, "requests")
+        said = "admin-ajax.php answered -1 (WordPress: the nonce check failed)"
+        assert followed["appErrors"] == [[save["id"], said]], followed
+
+        listed = await agent.call("browser_session", CALL, action="network_list", method="POST")
+        rows = records(listed.structured_content)
+        assert [r["postDataPreview"].split("&")[0] for r in rows] == [
+            "action=wp-remove-post-lock",
+            "action=inline-save",
+        ]
+        assert "4f9a1c2b7e" not in listed.content[0].text  # the nonce stays masked
+        assert [r.get("appError") for r in rows] == [None, said], rows
+        assert "payload: action=inline-save&" in listed.content[0].text, listed.content[0].text
+        assert_lean(listed)

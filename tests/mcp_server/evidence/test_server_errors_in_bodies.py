@@ -16,7 +16,7 @@ from httpserver import Reply
 from lean_util import assert_lean, records
 
 from mcp_server.evidence.body_preview import html_text
-from mcp_server.evidence.server_errors import server_error_in
+from mcp_server.evidence.server_errors import server_error_in, server_error_stack
 
 PHP_NOTICE = (
     "<br />\n<b>Warning</b>:  Undefined variable $qty in <b>/var/www/html/stock/save.php</b> on line <b>42</b><br />\n"
@@ -220,3 +220,56 @@ def test_the_error_pages_of_each_runtime_are_read(body: str, said: str) -> None:
 def test_a_page_that_only_talks_about_errors_is_not_one(body: str) -> None:
     text = html_text(body, 20_000) if body.startswith("<") else body
     assert server_error_in(text) is None
+
+
+PHP_UNCAUGHT = """<br />
+<b>Fatal error</b>:  Uncaught Exception: Stock too low for A-1 in /var/www/html/lib/Stock.php:41
+Stack trace:
+#0 /var/www/html/lib/Order.php(88): Stock->reserve('A-1', 2, 'hunter2')
+#1 /var/www/html/api/save.php(12): Order->place(Array)
+#2 [internal function]: {closure}()
+#3 {main}
+  thrown in <b>/var/www/html/lib/Stock.php</b> on line <b>41</b><br />
+"""
+STACK = [
+    "Stock->reserve(…) (/var/www/html/lib/Order.php:88)",
+    "Order->place(…) (/var/www/html/api/save.php:12)",
+    "{closure}() (internal)",
+]
+
+
+def test_a_php_fatal_stack_is_read_beyond_its_top_frame_without_argument_values() -> None:
+    text = html_text(PHP_UNCAUGHT, 20_000)
+    assert (
+        server_error_in(text)
+        == "PHP Fatal error: Uncaught Exception: Stock too low for A-1 (/var/www/html/lib/Stock.php:41)"
+    )
+    assert server_error_stack(text) == STACK
+    # a warning's text followed by a trace of something else is no fatal's stack
+    warning = "Warning: Undefined variable $x in /var/www/a.php on line 3\nStack trace:\n#0 /var/www/b.php(4): f()"
+    assert server_error_stack(warning) == []
+
+
+async def test_a_php_fatal_after_a_save_names_the_callers_below_its_top_frame(
+    fresh_chromium, http_server, tmp_path: Path
+):
+    http_server.route("/stock/page.html", Reply(200, STOCK_PAGE))
+    http_server.route("/stock/save.php", Reply(500, PHP_UNCAUGHT))
+    async with agent_in_hidden_tab(fresh_chromium, http_server, tmp_path, "/stock/page.html", "Stock") as agent:
+        clicked = await agent.call("browser_interact", CALL, action="click", selector="button")
+        assert not clicked.is_error, clicked.content[0].text
+        (save,) = records(clicked.structured_content["followed"], "requests")
+
+        got = await agent.call("browser_session", CALL, action="network_get", id=save["id"])
+        entry, text = got.structured_content["entry"], got.content[0].text
+        assert entry["serverError"].startswith("PHP Fatal error: Uncaught Exception: Stock too low"), entry
+        assert entry["serverErrorStack"] == STACK, entry
+        assert "    at Order->place(…) (/var/www/html/api/save.php:12)" in text, text
+        assert "hunter2" not in str(entry["serverErrorStack"])  # argument values are not quoted
+        assert_lean(got)
+
+        bundle = await agent.call("browser_session", CALL, action="debug_bundle", include_snapshot=False)
+        (row,) = bundle.structured_content["network"]["httpErrors"]
+        assert row[-1]["serverErrorStack"] == STACK, row
+        assert "        at Order->place(…) (/var/www/html/api/save.php:12)" in bundle.content[0].text
+        assert_lean(bundle)

@@ -93,3 +93,18 @@ def test_long_values_are_shortened_and_secrets_stay_masked() -> None:
     out = payload_preview(form, "application/x-www-form-urlencoded", 2048)
     assert out.startswith("token=[redacted]&c%26d=1&bad%ff=2&user%20name=Ann&"), out  # ambiguous names as sent
     assert out.endswith(f"&state=xxxxxxxxxx…[{10 + 1 + LONG_VALUE + 20} chars]"), out  # a long value goes last
+
+
+def test_the_fields_that_name_the_operation_come_first() -> None:
+    """Many calls to one endpoint (admin-ajax.php, a JSON-RPC URL) are told apart by their operation."""
+    form = "_wpnonce=0a1b2c3d4e&post_ID=12&data%5Bwp-refresh-post-lock%5D=1&action=heartbeat&interval=60"
+    said = payload_preview(form, "application/x-www-form-urlencoded", 200)
+    assert said.startswith("action=heartbeat&"), said
+    assert "post_ID=12" in said and "0a1b2c3d4e" not in said, said  # the nonce stays masked
+    rpc = json.dumps({"jsonrpc": "2.0", "id": 3, "params": {"sku": "A-1", "qty": 2}, "method": "stock.reserve"})
+    assert payload_preview(rpc, "application/json", 200).startswith('{"method":"stock.reserve",'), rpc
+    gql = json.dumps({"query": "query GetUser { user { name } }", "variables": {}, "operationName": "GetUser"})
+    assert payload_preview(gql, "application/json", 200).startswith('{"operationName":"GetUser",')
+    # a field that only shares the name but holds an object stays where it was
+    nested = json.dumps({"id": 1, "action": {"kind": "x"}})
+    assert payload_preview(nested, "application/json", 200) == '{"id":1,"action":{"kind":"x"}}'
