@@ -180,7 +180,7 @@ def _held_text(recorder: Any, entry_id: int) -> str | None:
     body = recorder.held_body(entry_id)
     if not body or b"\x00" in body[:512]:
         return None
-    text = body[:SCAN_BYTES].decode("utf-8", "replace")
+    text: str = body[:SCAN_BYTES].decode("utf-8", "replace")
     if looks_like_html(body, "") or text.lstrip().startswith("<"):
         # a page, a fragment (<title>Error</title><p>...), or PHP's html_errors before a JSON body
         text = html_text(text, _TEXT_CHARS)
