@@ -224,7 +224,8 @@ def _json_error(data: Any, status: int | None) -> str | None:
 
 
 def _scalar(value: Any) -> bool:
-    return isinstance(value, (int, float, bool)) or (isinstance(value, str) and len(value) <= 40)
+    """A flag worth saying beside ``success:false`` (``redirect_flag=1``; not an empty ``error``)."""
+    return isinstance(value, (int, float, bool)) or (isinstance(value, str) and 0 < len(value.strip()) <= 40)
 
 
 #: class or id tokens of an element that holds an error message

@@ -4,22 +4,21 @@
 The case of issue 47: phpMyAdmin answers a duplicate key on Insert with ``200 application/json
 {"success":false,"error":"<div class=\\"alert alert-danger\\">…"}`` whose ``#1062 - Duplicate
 entry …`` sits about 1,200 characters in, past every preview; the bundle said "0 failed, 0 HTTP
-error(s)". The page and the answer are phpMyAdmin's shape (corpus/app_errors.json); the agent
-works in a hidden tab of the user's Chrome, as in the issue.
+error(s)". The answer is phpMyAdmin's own (corpus/real/); the agent works in a hidden tab of the
+user's Chrome, as in the issue.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from background_tabs import CALL, agent_in_hidden_tab
 from httpserver import Reply, Request
 from lean_util import assert_lean, records
 
-CORPUS = json.loads((Path(__file__).parent / "corpus" / "app_errors.json").read_text(encoding="utf-8"))
-PMA = next(c for c in CORPUS["positives"] if c["name"] == "phpmyadmin duplicate key")
-DUPLICATE = PMA["expect"]
+#: phpMyAdmin 5.2.1's own answer to the Insert of a duplicate key (captured, its token values redacted)
+PMA_ANSWER = (Path(__file__).parent / "corpus" / "real" / "phpmyadmin-table-replace-duplicate.json").read_text()
+DUPLICATE = "#1062 - Duplicate entry 'CLI-00042' for key 'uk_codice'"
 
 PAGE = """<!doctype html><title>clienti | phpMyAdmin</title>
 <button id=insert onclick="fetch('/index.php?route=/table/replace', {method: 'POST',
@@ -37,7 +36,7 @@ async def test_a_duplicate_key_answered_200_success_false_is_quoted_in_every_ans
 
     def index(req: Request) -> Reply:  # phpMyAdmin routes by its query's route=
         if req.query["route"] == ["/table/replace"]:
-            return Reply(200, json.dumps(PMA["json"]), "application/json; charset=UTF-8")
+            return Reply(200, PMA_ANSWER, "application/json; charset=UTF-8")
         return Reply(200, '{"success":true,"message":"Saved"}', "application/json")
 
     http_server.route("/index.php", index)
