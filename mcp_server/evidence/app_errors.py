@@ -68,7 +68,7 @@ _BOILERPLATE = re.compile(
     re.IGNORECASE,
 )
 #: A database's own error line: the most specific text a message holds
-_DB_ERROR = re.compile(r"(?:#\d{3,5} - |SQLSTATE\[|ORA-\d{4,5}\b|ERROR \d{4} \(|ERROR: {1,2}\S)")
+_DB_ERROR = re.compile(r"(?:#\d{3,5} - |SQLSTATE\[|ORA-\d{4,5}\b|ERROR \d{4} \(|ERROR: {1,2}\S|\(HY\d{3}/\d{4}\))")
 _IN_FILE = re.compile(r"\s+in\s+(\S*[/\\]\S*?\.\w{1,5})(?:\s+on\s+line\s+|:)(\d+)\b")
 _FILE_LINE = re.compile(r"((?:[A-Za-z]:)?[/\\][\w.\-/\\]+\.(?:php|phtml|inc|py|rb|java|cs|cfm|cfc|js|ts|pl)):(\d+)\b")
 
@@ -312,14 +312,20 @@ class _ErrorBlocks(HTMLParser):
             self.current.append(data)
 
 
+#: Visible error blocks of one page said at most (phpMyAdmin's failed login shows "Cannot log in
+#: to the MySQL server" and, further down, the driver's "Access denied for user …")
+_BLOCKS_SAID = 3
+
+
 def _html_error(markup: str) -> str | None:
-    """The first visible error block of a page or fragment, as its message."""
+    """The visible error blocks of a page or fragment (the first few, each once), as one message."""
     parser = _ErrorBlocks()
     try:
         parser.feed(markup[:_HTML_BYTES])
         parser.close()
     except AssertionError:  # pragma: no cover - the stdlib parser on badly broken markup
         pass
+    said: list[str] = []
     for kind, parts in parser.blocks:
         lines = [" ".join(line.split()) for line in "".join(parts).split("\n")]
         lines = [line for line in lines if line and not _BOILERPLATE.match(line)]
@@ -329,8 +335,11 @@ def _html_error(markup: str) -> str | None:
         text = specific or " ".join(lines)
         if kind == "alert" and not _ERROR_WORDS.search(text):
             continue
-        return _with_place(text)
-    return None
+        if text not in said:
+            said.append(text)
+        if len(said) == _BLOCKS_SAID:
+            break
+    return _with_place("; ".join(said)) if said else None
 
 
 def app_error_in(

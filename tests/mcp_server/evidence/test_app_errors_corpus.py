@@ -4,7 +4,7 @@ quoted as its app says it, and nothing else called an error.
 Pure logic (the detector reads bytes): the end-to-end tests of the answers that use it run in a
 real Chromium (test_app_errors_in_answers.py). ``corpus/app_errors.json`` holds the shapes of the
 frameworks, each with the line the answer must quote; ``corpus/real/`` holds bodies captured from
-real applications (phpMyAdmin, Adminer, WordPress, DokuWiki), their token values redacted, with
+real applications (phpMyAdmin 5.2.1 so far), their token values redacted, with
 the same expectations beside them.
 """
 
@@ -44,7 +44,15 @@ CASES = _cases()
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_each_shape_is_quoted_and_each_look_alike_is_not_an_error(case: dict[str, Any]) -> None:
-    assert _detect(case) == case["expect"]
+    assert _said(case, _detect(case)), (_detect(case), case["expect"])
+
+
+def _said(case: dict[str, Any], found: str | None) -> bool:
+    """Whether ``found`` is the expected quote (``match: prefix``: it starts with it; the rest of
+    phpMyAdmin's login error, ``(using password: YES)``, is for the redaction rules to decide)."""
+    if case["expect"] is None or found is None:
+        return found == case["expect"]
+    return found.startswith(case["expect"]) if case.get("match") == "prefix" else found == case["expect"]
 
 
 def test_precision_and_recall_on_the_whole_corpus() -> None:
@@ -52,7 +60,7 @@ def test_precision_and_recall_on_the_whole_corpus() -> None:
     lookalikes = [c for c in CASES if c["expect"] is None]
     assert len(positives) >= 40 and len(lookalikes) >= 30
     found = {c["name"]: _detect(c) for c in CASES}
-    true_pos = sum(1 for c in positives if found[c["name"]] == c["expect"])
+    true_pos = sum(1 for c in positives if _said(c, found[c["name"]]))
     false_pos = [c["name"] for c in lookalikes if found[c["name"]] is not None]
     flagged = true_pos + len(false_pos)
     precision = true_pos / flagged if flagged else 1.0
