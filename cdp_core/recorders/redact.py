@@ -26,6 +26,7 @@ from .secret_names import SECRET_PART, is_plain_fact, is_secret_field, is_secret
 
 __all__ = [
     "DEFAULT_REDACT_HEADERS",
+    "URL_HEADERS",
     "REDACTED",
     "HeaderRedactor",
     "body_kind",
@@ -39,6 +40,8 @@ __all__ = [
     "is_secret_field",
     "is_secret_pair",
     "redact_url_params",
+    "redact_url_params_in",
+    "holds_url_secret",
     "truncate_text",
 ]
 
@@ -63,6 +66,9 @@ DEFAULT_REDACT_HEADERS: tuple[str, ...] = (
     "*bearer*",
 )
 REDACTED = "[redacted]"
+#: Headers whose value is a URL (the page that sent the request, where a redirect goes): their secret
+#: parameters are masked as the request's own URL is (phpMyAdmin's ``token=`` is in the Referer).
+URL_HEADERS = frozenset({"referer", "location", "content-location", "origin"})
 
 #: Cheap test before the patterns run: text without any of these has no secret to find.
 _ANY_HINT = re.compile(SECRET_PART.pattern + r"|key|pin|otp|mfa|cvv|cvc|ssn|sid|sig|pw|code|eyJ|://", re.IGNORECASE)
@@ -136,7 +142,12 @@ class HeaderRedactor:
             return {}
         out: dict[str, str] = {}
         for name, value in headers.items():
-            out[str(name)] = REDACTED if self.is_redacted(str(name)) else _redact_tokens(str(value))
+            if self.is_redacted(str(name)):
+                out[str(name)] = REDACTED
+            elif str(name).lower() in URL_HEADERS:
+                out[str(name)] = redact_url(_redact_tokens(str(value)))
+            else:
+                out[str(name)] = _redact_tokens(str(value))
         return out
 
 
@@ -237,6 +248,8 @@ def _secret_param(name: str, value: str, extra: frozenset[str] = frozenset()) ->
         decoded = urllib.parse.unquote_plus(value)
     except Exception:  # noqa: BLE001 - a value that does not decode is judged as sent
         decoded = value
+    if decoded.startswith(REDACTED):
+        return False  # masked already (a record shaped before, an answer passed twice)
     if name.lower() in extra:
         return not is_plain_fact(decoded)  # ``code=404`` is a status, ``code=4/0AX4...`` a grant
     return is_secret_pair(name, decoded)
@@ -376,7 +389,7 @@ def redact_url_params(text: str) -> str:
     trace's JSON line, a console message, a stack, an error, an answer. Only ``?name=``, ``&name=``,
     ``#name=`` (``&amp;`` and percent-encoded ``%26name%3D`` too) are touched, values only: a JSON
     text stays valid JSON, a trace stays loadable."""
-    if not text or "=" not in text and "%3" not in text and "%3" not in text.upper():
+    if not text or ("=" not in text and "%3" not in text.upper()):
         return text
 
     def plain(m: re.Match[str]) -> str:
@@ -385,24 +398,48 @@ def redact_url_params(text: str) -> str:
             return m.group(0)
         return f"{m.group('pre')}{m.group('name')}={REDACTED}"
 
-    def encoded(m: re.Match[str]) -> str:
-        name = m.group("name")
-        if not _secret_param(name, urllib.parse.unquote(m.group("value")), _URL_SECRET_PARAMS):
-            return m.group(0)
-        return f"{m.group('pre')}{name}{m.group('eq')}%5Bredacted%5D"
-
     if "=" in text:
         text = _URL_PARAM.sub(plain, text)
-    if "%3" in text or "%3" in text.upper():
-        text = _ENCODED_PARAM.sub(encoded, text)
+    if "%3" in text.upper():
+        text = _ENCODED_PARAM.sub(_encoded_param, text)
     return text
+
+
+def holds_url_secret(text: str) -> bool:
+    """Whether :func:`redact_url_params` would change ``text``: one scan, for a caller that would
+    otherwise copy a whole structure to find nothing (every answer asks)."""
+    if not text or ("=" not in text and "%3" not in text.upper()):
+        return False
+    for m in _URL_PARAM.finditer(text):
+        value = m.group("value")
+        if not value.startswith(REDACTED) and _secret_param(m.group("name"), value, _URL_SECRET_PARAMS):
+            return True
+    if "%3" in text.upper():
+        for m in _ENCODED_PARAM.finditer(text):
+            if _secret_param(m.group("name"), urllib.parse.unquote(m.group("value")), _URL_SECRET_PARAMS):
+                return True
+    return False
+
+
+def redact_url_params_in(value: Any, _depth: int = 0) -> Any:
+    """A copy of JSON-like data (dicts, lists, strings) with :func:`redact_url_params` applied to every
+    string value; keys, numbers and the shape stay (a bundle file, an answer's structured content)."""
+    if isinstance(value, str):
+        return redact_url_params(value)
+    if _depth > 200:
+        return value
+    if isinstance(value, dict):
+        return {k: redact_url_params_in(v, _depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_url_params_in(v, _depth + 1) for v in value]
+    return value
 
 
 def _redact_params(text: str, *, url_params: bool = False) -> str:
     if "=" not in text:
         return _redact_tokens(text)
     out = _redact_form(text, extra=_URL_SECRET_PARAMS if url_params else frozenset())
-    return _ENCODED_PARAM.sub(lambda m: _encoded_param(m), out) if "%3" in out.upper() else out
+    return _ENCODED_PARAM.sub(_encoded_param, out) if "%3" in out.upper() else out
 
 
 def _encoded_param(m: re.Match[str]) -> str:
