@@ -88,6 +88,13 @@ class BrowserManager:
         """Files the internal browser downloaded: url, suggestedFilename, path, size, savedAt (or error)."""
         return self.launch.downloads
 
+    async def settle_downloads(self, begun: list[str], timeout: float = 30.0) -> list[str]:
+        """Wait, bounded, until the internal browser saved the downloads its pages began (``begun``:
+        their URLs); the URLs still not saved. The user's Chrome saves its own: nothing to wait for."""
+        if self.active_target != "launch" or not begun:
+            return []
+        return await self.launch.settle_downloads(begun, timeout)
+
     def _new_stable_id(self) -> str:
         return f"p{next(self._ids)}"
 

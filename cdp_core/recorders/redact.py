@@ -22,10 +22,11 @@ import urllib.parse
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .secret_names import SECRET_PART, is_secret_field
+from .secret_names import SECRET_PART, is_plain_fact, is_secret_field, is_secret_pair
 
 __all__ = [
     "DEFAULT_REDACT_HEADERS",
+    "URL_HEADERS",
     "REDACTED",
     "HeaderRedactor",
     "body_kind",
@@ -37,6 +38,10 @@ __all__ = [
     "redact_tokens",
     "redact_url",
     "is_secret_field",
+    "is_secret_pair",
+    "redact_url_params",
+    "redact_url_params_in",
+    "holds_url_secret",
     "truncate_text",
 ]
 
@@ -61,6 +66,9 @@ DEFAULT_REDACT_HEADERS: tuple[str, ...] = (
     "*bearer*",
 )
 REDACTED = "[redacted]"
+#: Headers whose value is a URL (the page that sent the request, where a redirect goes): their secret
+#: parameters are masked as the request's own URL is (phpMyAdmin's ``token=`` is in the Referer).
+URL_HEADERS = frozenset({"referer", "location", "content-location", "origin"})
 
 #: Cheap test before the patterns run: text without any of these has no secret to find.
 _ANY_HINT = re.compile(SECRET_PART.pattern + r"|key|pin|otp|mfa|cvv|cvc|ssn|sid|sig|pw|code|eyJ|://", re.IGNORECASE)
@@ -97,6 +105,16 @@ _URL_SECRET_PARAMS = frozenset({"code", "ticket", "otp"})
 _USERINFO = re.compile(
     r"""(?P<pre>\b[A-Za-z][A-Za-z0-9+.-]{0,30}://[^/\s:@'"`<>]{0,200}:)(?P<pw>[^/\s@'"`<>]{1,500})@"""
 )
+#: A URL's parameter inside any text: after ``?``, ``&``, ``#`` or ``;`` (``&amp;``); the value stops
+#: at what ends it in a URL, a JSON string or an HTML attribute.
+_URL_PARAM = re.compile(r"(?P<pre>[?&#;])(?P<name>[A-Za-z0-9_.\-\[\]%]{1,100})=(?P<value>[^&\s#;\"'\\<>]*)")
+#: The same inside a percent-encoded URL (``goto=index.php%3Froute%3D%2F%26token%3Dabc``).
+_ENCODED_PARAM = re.compile(
+    r"(?P<pre>%3F|%26|%23)(?P<name>[A-Za-z0-9_.\-]{1,100})(?P<eq>%3D)(?P<value>(?:[^%&\s#\"'\\<>]|%(?!26|23)[0-9A-Fa-f]{2})*)",
+    re.IGNORECASE,
+)
+#: What a URL needs to hold a secret at all: a query, a fragment, userinfo, a JWT or a ``Bearer`` in it.
+_URL_HINT = re.compile(r"[?#@ ]|eyJ")
 _FORM_BODY = re.compile(r"^[^\s=&]+=[^\s&]*(?:&[^\s=&]*(?:=[^\s&]*)?)*$")
 
 
@@ -124,7 +142,12 @@ class HeaderRedactor:
             return {}
         out: dict[str, str] = {}
         for name, value in headers.items():
-            out[str(name)] = REDACTED if self.is_redacted(str(name)) else _redact_tokens(str(value))
+            if self.is_redacted(str(name)):
+                out[str(name)] = REDACTED
+            elif str(name).lower() in URL_HEADERS:
+                out[str(name)] = redact_url(_redact_tokens(str(value)))
+            else:
+                out[str(name)] = _redact_tokens(str(value))
         return out
 
 
@@ -136,7 +159,9 @@ def redact_json_value(value: Any, _depth: int = 0) -> Any:
     if _depth > 200:
         return REDACTED  # deeper than any real payload: nothing in it is shown
     if isinstance(value, dict):
-        return {k: REDACTED if is_secret_field(str(k)) else redact_json_value(v, _depth + 1) for k, v in value.items()}
+        return {
+            k: REDACTED if is_secret_pair(str(k), v) else redact_json_value(v, _depth + 1) for k, v in value.items()
+        }
     if isinstance(value, list):
         return [redact_json_value(v, _depth + 1) for v in value]
     if isinstance(value, str):
@@ -208,13 +233,26 @@ def _redact_form(body: str, extra: frozenset[str] = frozenset()) -> str:
             decoded = urllib.parse.unquote_plus(name)
         except Exception:  # noqa: BLE001 - a field name that does not decode is compared as sent
             decoded = name
-        if sep and (is_secret_field(decoded) or decoded.lower() in extra):
+        if sep and _secret_param(decoded, value, extra):
             out.append(f"{name}={REDACTED}")
         elif sep:
             out.append(f"{name}={_redact_tokens(value)}")
         else:
             out.append(part)
     return "&".join(out)
+
+
+def _secret_param(name: str, value: str, extra: frozenset[str] = frozenset()) -> bool:
+    """A form or URL parameter to hide, judged by its name and its (percent-decoded) value."""
+    try:
+        decoded = urllib.parse.unquote_plus(value)
+    except Exception:  # noqa: BLE001 - a value that does not decode is judged as sent
+        decoded = value
+    if decoded.startswith(REDACTED):
+        return False  # masked already (a record shaped before, an answer passed twice)
+    if name.lower() in extra:
+        return not is_plain_fact(decoded)  # ``code=404`` is a status, ``code=4/0AX4...`` a grant
+    return is_secret_pair(name, decoded)
 
 
 def _redact_multipart(text: str, content_type: str | None) -> str:
@@ -236,7 +274,7 @@ def _redact_multipart(text: str, content_type: str | None) -> str:
         m = re.search(r'name="([^"]*)"', head)
         if not blank or m is None or "filename=" in head:
             continue
-        if is_secret_field(m.group(1)):
+        if is_secret_pair(m.group(1), body.strip()):
             ending = "\r\n" if body.endswith("\r\n") else ("\n" if body.endswith("\n") else "")
             pieces[index] = f"{head}{blank}{REDACTED}{ending}"
         else:
@@ -280,12 +318,12 @@ def redact_secrets_in_text(text: str) -> str:
         return text  # the common case, one scan instead of several substitutions
 
     def quoted(m: re.Match[str]) -> str:
-        if not is_secret_field(m.group("name")):
+        if not is_secret_pair(m.group("name"), m.group("value")):
             return m.group(0)
         return f"{m.group('q')}{m.group('name')}{m.group('q')}{m.group('sep')}{_masked_value(m.group('value'))}"
 
     def bare(m: re.Match[str]) -> str:
-        if not is_secret_field(m.group("name")):
+        if not is_secret_pair(m.group("name"), m.group("value")):
             return m.group(0)
         return f"{m.group('pre')}{m.group('name')}{m.group('sep')}{_masked_value(m.group('value'))}"
 
@@ -295,8 +333,9 @@ def redact_secrets_in_text(text: str) -> str:
             name = urllib.parse.unquote_plus(name)
         except Exception:  # noqa: BLE001 - compared as sent
             pass
-        secret = is_secret_field(name) or (m.group("pre") in ("?", "&", "#") and name.lower() in _URL_SECRET_PARAMS)
         value = m.group("value")
+        in_url = m.group("pre") in ("?", "&", "#")
+        secret = _secret_param(name, value, _URL_SECRET_PARAMS if in_url else frozenset())
         if secret and not value.startswith(("[redacted]", '"', "'")):
             return f"{m.group('pre')}{m.group('name')}={REDACTED}"
         if not nested and "=" in value:
@@ -305,12 +344,12 @@ def redact_secrets_in_text(text: str) -> str:
         return m.group(0)
 
     def prose(m: re.Match[str]) -> str:
-        if m.group("value") == REDACTED or not is_secret_field(m.group("name")):
+        if m.group("value") == REDACTED or not is_secret_pair(m.group("name"), m.group("value")):
             return m.group(0)
         return f"{m.group('pre')}{m.group('name')}{m.group('sep')}{REDACTED}"
 
     def multipart(m: re.Match[str]) -> str:
-        return f"{m.group(1)}{REDACTED}" if is_secret_field(m.group(2)) else m.group(0)
+        return f"{m.group(1)}{REDACTED}" if is_secret_pair(m.group(2), m.group(3)) else m.group(0)
 
     text = _QUOTED_PAIR.sub(quoted, text)
     text = _BARE_PAIR.sub(bare, text)
@@ -324,7 +363,11 @@ def redact_secrets_in_text(text: str) -> str:
 
 def redact_url(url: str) -> str:
     """A URL without its password (``user:pw@``) and without the values of secret-named query and
-    fragment parameters (``?access_token=``, ``#id_token=``), for logs the user keeps."""
+    fragment parameters (``?token=``, ``?access_token=``, ``#id_token=``, an encoded ``%26token%3D``
+    in a ``goto=`` parameter), judged by name and value as form fields are. Unchanged, byte for byte,
+    when it holds none: what every record, list line, HAR and file shows of a captured URL."""
+    if not url or not _URL_HINT.search(url):
+        return url  # the common case: nothing after a path
     try:
         parts = urllib.parse.urlsplit(url)
     except ValueError:
@@ -335,13 +378,74 @@ def redact_url(url: str) -> str:
         netloc = (user.split(":", 1)[0] + f":{REDACTED}@" if ":" in user else user + "@") + host
     query = _redact_params(parts.query, url_params=True)
     fragment = _redact_params(parts.fragment, url_params=True)
-    return urllib.parse.urlunsplit((parts.scheme, netloc, _redact_tokens(parts.path), query, fragment))
+    path = _redact_tokens(parts.path)
+    if (netloc, path, query, fragment) == (parts.netloc, parts.path, parts.query, parts.fragment):
+        return url
+    return urllib.parse.urlunsplit((parts.scheme, netloc, path, query, fragment))
+
+
+def redact_url_params(text: str) -> str:
+    """``text`` with the values of secret-named URL parameters masked wherever a URL stands in it: a
+    trace's JSON line, a console message, a stack, an error, an answer. Only ``?name=``, ``&name=``,
+    ``#name=`` (``&amp;`` and percent-encoded ``%26name%3D`` too) are touched, values only: a JSON
+    text stays valid JSON, a trace stays loadable."""
+    if not text or ("=" not in text and "%3" not in text.upper()):
+        return text
+
+    def plain(m: re.Match[str]) -> str:
+        value = m.group("value")
+        if value.startswith(REDACTED) or not _secret_param(m.group("name"), value, _URL_SECRET_PARAMS):
+            return m.group(0)
+        return f"{m.group('pre')}{m.group('name')}={REDACTED}"
+
+    if "=" in text:
+        text = _URL_PARAM.sub(plain, text)
+    if "%3" in text.upper():
+        text = _ENCODED_PARAM.sub(_encoded_param, text)
+    return text
+
+
+def holds_url_secret(text: str) -> bool:
+    """Whether :func:`redact_url_params` would change ``text``: one scan, for a caller that would
+    otherwise copy a whole structure to find nothing (every answer asks)."""
+    if not text or ("=" not in text and "%3" not in text.upper()):
+        return False
+    for m in _URL_PARAM.finditer(text):
+        value = m.group("value")
+        if not value.startswith(REDACTED) and _secret_param(m.group("name"), value, _URL_SECRET_PARAMS):
+            return True
+    if "%3" in text.upper():
+        for m in _ENCODED_PARAM.finditer(text):
+            if _secret_param(m.group("name"), urllib.parse.unquote(m.group("value")), _URL_SECRET_PARAMS):
+                return True
+    return False
+
+
+def redact_url_params_in(value: Any, _depth: int = 0) -> Any:
+    """A copy of JSON-like data (dicts, lists, strings) with :func:`redact_url_params` applied to every
+    string value; keys, numbers and the shape stay (a bundle file, an answer's structured content)."""
+    if isinstance(value, str):
+        return redact_url_params(value)
+    if _depth > 200:
+        return value
+    if isinstance(value, dict):
+        return {k: redact_url_params_in(v, _depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_url_params_in(v, _depth + 1) for v in value]
+    return value
 
 
 def _redact_params(text: str, *, url_params: bool = False) -> str:
     if "=" not in text:
         return _redact_tokens(text)
-    return _redact_form(text, extra=_URL_SECRET_PARAMS if url_params else frozenset())
+    out = _redact_form(text, extra=_URL_SECRET_PARAMS if url_params else frozenset())
+    return _ENCODED_PARAM.sub(_encoded_param, out) if "%3" in out.upper() else out
+
+
+def _encoded_param(m: re.Match[str]) -> str:
+    if not _secret_param(m.group("name"), urllib.parse.unquote(m.group("value")), _URL_SECRET_PARAMS):
+        return m.group(0)
+    return f"{m.group('pre')}{m.group('name')}{m.group('eq')}%5Bredacted%5D"
 
 
 def _opaque(m: re.Match[str]) -> str:

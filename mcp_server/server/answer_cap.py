@@ -19,12 +19,21 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from cdp_core.recorders.redact import holds_url_secret, redact_url_params, redact_url_params_in
 from mcp_server.server.tool_answer import ImageBlock, TextBlock, ToolAnswer
 
 if TYPE_CHECKING:
     from targets import BrowserManager
 
-__all__ = ["cap_answer", "final_pass", "MAX_TEXT_BYTES", "MAX_STRUCTURED_BYTES", "MAX_IMAGE_BYTES", "CAP_KEY"]
+__all__ = [
+    "cap_answer",
+    "final_pass",
+    "redact_answer_urls",
+    "MAX_TEXT_BYTES",
+    "MAX_STRUCTURED_BYTES",
+    "MAX_IMAGE_BYTES",
+    "CAP_KEY",
+]
 
 MAX_TEXT_BYTES = 256 * 1024
 MAX_STRUCTURED_BYTES = 256 * 1024
@@ -202,9 +211,32 @@ def _biggest(root: dict[str, Any]) -> tuple[str, Any, Any, Any]:
         path = f"{path}.{k}" if path else str(k)
 
 
+def redact_answer_urls(result: ToolAnswer) -> ToolAnswer:
+    """``result`` with the values of secret-named URL parameters (phpMyAdmin's ``token=``) masked in
+    its text and structured content, wherever a URL stands: a tab's URL, a frame, a stack, an error.
+
+    Why here too: records are redacted where they are shaped (network, console, HAR, bundle files),
+    but URLs reach answers from many more places (the page's own URL, navigation, tabs, snapshots,
+    errors); this pass makes sure no rendering forgets one. One scan when there is nothing to mask.
+    """
+    texts = [b.text for b in result.content if isinstance(b, TextBlock)]
+    structured = result.structured_content
+    try:
+        blob = _encode(structured).decode("utf-8", "replace") if structured is not None else ""
+    except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+        blob = json.dumps(structured, ensure_ascii=False, default=str)
+    if not any(holds_url_secret(t) for t in texts) and not holds_url_secret(blob):
+        return result
+    content = [TextBlock(redact_url_params(b.text)) if isinstance(b, TextBlock) else b for b in result.content]
+    return result.replace(
+        content=content, structured_content=redact_url_params_in(structured) if structured is not None else None
+    )
+
+
 def final_pass(result: ToolAnswer, manager: BrowserManager | None, *, limit: int | None = None) -> ToolAnswer:
-    """What every answer goes through last: the relaunch notice, then the caps (``limit``: the
-    user's ``MCP_MAX_ANSWER_BYTES`` for text and for structured content, each)."""
+    """What every answer goes through last: the relaunch notice, secret URL parameters masked, then
+    the caps (``limit``: the user's ``MCP_MAX_ANSWER_BYTES`` for text and for structured content, each)."""
+    result = redact_answer_urls(result)
     relaunch = manager.last_relaunch if manager is not None else None  # None: a server with no browser
     if manager is not None and relaunch is not None:
         manager.last_relaunch = None  # said once, by the call that restarted the browser

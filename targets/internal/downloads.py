@@ -4,12 +4,19 @@ Playwright holds each download in Chrome's temporary copy until it completes; we
 under a sanitized name that never overwrites (nor writes through a planted link), or delete it
 when it is over ``DOWNLOAD_MAX_BYTES``. Every outcome, error included, is listed for the agent
 (``read_downloaded_file``). The user's Chrome saves to its own folder and is never watched.
+
+Playwright's ``download`` event comes on its own connection, and may come after our own session
+has seen the page begin the download (``Page.downloadWillBegin``): a reader that only waited for
+the saves already started would miss it. :meth:`Downloads.settle` waits, bounded, for the
+downloads the pages are known to have begun.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +38,8 @@ class Downloads:
         #: url, suggestedFilename, then path, size, savedAt, or error (and size when over the cap)
         self.entries: list[dict[str, Any]] = []
         self._tasks: set[asyncio.Task[None]] = set()
+        #: set (and replaced) whenever a download is saved or fails: what :meth:`settle` waits on
+        self._changed = asyncio.Event()
 
     def watch(self, pw_page: Page) -> None:
         """Save what ``pw_page`` downloads from now on."""
@@ -71,6 +80,25 @@ class Downloads:
         except Exception as exc:
             entry.update(error=str(exc))
         self.entries.append(entry)
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def settle(self, begun: Iterable[str], timeout: float = 30.0) -> list[str]:
+        """Wait until every download the pages began (``begun``: their URLs, as ``Page.downloadWillBegin``
+        named them, one per download) is saved or has failed, at most ``timeout`` seconds; the URLs
+        still not done then (a large file still arriving)."""
+        wanted = Counter(begun)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            missing = wanted - Counter(str(e.get("url") or "") for e in self.entries)
+            left = deadline - loop.time()
+            if not missing or left <= 0:
+                return list(missing.elements())
+            try:
+                await asyncio.wait_for(self._changed.wait(), left)
+            except TimeoutError:
+                pass
 
     async def wait(self) -> None:
         """Wait for downloads being saved (tests, read_downloaded_file)."""

@@ -234,6 +234,10 @@ class LaunchTarget(BrowserTarget):
         """Wait for downloads being saved (tests, read_downloaded_file)."""
         await self.saved.wait()
 
+    async def settle_downloads(self, begun: list[str], timeout: float = 30.0) -> list[str]:
+        """Wait, bounded, until the downloads the pages began (their URLs) are saved; those still not."""
+        return await self.saved.settle(begun, timeout)
+
 
 def _leave_dialog_open(_dialog: Dialog) -> None:
     """Dialogs are answered only by handle_dialog (through our own CDP session), never by Playwright."""

@@ -23,6 +23,7 @@ from ...connection import CDPSession
 from ...errors import CDPException
 from ..listing import Selection, select_window
 from ..network import EntryNotFound, iso_time
+from ..redact import redact_url
 from .audits import IssueTracker
 from .events import TYPE_ALIASES, EventCollector
 from .format import format_remote_object
@@ -44,6 +45,15 @@ DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 #: What an entry costs besides its strings (the dict, its small values), and each stack frame.
 ENTRY_OVERHEAD = 600
 FRAME_SIZE = 250
+
+
+def _url_masked(where: Any) -> Any:
+    """A location, stack frame or request dict with its ``url`` through :func:`redact_url` (copied only then)."""
+    if isinstance(where, dict) and isinstance(where.get("url"), str):
+        masked = redact_url(where["url"])
+        if masked != where["url"]:
+            return {**where, "url": masked}
+    return where
 
 
 def _entry_size(entry: dict[str, Any]) -> int:
@@ -185,10 +195,23 @@ class ConsoleRecorder:
 
     @staticmethod
     def _shape(entry: dict[str, Any], include_stack: bool) -> dict[str, Any]:
-        if include_stack:
-            return dict(entry)
-        out = {k: v for k, v in entry.items() if k != "stack"}
-        out["stackFrames"] = len(entry.get("stack") or [])
+        """A copy of a stored entry with its URLs' secret parameters masked (:func:`redact_url`).
+
+        Stored entries keep the URLs as Chrome gave them: source maps are found by the script's URL.
+        """
+        out: dict[str, Any] = {}
+        for key, value in entry.items():
+            if key == "stack":
+                if include_stack:
+                    out[key] = [_url_masked(f) for f in value or ()]
+            elif key in ("pageUrl", "frameUrl") and isinstance(value, str):
+                out[key] = redact_url(value)
+            elif key in ("location", "request"):
+                out[key] = _url_masked(value)
+            else:
+                out[key] = value
+        if not include_stack:
+            out["stackFrames"] = len(entry.get("stack") or [])
         return out
 
     def list(

@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from ..redact import REDACTED, is_secret_field
+from ..redact import REDACTED, is_secret_pair
 
 __all__ = [
     "format_remote_object",
@@ -45,7 +45,9 @@ def _format_preview(preview: dict[str, Any]) -> str:
     parts = []
     for prop in props:
         value = prop.get("value")
-        if not is_array and is_secret_field(str(prop.get("name", ""))):
+        # a string, number or boolean is judged with its value (``key: 'Enter'``); an object is hidden
+        judged = value if prop.get("type") in ("string", "number", "boolean") else prop
+        if not is_array and is_secret_pair(str(prop.get("name", "")), judged):
             value = REDACTED
         elif value is None and prop.get("valuePreview"):
             value = _format_preview(prop["valuePreview"])

@@ -25,7 +25,7 @@ from typing import Any
 from ...connection import CDPSession
 from ...errors import CDPError
 from ..listing import Selection, select_window
-from ..redact import DEFAULT_REDACT_HEADERS, HeaderRedactor
+from ..redact import DEFAULT_REDACT_HEADERS, HeaderRedactor, redact_url
 from .bodies import BodyReader
 from .events import EventCollector
 from .held import HeldBodies
@@ -281,13 +281,13 @@ class NetworkRecorder:
             last = e
             while last.redirected_to is not None and last.redirected_to in stored:
                 last = stored[last.redirected_to]
-            out.append({"id": e.id, "ts": e.start_ts, "started": iso_time(e.wall_time), "url": last.url})
+            out.append({"id": e.id, "ts": e.start_ts, "started": iso_time(e.wall_time), "url": redact_url(last.url)})
         return out
 
     def first_entry(self) -> tuple[int, str] | None:
-        """(id, page URL) of the oldest stored entry."""
+        """(id, page URL, redacted) of the oldest stored entry."""
         for e in self._store.entries.values():
-            return e.id, e.page_url
+            return e.id, redact_url(e.page_url)
         return None
 
     def har_inputs(self) -> Iterator[tuple[dict[str, Any], str | None, bytes | None]]:

@@ -400,7 +400,13 @@ class EventCollector:
             entry.download = name
         self.downloads_seen += 1
         self.downloads.append(
-            {"seq": self.downloads_seen, "url": url, "file": name, "entry": entry.id if entry else None}
+            {
+                "seq": self.downloads_seen,
+                "url": url,
+                "file": name,
+                "entry": entry.id if entry else None,
+                "began": time.monotonic(),
+            }
         )
 
     def _on_page_mark(self, session: CDPSession, frame_kind: str, kind: str, p: dict[str, Any]) -> None:

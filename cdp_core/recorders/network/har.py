@@ -3,7 +3,8 @@
 Why our own writer: the HAR must carry what we captured (redirect hops, failed requests,
 bodies we held) and must never carry secrets, so it is built from the recorder's
 already-redacted entries: redacted headers, cookie lists emptied for redacted cookie
-headers, password-looking form fields masked in post data.
+headers, password-looking form fields masked in post data, secret-named URL parameters masked
+in ``url``, ``queryString`` (parsed from the masked URL) and in the URLs inside text bodies.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from ..redact import REDACTED, redact_form_fields
+from ..redact import REDACTED, redact_form_fields, redact_secrets_in_text, redact_url, redact_url_params
 from . import NetworkRecorder, is_text_mime, iso_time
 
 __all__ = ["build_har", "write_har"]
@@ -101,7 +102,7 @@ def build_har(
     was shown at attach (its load happened before capture: -1, as HAR says for unknown timings).
     """
     started = recorder.captured_since or iso_time()
-    pages, page_of = _pages(recorder, started, page_title or page_url)
+    pages, page_of = _pages(recorder, started, page_title or redact_url(page_url))
     entries: list[dict[str, Any]] = []
     for full, post_data, body in recorder.har_inputs():
         if full.get("resourceType") == "websocket" and full.get("status") is None:
@@ -129,7 +130,8 @@ def build_har(
         if body is not None:
             content["size"] = len(body)
             if include_bodies and len(body) <= MAX_INLINE_BODY and is_text_mime(mime):
-                content["text"] = body.decode("utf-8", "replace")
+                # A page's links and scripts carry secrets (phpMyAdmin's ``&amp;token=``, ``token: "..."``)
+                content["text"] = redact_url_params(redact_secrets_in_text(body.decode("utf-8", "replace")))
         location = next((v for k, v in resp_headers.items() if k.lower() == "location"), "")
         response = {
             "status": int(status or 0),

@@ -1,14 +1,16 @@
 """Building network records: an entry's summary (lists) and full record (get, HAR), redacted.
 
-Entries hold raw headers and post data; every secret is redacted here, on the way out
-(``Authorization``, cookies, API keys, password-like form fields), so no caller can forget it.
+Entries hold raw headers, URLs and post data; every secret is redacted here, on the way out
+(``Authorization``, cookies, API keys, password-like form fields, secret-named URL parameters such
+as phpMyAdmin's ``token=``), so no caller can forget it. The raw URL stays on the entry for what
+acts on it (filters, matching a console line to its request), never in a record.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..redact import HeaderRedactor, redact_secrets_in_text
+from ..redact import HeaderRedactor, redact_secrets_in_text, redact_url
 from .model import Entry, header, iso_time
 from .payload_preview import payload_preview
 
@@ -56,7 +58,7 @@ class RecordShaper:
             return None
         out: dict[str, Any] = {"type": ini.get("type")}
         if ini.get("url"):
-            out["url"] = ini["url"]
+            out["url"] = redact_url(str(ini["url"]))
         if ini.get("lineNumber") is not None:
             out["lineNumber"] = int(ini["lineNumber"]) + 1
         stack = ini.get("stack")
@@ -66,7 +68,7 @@ class RecordShaper:
                 out["stack"] = [
                     {
                         "function": f.get("functionName") or "(anonymous)",
-                        "url": f.get("url"),
+                        "url": redact_url(str(f.get("url") or "")) or f.get("url"),
                         "lineNumber": int(f.get("lineNumber", 0)) + 1,
                         "columnNumber": int(f.get("columnNumber", 0)) + 1,
                     }
@@ -83,7 +85,7 @@ class RecordShaper:
             "requestId": e.request_id,
             "timestamp": iso_time(e.wall_time),
             "method": e.method,
-            "url": e.url,
+            "url": redact_url(e.url),
             "resourceType": e.resource_type,
             "status": e.status,
             "statusText": e.status_text,
@@ -95,8 +97,8 @@ class RecordShaper:
             "mimeType": e.mime_type,
             "redirectedFrom": e.redirected_from,
             "bodyHeld": e.body_state == "held",
-            "pageUrl": e.page_url,
-            "documentUrl": e.document_url,
+            "pageUrl": redact_url(e.page_url),
+            "documentUrl": redact_url(e.document_url),
             "postDataPreview": self._post_preview(e) if e.has_post_data else None,
             "requestBodyFile": e.request_body_file,
             "responseBodyFile": e.response_body_file,
@@ -114,14 +116,14 @@ class RecordShaper:
         d: dict[str, Any] = {
             "id": e.id,
             "method": e.method,
-            "url": e.url,
+            "url": redact_url(e.url),
             "resourceType": e.resource_type,
             "status": e.status,
             "failed": e.failed,
             "failureText": e.failure_text,
             "download": e.download,
             "redirectedFrom": e.redirected_from,
-            "pageUrl": e.page_url,
+            "pageUrl": redact_url(e.page_url),
             "postDataPreview": self._post_preview(e) if e.has_post_data else None,
         }
         if e.frames is not None:

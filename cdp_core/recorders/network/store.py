@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..redact import redact_url
 from .model import Entry, EntryNotFound, MiB
 
 __all__ = ["EntryStore", "DEFAULT_MAX_BYTES", "ENTRY_OVERHEAD", "ITEM_OVERHEAD", "headers_size"]
@@ -140,7 +141,8 @@ class EntryStore:
                 continue
             if status_min is not None and (entry.status is None or entry.status < status_min):
                 continue
-            if url_contains and url_contains not in entry.url:
+            if url_contains and url_contains not in entry.url and url_contains not in redact_url(entry.url):
+                # the raw URL, or the URL as records show it (a filter copied from a list line)
                 continue
             if meth and entry.method.upper() != meth:
                 continue

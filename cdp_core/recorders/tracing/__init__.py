@@ -16,9 +16,10 @@ out an ``IO`` stream handle once ``Tracing.tracingComplete`` arrives. We read it
 however big the trace is, and always ``IO.close`` the handle (Chrome keeps the data until
 then). The stream is the Trace Event "JSON Object Format", ``{"traceEvents": [...],
 "metadata": {...}}``, one event per line: the format Chrome DevTools' Performance panel,
-``chrome://tracing`` and Perfetto open. We write it byte for byte, to ``<dest>.part``
+``chrome://tracing`` and Perfetto open. We write it as it comes, to ``<dest>.part``
 first and renamed on success, so a failed read never leaves a truncated file that looks
-complete.
+complete; the values of secret-named URL parameters (``?token=``) are masked on the way
+(:mod:`.masking`: values only, the file stays the same JSON), unless ``mask_urls=False``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from typing import Any
 from ...connection import CDPSession
 from ...errors import CDPError, CDPException, CDPTimeout, ConnectionClosed
 from ...events import CDPEvent
+from .masking import TraceMasker
 
 __all__ = [
     "DEFAULT_CATEGORIES",
@@ -118,9 +120,11 @@ class Tracer:
     page-load trace reload the page themselves after :meth:`start`.
     """
 
-    def __init__(self, session: CDPSession, *, chunk_size: int = DEFAULT_CHUNK_SIZE) -> None:
+    def __init__(self, session: CDPSession, *, chunk_size: int = DEFAULT_CHUNK_SIZE, mask_urls: bool = True) -> None:
         self.session = session
         self.chunk_size = chunk_size
+        #: mask secret-named URL parameters in the saved file (:mod:`.masking`); False: byte for byte
+        self.mask_urls = mask_urls
         self._state = "idle"  # idle | starting | running | stopping
         self._categories: list[str] = []
         self._started_at = 0.0
@@ -307,11 +311,16 @@ class Tracer:
         try:
             # Disk writes run in a worker thread so a slow disk never stalls the CDP reader.
             fh = await asyncio.to_thread(open, part, "wb")
+            masker = TraceMasker() if self.mask_urls else None
             try:
                 while True:
                     reply = await self.session.send("IO.read", {"handle": handle, "size": self.chunk_size})
                     data = reply.get("data", "")
                     raw = base64.b64decode(data) if reply.get("base64Encoded") else data.encode("utf-8")
+                    if masker is not None:
+                        raw = masker.feed(raw)
+                        if reply.get("eof"):
+                            raw += masker.finish()
                     if raw:
                         await asyncio.to_thread(fh.write, raw)
                         written += len(raw)

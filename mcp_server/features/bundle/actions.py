@@ -21,6 +21,7 @@ from pydantic import Field
 
 from cdp_core.errors import CDPException
 from cdp_core.recorders.accessibility import SnapshotOptions
+from cdp_core.recorders.redact import redact_url_params_in
 from mcp_server.evidence.app_errors import held_app_error
 from mcp_server.evidence.body_preview import held_response_preview
 from mcp_server.evidence.dialogs import dialog_watch
@@ -376,6 +377,9 @@ async def debug_bundle(ctx: ToolContext, args: DebugBundleArgs) -> ActionResult:
     """One answer for 'what is wrong with this page': errors, failed requests; storage, snapshot if they matter."""
     page = await ctx.page()
     bundle, _notes = await build_bundle(ctx, page, args)
+    # The page's URL, its frames', a dialog's, a snapshot's links: secret URL parameters masked before
+    # the files are written (the answer's own pass would come after them).
+    bundle = redact_url_params_in(bundle)
     directory = None
     if args.save_artifacts:
         directory = ctx.artifacts.new_path(BUNDLE_KIND, "bundle", "")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import mimetypes
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ class DownloadResult(Answer):
     content: str | None = None
     truncated: bool = False
     length: int | None = None
+    inProgress: int | None = None
 
 
 def _download_files(folder: Path) -> list[Path]:
@@ -44,6 +46,30 @@ def _download_files(folder: Path) -> list[Path]:
             if not path.is_symlink() and path.is_file():
                 found.append(path)
     return sorted(found)
+
+
+#: How long a read waits for downloads the page began and the browser has not saved yet.
+SETTLE_SECONDS = 30.0
+
+
+async def _settle(ctx: ToolContext) -> int:
+    """Wait (bounded by the call) for the downloads the internal browser's pages began to be saved,
+    so a file whose download event came late is listed; how many are still not saved.
+
+    The pages' network capture saw each begin (``Page.downloadWillBegin``); the browser's saver
+    gets it on another connection, possibly later. The wait ends ``SETTLE_SECONDS`` after the newest
+    download began, so one that never arrives (cancelled in the browser) costs no later call a wait."""
+    begun = [
+        d
+        for page in ctx.manager.launch.registry.pages
+        if (network := page.data.get("network")) is not None
+        for d in list(network.downloads)
+    ]
+    if not begun:
+        return 0
+    newest = max(float(d.get("began") or 0.0) for d in begun)
+    timeout = min(ctx.bound(SETTLE_SECONDS)[0], max(0.0, SETTLE_SECONDS - (time.monotonic() - newest)))
+    return len(await ctx.manager.settle_downloads([str(d.get("url") or "") for d in begun], timeout))
 
 
 class ReadDownloadArgs(ActionArgs):
@@ -63,6 +89,7 @@ class ReadDownloadArgs(ActionArgs):
 async def read_downloaded_file(ctx: ToolContext, args: ReadDownloadArgs) -> ActionResult:
     """Read a file the browser downloaded (under artifacts/downloads); without path, list them."""
     folder = ctx.artifacts.dir("downloads")
+    arriving = await _settle(ctx)
     files = await asyncio.to_thread(_download_files, folder)
     listing = [{"path": str(p.relative_to(folder)), "bytes": p.stat().st_size} for p in files[:200]]
     if not args.path:
@@ -71,6 +98,9 @@ async def read_downloaded_file(ctx: ToolContext, args: ReadDownloadArgs) -> Acti
         data: dict[str, Any] = {"columns": ["path", "bytes"] if listing else None}
         data["files"] = [[f["path"], f["bytes"]] for f in listing]
         data["total"] = len(files)
+        if arriving:
+            data["inProgress"] = arriving
+            more += f"\n[{arriving} download(s) begun by the page and not saved yet: call again to see them]"
         return ActionResult(text=f"{len(files)} downloaded file(s)\n" + "\n".join(lines) + more, data=data)
     target = ctx.artifacts.resolve_inside(args.path, kind="downloads")
     if not target.is_file():
