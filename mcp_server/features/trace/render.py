@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mcp_server.features.trace.text import site_path, summary_text
-from mcp_server.features.trace.visibility import visibility_line
+from mcp_server.features.trace.visibility import notes_for, visibility_line
 
 if TYPE_CHECKING:
     from cdp_core.recorders.tracing import TraceResult
@@ -138,6 +138,7 @@ def stopped_answer(
     hidden during the trace is said first, in the text and the JSON, since every number after it is
     Chrome's throttling.
     """
+    summary = _told(summary, visibility)
     shown = dict(page)
     if shown.get("url") == summary.get("navigationUrl"):
         shown.pop("url")  # said once, as the summary's navigationUrl
@@ -165,8 +166,16 @@ def summary_answer(
 ) -> tuple[str, dict[str, Any]]:
     """performance_summary's answer: the summary, and the trace file it was read from (``visibility``: as
     the stop said it, when this server saved the trace)."""
+    summary = _told(summary, visibility)
     text = summary_text(summary) + f"\nTrace file: {rel}."
     return _first(visibility, text), {**(visibility or {}), **lean_summary(summary, path=True)}
+
+
+def _told(summary: dict[str, Any], visibility: dict[str, Any] | None) -> dict[str, Any]:
+    """The summary with its notes saying what the tab's visibility explains."""
+    if not visibility or not summary.get("notes"):
+        return summary
+    return {**summary, "notes": notes_for(list(summary["notes"]), visibility)}
 
 
 def _first(visibility: dict[str, Any] | None, text: str) -> str:

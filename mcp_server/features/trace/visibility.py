@@ -23,7 +23,16 @@ from cdp_core.errors import CDPException
 if TYPE_CHECKING:
     from targets import PageHandle
 
-__all__ = ["VisibilityMark", "WARNING", "changes_since", "mark", "over_trace", "visibility_fields", "visibility_line"]
+__all__ = [
+    "VisibilityMark",
+    "WARNING",
+    "changes_since",
+    "mark",
+    "notes_for",
+    "over_trace",
+    "visibility_fields",
+    "visibility_line",
+]
 
 #: What the answer says first when the tab was hidden for any part of the trace.
 WARNING = (
@@ -122,5 +131,21 @@ def visibility_line(fields: dict[str, Any]) -> str:
         return ""
     if fields["visibility"] == "hidden":
         return f"The tab was hidden (in the background) for the whole trace: {WARNING}."
-    steps = ", ".join(f"{c['state']} at {c['atMs'] / 1000:.1f} s" for c in fields.get("visibilityChanges") or [])
+    steps = ", ".join(f"{c['state']} at {_at(c['atMs'])}" for c in fields.get("visibilityChanges") or [])
     return f"The tab was hidden (in the background) for part of the trace ({steps}): {WARNING} while hidden."
+
+
+def _at(ms: float) -> str:
+    return f"{ms / 1000:.1f} s" if ms >= 1000 else f"{ms:.0f} ms"
+
+
+#: the summary's note when no FCP came, and what it says once the tab is known to have been hidden
+_NO_FCP = "no first contentful paint after the navigation"
+_NO_FCP_HIDDEN = f"{_NO_FCP}: the tab was hidden, and Chrome paints no frames for a background tab"
+
+
+def notes_for(notes: list[Any], fields: dict[str, Any]) -> list[Any]:
+    """The summary's notes, the no-FCP one saying why when the tab was hidden throughout."""
+    if fields.get("visibility") != "hidden":
+        return notes
+    return [_NO_FCP_HIDDEN if isinstance(n, str) and n.startswith(_NO_FCP) else n for n in notes]
