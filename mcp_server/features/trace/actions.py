@@ -30,6 +30,7 @@ from cdp_core.recorders.tracing import NoTraceRunning, TraceAlreadyRunning, Trac
 from cdp_core.recorders.tracing.summary import TraceSummaryError, summarize
 from mcp_server.features.trace.render import stopped_answer, summary_answer
 from mcp_server.features.trace.visibility import VisibilityMark, mark, over_trace, visibility_fields
+from mcp_server.page.hidden import hidden_first
 from mcp_server.server.registry import ActionArgs, ActionResult, action
 from targets.errors import ErrorCode, ToolFailure
 
@@ -218,9 +219,7 @@ async def performance_start_trace(ctx: ToolContext, args: StartTraceArgs) -> Act
         text += ", reloaded it" + ("" if load_fired else f" (no load event within {RELOAD_TIMEOUT_S:.0f} s)")
     text += ". Reproduce the slow part, then call performance_stop_trace."
     if state.visibility_start is not None and state.visibility_start.state == "hidden":
-        hidden = visibility_fields({"start": "hidden", "changes": []})
-        text = f"The tab is hidden (in the background): {hidden['warning']}.\n{text}"
-        data = {**hidden, **data}
+        text, data = hidden_first(visibility_fields({"start": "hidden", "changes": []}), text, data)
     return ActionResult(text=text, data=data)
 
 

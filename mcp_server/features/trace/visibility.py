@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cdp_core.errors import CDPException
+from mcp_server.page.hidden import HIDDEN_WARNING
 
 if TYPE_CHECKING:
     from targets import PageHandle
@@ -34,11 +35,9 @@ __all__ = [
     "visibility_line",
 ]
 
-#: What the answer says first when the tab was hidden for any part of the trace.
-WARNING = (
-    "Chrome throttles loading and timers in a background tab (requests wait in its queue, timers wake "
-    "once a second, no frames are painted), so these timings are not what the person sees"
-)
+#: What the answer says first when the tab was hidden for any part of the trace (the words of every
+#: answer with timings of a hidden tab).
+WARNING = HIDDEN_WARNING
 
 _START_JS = "[document.visibilityState, performance.timeOrigin + performance.now()]"
 _STOP_JS = (
