@@ -19,7 +19,8 @@ For a load action (``pages.py`` does this for go_back, go_forward and reload)::
     ...  # outcome: url, title, status of the loaded page
 
 The TIMEOUT of ``targets.pages.navigation`` carries ``committed`` (and ``reached``), which is what
-tells "still loading" from "no response".
+tells "still loading" from "no response". A load still going in a background tab says first that
+Chrome throttles loading there (:mod:`mcp_server.page.hidden`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from mcp_server.evidence.dialogs import unless_dialog
+from mcp_server.page.hidden import hidden_fields, hidden_first, hidden_line
 from mcp_server.server.context import ToolContext
 from mcp_server.server.registry import ActionResult
 from targets.errors import ErrorCode, ToolFailure
@@ -82,6 +84,9 @@ async def bounded_load(
         return await unless_dialog(watch, load(max(1, int(wait_s * 1000)), on_status), what)
     except ToolFailure as exc:
         if exc.code != ErrorCode.TIMEOUT or not cut:
+            if exc.code == ErrorCode.TIMEOUT and exc.details.get("committed") and await hidden_fields(ctx.ready_page()):
+                exc.message = f"{hidden_line()} {exc.message}"  # slow because hidden, said first
+                exc.details["visibility"] = "hidden"
             raise
         bound = ctx.settings.max_call_seconds
         waited_ms = round((loop.time() - started) * 1000)
@@ -108,4 +113,5 @@ async def bounded_load(
             data["reached"] = reached
         if "url" in exc.details:
             data["url"] = exc.details["url"]
+        text, data = hidden_first(await hidden_fields(ctx.ready_page()), text, data)
         return ActionResult(text=text, data=data, status="waiting")

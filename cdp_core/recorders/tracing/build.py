@@ -14,6 +14,7 @@ from typing import Any
 
 from .collect import TraceCollector
 from .insights import build_insights
+from .phases import request_phases
 from .records import (
     _NAMES,
     CATEGORY_NAMES,
@@ -320,6 +321,9 @@ def _request_dict(r: _Request, origin: float) -> dict[str, Any]:
     }
     if r.encoded is not None:
         out["encodedBytes"] = r.encoded
+    phases = request_phases(r.timing, r.start or 0.0, r.end or 0.0) if r.start is not None and r.end else None
+    if phases:
+        out.update(phases)
     if r.priority:
         out["priority"] = r.priority
     return out

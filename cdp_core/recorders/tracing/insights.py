@@ -17,7 +17,8 @@ the same traces by ``tests/bench/trace_insights_vs_devtools.py``. What they say:
 - Render-blocking: requests of the main frame marked blocking (``renderBlocking`` is not
   ``non_blocking``, ``dynamically_injected_non_blocking`` or ``potentially_blocking``; a
   ``PreloadRenderBlockingStatusChange`` overrides) that finished before the first paint;
-  ``in_body_parser_blocking`` ones count only at VeryHigh priority (or a High script).
+  ``in_body_parser_blocking`` ones count only at VeryHigh priority (or a High script). Besides the
+  rows: how many, by resource type, the slowest three, and when the last one finished.
 - Layout shifts: session windows (a gap under 1 s, at most 5 s), the worst one is the CLS;
   culprits we detect: web fonts that finished within 500 ms before a shift, and images
   without a size (``LayoutImageUnsized``) within 500 ms before it. DevTools also detects
@@ -46,6 +47,8 @@ __all__ = ["build_insights", "site_of"]
 _NON_BLOCKING = frozenset(("non_blocking", "dynamically_injected_non_blocking", "potentially_blocking"))
 ROOT_CAUSE_WINDOW_US = 500_000
 TOP = 5
+#: render-blocking requests an answer names one by one
+SLOWEST_BLOCKING = 3
 _SECOND_LEVEL = frozenset(("co", "com", "org", "net", "gov", "ac", "edu", "or", "ne", "go"))
 
 
@@ -195,7 +198,7 @@ def _render_blocking(c: TraceCollector, nav: dict[str, Any], requests: list[_Req
     picked.sort(key=lambda r: (r.devtools_end or 0.0) - (r.devtools_start or 0.0), reverse=True)
     out: dict[str, Any] = {"firstPaintMs": _ms(first_paint - start)}
     if picked:
-        out["requests"] = [
+        rows = [
             {
                 "url": _short(r.url),
                 "durationMs": _ms((r.devtools_end or 0.0) - (r.devtools_start or 0.0)),
@@ -205,6 +208,29 @@ def _render_blocking(c: TraceCollector, nav: dict[str, Any], requests: list[_Req
             }
             for r in picked
         ]
+        out.update(_blocking_overview(rows))
+        out["requests"] = rows
+    return out
+
+
+def _blocking_overview(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """How many blocked the first paint, of which kind, the slowest few, and when the last one was done.
+
+    A page with 43 stylesheets has 43 rows: an answer carries this overview, the rows stay for
+    whoever reads the summary whole (and the trace file holds them all).
+    """
+    kinds: dict[str, int] = {}
+    for row in rows:
+        kind = str(row.get("resourceType") or "other").lower()
+        kinds[kind] = kinds.get(kind, 0) + 1
+    done = [row["finishedMs"] for row in rows if isinstance(row.get("finishedMs"), int | float)]
+    out: dict[str, Any] = {
+        "count": len(rows),
+        "byType": dict(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "slowest": rows[:SLOWEST_BLOCKING],
+    }
+    if done:
+        out["allDoneMs"] = max(done)
     return out
 
 

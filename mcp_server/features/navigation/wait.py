@@ -18,6 +18,7 @@ from cdp_core.errors import CDPTimeout
 from mcp_server.answers.lean import Keep
 from mcp_server.evidence.dialogs import dialog_watch, require_no_dialog
 from mcp_server.evidence.followup import in_flight
+from mcp_server.page.hidden import hidden_fields, hidden_first, hidden_line
 from mcp_server.safety.safe_regex import MAX_PATTERN_CHARS, compile_pattern, search
 from mcp_server.server.context import ToolContext
 from mcp_server.server.registry import ActionArgs, ActionResult, Answer, action
@@ -195,20 +196,35 @@ async def wait_for(ctx: ToolContext, args: WaitForArgs) -> ActionResult:
         waited = round((loop.time() - started) * 1000)
         if ok:
             # what the page showed: its false and null values are the observation, not empty fields
-            return ActionResult(
-                text=f"condition met after {waited} ms: {_seen(last)}", data={"waitedMs": waited, "state": Keep(last)}
+            text, data = await _loading_note(
+                args, page, f"condition met after {waited} ms: {_seen(last)}", {"waitedMs": waited, "state": Keep(last)}
             )
+            return ActionResult(text=text, data=data)
         if loop.time() >= deadline:
             if cut:
-                return _still_waiting(args, waited, last, condition)
+                still = _still_waiting(args, waited, last, condition)
+                still.text, still.data = await _loading_note(args, page, still.text, still.data)
+                return still
+            hidden = await _loading_note(args, page, "", {})
             raise ToolFailure(
                 ErrorCode.TIMEOUT,
-                f"wait_for: condition not met within {args.timeout_ms} ms",
+                f"{hidden_line() + ' ' if hidden[1] else ''}wait_for: condition not met within {args.timeout_ms} ms",
                 hint="raise timeout_ms, or take a snapshot to see the page",
                 state=last,
+                **({"visibility": "hidden"} if hidden[1] else {}),
             )
         ctx.status(f"waiting for {condition} ({waited / 1000:.1f} s): {_seen(last)}")
         await asyncio.sleep(min(POLL_S, max(0.0, deadline - loop.time())))
+
+
+async def _loading_note(
+    args: WaitForArgs, page: PageHandle, text: str, data: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """A wait for a load state or an idle network in a background tab says first that its time is
+    Chrome's throttling (the other conditions are the page's own doing)."""
+    if not (args.load_state or args.network_idle):
+        return text, data
+    return hidden_first(await hidden_fields(page), text, data)
 
 
 def _still_waiting(args: WaitForArgs, waited_ms: int, last: dict[str, Any], condition: str) -> ActionResult:

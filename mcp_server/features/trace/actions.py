@@ -29,6 +29,8 @@ from cdp_core.errors import CDPException
 from cdp_core.recorders.tracing import NoTraceRunning, TraceAlreadyRunning, Tracer
 from cdp_core.recorders.tracing.summary import TraceSummaryError, summarize
 from mcp_server.features.trace.render import stopped_answer, summary_answer
+from mcp_server.features.trace.visibility import VisibilityMark, mark, over_trace, visibility_fields
+from mcp_server.page.hidden import hidden_first
 from mcp_server.server.registry import ActionArgs, ActionResult, action
 from targets.errors import ErrorCode, ToolFailure
 
@@ -50,6 +52,8 @@ class TraceState:
     save_path: Path | None = None  # chosen at start, used by stop unless stop names another
     reloaded: bool = False
     last_path: Path | None = None
+    #: the tab's visibility when the trace started (a hidden tab's timings are Chrome's throttling)
+    visibility_start: VisibilityMark | None = None
 
 
 @dataclass
@@ -59,6 +63,8 @@ class _BrowserTraces:
     tracing: PageHandle | None = None
     last_path: Path | None = None
     summaries: dict[tuple[str, float, int], dict[str, Any]] = field(default_factory=dict)
+    #: per saved trace (its path): the answer's visibility fields, for performance_summary of it later
+    visibility: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 _BY_MANAGER: weakref.WeakKeyDictionary[Any, _BrowserTraces] = weakref.WeakKeyDictionary()
@@ -188,6 +194,7 @@ async def performance_start_trace(ctx: ToolContext, args: StartTraceArgs) -> Act
         ) from None
     state.save_path = save_path
     state.reloaded = False
+    state.visibility_start = await mark(page)
     browser.tracing = page
     load_fired: bool | None = None
     if args.reload:
@@ -211,6 +218,8 @@ async def performance_start_trace(ctx: ToolContext, args: StartTraceArgs) -> Act
         data["loadEventFired"] = load_fired
         text += ", reloaded it" + ("" if load_fired else f" (no load event within {RELOAD_TIMEOUT_S:.0f} s)")
     text += ". Reproduce the slow part, then call performance_stop_trace."
+    if state.visibility_start is not None and state.visibility_start.state == "hidden":
+        text, data = hidden_first(visibility_fields({"start": "hidden", "changes": []}), text, data)
     return ActionResult(text=text, data=data)
 
 
@@ -245,6 +254,7 @@ async def performance_stop_trace(ctx: ToolContext, args: StopTraceArgs) -> Actio
     page = await _tracing_page(ctx, browser)
     state = _state_of(page)
     dest = _resolve_save_path(ctx, args.save_path) or state.save_path or _default_path(ctx)
+    seen = visibility_fields(await over_trace(page, state.visibility_start))
 
     async def progress(written: int, message: str) -> None:
         await ctx.report_progress(written, None, message)
@@ -271,6 +281,9 @@ async def performance_stop_trace(ctx: ToolContext, args: StopTraceArgs) -> Actio
             browser.tracing = None
     state.last_path = result.path
     browser.last_path = result.path
+    if len(browser.visibility) > 64:
+        browser.visibility.clear()
+    browser.visibility[str(result.path)] = seen
     ctx.status(f"saved {result.bytes_written / 1e6:.1f} MB; summarizing the trace")
     summary = await _summary_of(ctx, result.path)
     text, data = stopped_answer(
@@ -279,6 +292,7 @@ async def performance_stop_trace(ctx: ToolContext, args: StopTraceArgs) -> Actio
         result=result,
         page=_page_brief(page),
         reloaded=state.reloaded,
+        visibility=seen,
     )
     return ActionResult(text=text, data=data)
 
@@ -342,7 +356,7 @@ async def performance_summary(ctx: ToolContext, args: SummaryArgs) -> ActionResu
             )
     ctx.status(f"summarizing {ctx.artifacts.relative(path)}")
     summary = await _summary_of(ctx, path)
-    text, data = summary_answer(summary, ctx.artifacts.relative(path))
+    text, data = summary_answer(summary, ctx.artifacts.relative(path), visibility=browser.visibility.get(str(path)))
     return ActionResult(text=text, data=data)
 
 

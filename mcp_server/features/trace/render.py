@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mcp_server.features.trace.text import site_path, summary_text
+from mcp_server.features.trace.visibility import notes_for, visibility_line
 
 if TYPE_CHECKING:
     from cdp_core.recorders.tracing import TraceResult
@@ -44,17 +45,22 @@ def lean_summary(summary: dict[str, Any], *, path: bool = False) -> dict[str, An
     if isinstance(insights, dict) and insights.get("lcp") and "lcpElement" in out:
         out.pop("lcpElement")  # said once, in the LCP insight
     blocking = insights.get("renderBlocking") if isinstance(insights, dict) else None
-    if isinstance(blocking, dict) and isinstance(blocking.get("requests"), list):
-        blocking["requests"] = [
-            {**r, "url": site_path(r.get("url"), base)} for r in blocking["requests"] if isinstance(r, dict)
-        ]
+    if isinstance(blocking, dict):
+        # The overview (how many, which kinds, the slowest few, when all were done), never every file:
+        # a page with 43 stylesheets would print 43 rows. The trace file holds them all.
+        blocking.pop("requests", None)
+        if isinstance(blocking.get("slowest"), list):
+            blocking["slowest"] = [
+                {**r, "url": site_path(r.get("url"), base)} for r in blocking["slowest"] if isinstance(r, dict)
+            ]
     return out
 
 
 #: Lists the answer gives as rows, and their columns (the trace file keeps the rest: priority, mime type).
 _ROW_COLUMNS = {
-    "slowestRequests": (("url", "url"), ("durationMs", "ms"), ("statusCode", "status"), ("resourceType", "type"),
-                        ("encodedBytes", "bytes"), ("method", "method")),
+    "slowestRequests": (("url", "url"), ("durationMs", "ms"), ("queuedMs", "queued"), ("transferMs", "transfer"),
+                        ("statusCode", "status"), ("resourceType", "type"), ("encodedBytes", "bytes"),
+                        ("method", "method"), ("connectMs", "connect")),
     "hotFunctions": (("functionName", "function"), ("selfMs", "selfMs"), ("url", "url"), ("lineNumber", "line"),
                      ("columnNumber", "column")),
 }  # fmt: skip
@@ -118,13 +124,26 @@ def _task_row(task: dict[str, Any], base: Any) -> list[Any]:
 
 
 def stopped_answer(
-    summary: dict[str, Any], *, rel: str, result: TraceResult, page: dict[str, Any], reloaded: bool
+    summary: dict[str, Any],
+    *,
+    rel: str,
+    result: TraceResult,
+    page: dict[str, Any],
+    reloaded: bool,
+    visibility: dict[str, Any] | None = None,
 ) -> tuple[str, dict[str, Any]]:
-    """performance_stop_trace's answer: the saved file, the traced page (``page``: its brief) and the summary."""
+    """performance_stop_trace's answer: the saved file, the traced page (``page``: its brief) and the summary.
+
+    ``visibility``: the fields of :func:`~mcp_server.features.trace.visibility.visibility_fields`; a tab
+    hidden during the trace is said first, in the text and the JSON, since every number after it is
+    Chrome's throttling.
+    """
+    summary = _told(summary, visibility)
     shown = dict(page)
     if shown.get("url") == summary.get("navigationUrl"):
         shown.pop("url")  # said once, as the summary's navigationUrl
     data: dict[str, Any] = {
+        **(visibility or {}),
         # what the text says; the file is Trace Event JSON (DevTools > Performance > Load profile)
         "tracePath": rel,
         "bytes": result.bytes_written,
@@ -139,10 +158,26 @@ def stopped_answer(
     if result.data_loss_occurred:
         text += "; Chrome reports lost events (trace buffer full): the summary may miss the end"
     text += ".\n" + summary_text(summary)
-    return text, data
+    return _first(visibility, text), data
 
 
-def summary_answer(summary: dict[str, Any], rel: str) -> tuple[str, dict[str, Any]]:
-    """performance_summary's answer: the summary, and the trace file it was read from."""
+def summary_answer(
+    summary: dict[str, Any], rel: str, *, visibility: dict[str, Any] | None = None
+) -> tuple[str, dict[str, Any]]:
+    """performance_summary's answer: the summary, and the trace file it was read from (``visibility``: as
+    the stop said it, when this server saved the trace)."""
+    summary = _told(summary, visibility)
     text = summary_text(summary) + f"\nTrace file: {rel}."
-    return text, lean_summary(summary, path=True)
+    return _first(visibility, text), {**(visibility or {}), **lean_summary(summary, path=True)}
+
+
+def _told(summary: dict[str, Any], visibility: dict[str, Any] | None) -> dict[str, Any]:
+    """The summary with its notes saying what the tab's visibility explains."""
+    if not visibility or not summary.get("notes"):
+        return summary
+    return {**summary, "notes": notes_for(list(summary["notes"]), visibility)}
+
+
+def _first(visibility: dict[str, Any] | None, text: str) -> str:
+    line = visibility_line(visibility or {})
+    return f"{line}\n{text}" if line else text

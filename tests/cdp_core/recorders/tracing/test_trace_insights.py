@@ -193,7 +193,10 @@ async def trace_dashboard(client: Client, url: str) -> tuple[Any, dict[str, Any]
 
 def check_dashboard(result: Any, sc: dict[str, Any]) -> None:
     ins = sc["summary"]["insights"]
-    blocking = {r["url"].rsplit("/", 1)[-1]: r for r in ins["renderBlocking"]["requests"]}
+    overview = ins["renderBlocking"]
+    assert "requests" not in overview  # the answer says how many and the slowest, never every file
+    assert overview["count"] >= 1 and overview["byType"].get("stylesheet", 0) >= 1
+    blocking = {r["url"].rsplit("/", 1)[-1]: r for r in overview["slowest"]}
     css = blocking["slow.css"]
     assert css["resourceType"] == "Stylesheet" and css["blocking"] == "blocking"
     assert css["durationMs"] >= trace_pages.STYLE_MS  # the server held it that long
@@ -286,3 +289,33 @@ async def test_users_background_tab_says_it_painted_nothing(artifacts_dir: Path,
             await call(c, "detach_cdp")
     finally:
         await manager.close()
+
+
+def test_render_blocking_overview_of_many_files_names_the_slowest_three():
+    """A page with 43 blocking files (phpMyAdmin has that many): counted by kind, the slowest three, when all were
+    done; the 43 rows stay in the library's summary, the answer carries the overview."""
+    many = []
+    for i in range(40):
+        many += request(f"S{i}", f"https://shop.example.com/s{i}.css", NAV + 50_000, NAV + 60_000 + i * 1_000,
+                        renderBlocking="blocking", resourceType="Stylesheet")  # fmt: skip
+    for i in range(3):
+        many += request(f"J{i}", f"https://shop.example.com/j{i}.js", NAV + 50_000, NAV + 300_000 + i * 10_000,
+                        renderBlocking="blocking", resourceType="Script")  # fmt: skip
+    events = page_load(*many, ev("firstPaint", NAV + 700_000, {"navigationId": "N1"}, frame=FRAME))
+    blocking = summarize_events(events)["insights"]["renderBlocking"]
+    assert blocking["count"] == 43 and len(blocking["requests"]) == 43
+    assert blocking["byType"] == {"stylesheet": 40, "script": 3}
+    assert [r["url"].rsplit("/", 1)[-1] for r in blocking["slowest"]] == ["j2.js", "j1.js", "j0.js"]
+    assert blocking["allDoneMs"] == 320.0  # the last network finish, after the navigation
+
+    from mcp_server.features.trace.render import lean_summary
+    from mcp_server.features.trace.text import insights_lines
+
+    lean = lean_summary(summarize_events(events))["insights"]["renderBlocking"]
+    assert "requests" not in lean and [r["url"] for r in lean["slowest"]] == ["/j2.js", "/j1.js", "/j0.js"]
+    (line,) = [x for x in insights_lines({"renderBlocking": lean}, "https://shop.example.com/") if "Render" in x]
+    assert line == (
+        "Render-blocking before first paint (700 ms): 43 request(s) (40 stylesheet, 3 script), all done at 320 ms; "
+        "slowest /j2.js 272 ms, /j1.js 262 ms, /j0.js 252 ms."
+    )
+    assert "s17.css" not in line
