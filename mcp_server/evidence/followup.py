@@ -221,11 +221,15 @@ class Followup:
         requests = self._new_requests()
         data: dict[str, Any] = {}
         loader, frames = (None, {}) if self._dialog_open() else await frames_now(self.page.session)
-        navigated = (loader is not None and self.loader is not None and loader != self.loader) or (
-            self.page.url != self.url
-        )
+        known = loader is not None and self.loader is not None
+        # A URL that changed while the document stayed (history.pushState/replaceState, a hash):
+        # the page, its state and the snapshot's uids are all still there, unlike after a load.
+        same_document = known and loader == self.loader and self.page.url != self.url
+        navigated = (known and loader != self.loader) or self.page.url != self.url
         if navigated:
             data["navigation"] = {"from": self.url, "to": self.page.url}
+            if same_document:
+                data["navigation"]["sameDocument"] = "hash" if _only_hash(self.url, self.page.url) else "history"
         else:
             moved = [
                 {"frame": now[2] or short_url(before[1], self.page.url), "to": short_url(now[1], self.page.url)}
@@ -260,7 +264,7 @@ class Followup:
         if self.watch is not None and self.watch.open is not None:
             self.watch.mark_agents()  # it followed the agent's action, whose answer reports it
             data["dialog"] = public_dialog(self.watch.open)
-        elif self.validation is not None and not navigated:
+        elif self.validation is not None and (same_document or not navigated):
             rejected = await self.validation.rejected()
             if rejected:
                 data["invalidFields"] = rejected
@@ -335,6 +339,11 @@ async def _tabs(session: CDPSession) -> list[dict[str, Any]] | None:
     except (CDPException, TimeoutError, KeyError):
         return None
     return [t for t in infos if t.get("type") == "page"]
+
+
+def _only_hash(before: str, after: str) -> bool:
+    """Whether two URLs differ only after ``#`` (a hash change, not the history API)."""
+    return before.split("#", 1)[0] == after.split("#", 1)[0]
 
 
 #: A frame as a follow-up compares it: (loaderId, url, name).

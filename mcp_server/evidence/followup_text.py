@@ -23,7 +23,12 @@ def describe_followup(data: dict[str, Any]) -> str:
         fields = "; ".join(f"{f['field']}: {f['message']}" for f in data["invalidFields"])
         parts.append(f"the browser's own form check stopped the submit ({fields})")
     if "navigation" in data:
-        parts.append(f"navigated to {data['navigation']['to']}")
+        moved_to = data["navigation"]
+        how = {"hash": "a hash change", "history": "history.pushState/replaceState"}.get(moved_to.get("sameDocument"))
+        if how:
+            parts.append(f"the URL changed to {moved_to['to']} in the same document ({how}: no load, uids still valid)")
+        else:
+            parts.append(f"navigated to {moved_to['to']}")
     for moved in data.get("frameNavigations", []):
         parts.append(f"frame {moved['frame']} navigated to {moved['to']}")
     for r in data.get("requests", []):  # [id, method, status, type, url, {rest}?] (network_row)

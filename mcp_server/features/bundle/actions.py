@@ -31,6 +31,7 @@ from mcp_server.evidence.stacks import map_console_entries
 from mcp_server.features.bundle.render import bundle_answer, bundle_markdown
 from mcp_server.features.bundle.sections import shows_form_error, storage_involved
 from mcp_server.input.element import registry_of
+from mcp_server.page.before_attach import read_before_attach
 from mcp_server.page.screenshots import capture_png
 from mcp_server.page.snapshots import snapshot_page
 from mcp_server.server.registry import ActionArgs, ActionResult, Answer, action
@@ -315,6 +316,9 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
                 "total": len(network),
                 "evicted": network.evicted,
             }
+            earlier = None if dialog is not None else await read_before_attach(page, network.captured_since)
+            if earlier is not None:
+                bundle["beforeAttach"] = earlier.record()
     left_out = {}
     include_storage = args.include_storage
     if include_storage is None and dialog is None:
@@ -356,6 +360,9 @@ class BundleAnswer(Answer):
     screenshot: str | None = None
     screenshotError: str | None = None
     dialog: dict[str, Any] | None = None
+    #: the page's own record of requests older than capturedSince (Resource Timing: no method,
+    #: headers or bodies), as network_list's ``beforeAttach``
+    beforeAttach: dict[str, Any] | None = None
     files: dict[str, str] | None = None
     hint: str | None = None
     notes: list[str] = []

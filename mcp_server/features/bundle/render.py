@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_server.answers.console import console_line, console_row
+from mcp_server.answers.earlier_requests import Earlier, earlier_part
 from mcp_server.answers.listing import CONSOLE_COLUMNS, NETWORK_COLUMNS, frame_text
 from mcp_server.answers.network import network_line, network_row
 from mcp_server.answers.page_text import page_says
@@ -46,6 +47,10 @@ def bundle_markdown(bundle: dict[str, Any]) -> str:
         lines += [f"- #{e['id']} {e['method']} FAILED {e['failureText']} {e['url']}" for e in net["failed"][:10]]
         for e in (net.get("appErrors") or [])[:10]:
             lines.append(f"- #{e['id']} {e['method']} {e['status']} {e['url']} app error: {e.get('appError')}")
+    earlier = bundle.get("beforeAttach")
+    if earlier:
+        part, _data = earlier_part(Earlier.from_record(earlier), page.get("url"))
+        lines += ["", "## Before attach", "", *part]
     if bundle.get("screenshot"):
         lines += ["", f"Screenshot: {bundle['screenshot']['relativePath']}"]
     elif bundle.get("screenshotError"):
@@ -239,6 +244,10 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
                 lines.append("last xhr/fetch:")
                 lines += more
         data["network"] = out
+    earlier = bundle.get("beforeAttach")
+    if earlier:
+        more, data["beforeAttach"] = earlier_part(Earlier.from_record(earlier), url)
+        lines += more
     frames = bundle.get("frames") or []
     if len(frames) > 1:
         data["frames"] = [{"url": f.get("url"), "name": f.get("name") or None} for f in frames]
@@ -282,7 +291,8 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         data["sourceMapNotes"] = bundle["sourceMapNotes"]
         lines += [f"source map: {n}" for n in bundle["sourceMapNotes"]]
     replayed = bool(con and any(e.get("replayed") for e in con["errors"]))
-    if replayed or (net and net["total"] == 0):
+    specific = (data.get("beforeAttach") or {}).get("hint")  # names the request from before attach
+    if (replayed or (net and net["total"] == 0)) and not specific:
         # The two-prompt workflow: what happened before attach has no requests here; say what to do.
         data["hint"] = (
             "requests are captured only since capturedSince ([replayed] console entries are older). If the"

@@ -16,6 +16,7 @@ from pydantic import Field
 from cdp_core.recorders.listing import Selection, select_window
 from cdp_core.recorders.network import BodyIsBinary, BodyUnavailable, EntryNotFound
 from cdp_core.recorders.network.har import build_har, write_har
+from mcp_server.answers.earlier_requests import earlier_part, select_earlier
 from mcp_server.answers.models import ClearedAnswer, EntryAnswer, ListAnswer
 from mcp_server.answers.network import network_listing, network_record
 from mcp_server.evidence.app_errors import held_app_error
@@ -24,6 +25,7 @@ from mcp_server.evidence.capture import network_of
 from mcp_server.evidence.reading import LIST_MAX, closed_note, not_found, source_map_notes, source_map_policy
 from mcp_server.evidence.server_errors import held_server_error, held_server_stack
 from mcp_server.evidence.stacks import map_initiator
+from mcp_server.page.before_attach import read_before_attach
 from mcp_server.server.registry import ActionArgs, ActionResult, Answer, NoArgs, action
 from targets.errors import ErrorCode, ToolFailure
 
@@ -52,6 +54,13 @@ class SavedBodyAnswer(Answer):
     #: the preview is the HTML page's title and visible text, not its first characters
     previewIsPageText: bool = False
     truncated: bool = False
+
+
+class NetworkListAnswer(ListAnswer):
+    #: the page's own record of requests older than capturedSince (Resource Timing: no method, headers
+    #: or bodies): ``{total, xhrFetch, failingCount, otherFailing, bufferFull, columns, failing,
+    #: lastXhrOrFetch, hint}``, rows ``[type, status, url, {t, durationMs}]``
+    beforeAttach: dict[str, Any] | None = None
 
 
 class HarAnswer(Answer):
@@ -107,7 +116,7 @@ class ExportHarArgs(ActionArgs):
     include_bodies: bool = Field(True, description="Inline held text bodies")
 
 
-@action(S, "network_list", NetworkListArgs, read_only=True, lock="read", result=ListAnswer)
+@action(S, "network_list", NetworkListArgs, read_only=True, lock="read", result=NetworkListAnswer)
 async def network_list(ctx: ToolContext, args: NetworkListArgs) -> ActionResult:
     """Requests of the selected page (one entry per redirect hop), oldest first, with filters."""
     page = await ctx.captured_page()
@@ -133,6 +142,19 @@ async def network_list(ctx: ToolContext, args: NetworkListArgs) -> ActionResult:
     text, data = network_listing(
         sel, page_url=page.url, since=recorder.captured_since, evicted=recorder.evicted, since_id=args.since_id
     )
+    if args.since_id is None and args.method is None:  # the page's record has no method; paging reads only ours
+        earlier = await read_before_attach(page, recorder.captured_since)
+        if earlier is not None:
+            earlier = select_earlier(
+                earlier,
+                resource_types=args.resource_types,
+                status_min=args.status_min,
+                url_contains=args.url_contains,
+                failed_only=args.failed_only,
+            )
+        if earlier is not None and earlier.total:
+            lines, data["beforeAttach"] = earlier_part(earlier, page.url)
+            text += "\n" + "\n".join(lines)
     text += closed_note(page, data)
     return ActionResult(text=text, data=data, plain=True)  # strings and numbers from the recorder
 
