@@ -60,7 +60,8 @@ def _on_screen_line(item: dict[str, Any]) -> str:
     uid = f" [uid={item['uid']}]" if item.get("uid") is not None else ""
     said = quote(item.get("text") or "", MAX_MESSAGE_CHARS, message=True)
     if item.get("field"):
-        return f"{item['kind']} {item['field']}{uid}: {said}" if item.get("text") else f"{item['kind']} {item['field']}{uid}"
+        head = f"{item['kind']} {item['field']}{uid}"
+        return f"{head}: {said}" if item.get("text") else head
     return f"{item['kind']}{uid} {said}"
 
 
