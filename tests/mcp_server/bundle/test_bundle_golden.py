@@ -26,3 +26,9 @@ async def test_debug_bundle(g: Golden, http_server) -> None:
     await g.until("network_list", lambda sc: sc.get("total") == 4)
     await g.check("debug_bundle")
     await g.check("debug_bundle", scenario="full", include_snapshot=True, include_storage=True)
+
+
+async def test_debug_bundle_on_screen(g: Golden, http_server) -> None:
+    """phpMyAdmin's failed Insert: the alert, a toast, a status and the invalid fields, before the rest."""
+    await g.call("navigate", url=http_server.url("/onscreen/insert.html"))
+    await g.check("debug_bundle", scenario="on-screen")
