@@ -13,11 +13,12 @@ from typing import Any
 
 from cdp_core.recorders.accessibility.format import (
     MAX_FIELD_CHARS,
-    MAX_NAME_CHARS,
-    MAX_TEXT_CHARS,
+    MAX_MESSAGE_CHARS,
     MAX_VALUE_CHARS,
     Snapshot,
     SnapshotLine,
+    clip_message,
+    shown_name,
 )
 
 __all__ = ["LINE_COLUMNS", "snapshot_data", "diff_data", "line_row"]
@@ -54,13 +55,7 @@ def _option(opt: dict[str, Any]) -> Any:
 
 def line_row(line: SnapshotLine) -> list[Any]:
     """One snapshot line as ``[role, name, uid?, {more}?]``."""
-    if line.role == "text":
-        name = _clip(line.name, MAX_TEXT_CHARS)
-    elif line.role == "frame":
-        name = line.name
-    else:
-        name = _clip(line.name, MAX_NAME_CHARS)
-    row: list[Any] = [line.role, name]
+    row: list[Any] = [line.role, shown_name(line)]
     if line.uid is not None:
         row.append(line.uid)
     more: dict[str, Any] = {}
@@ -72,8 +67,12 @@ def line_row(line: SnapshotLine) -> list[Any]:
         more["level"] = line.level
     if line.states:
         more["states"] = list(line.states)
+    if line.error:
+        more["error"] = clip_message(line.error)
     if line.href is not None:
         more["href"] = _clip(line.href, HREF_CHARS)
+    if line.match is not None:
+        more["match"] = _clip(line.match, MAX_MESSAGE_CHARS)
     if line.options:
         more["options"] = [_option(opt) for opt in line.options]
         if line.options_total > len(line.options):

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from cdp_core import CDPSession
 from cdp_core.recorders.accessibility import FrameNotFound, SelectorNotFound, SnapshotOptions, take_snapshot
-from cdp_core.recorders.accessibility.format import Snapshot
+from cdp_core.recorders.accessibility.format import Snapshot, SnapshotLine
 from mcp_server.evidence.dialogs import dialog_watch, require_no_dialog
 from mcp_server.input.element import registry_of
 from mcp_server.server.context import ToolContext
@@ -47,3 +47,18 @@ async def snapshot_page(ctx: ToolContext, page: PageHandle, options: SnapshotOpt
         ) from None
     except FrameNotFound as exc:
         raise ToolFailure(ErrorCode.FRAME_NOT_FOUND, str(exc), hint="frames are listed in the snapshot") from None
+
+
+async def on_screen(ctx: ToolContext, page: PageHandle) -> list[SnapshotLine]:
+    """What the page tells the person now: its alerts, status and toast messages, error messages and
+    invalid fields with what they say, whole, with the snapshot's uids (hidden ones are not shown).
+
+    The base of the agent's snapshot diffs stays where it was: this is not a snapshot the agent took.
+    """
+    registry = registry_of(page)
+    previous = registry.previous
+    try:
+        snap = await snapshot_page(ctx, page, SnapshotOptions(messages_only=True))
+    finally:
+        registry.previous = previous
+    return snap.lines

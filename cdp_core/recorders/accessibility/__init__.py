@@ -95,6 +95,8 @@ async def take_snapshot(
 
 def _in_page_cap(opts: SnapshotOptions) -> int | None:
     """The line cap the page applies itself (not with max_depth: lines past it are dropped here first)."""
+    if opts.messages_only:
+        return None
     return opts.max_lines if opts.max_depth is None and not opts.find else None
 
 
@@ -159,12 +161,17 @@ async def _take(
         return [r for fid in kids.get(frame.info.frame_id, []) if isinstance(r := results.get(fid), FrameLines)]
 
     lines, omitted_in_page = stitch(target, children_of)
-    if opts.max_depth is not None:
+    if opts.messages_only:
+        # the frames were kept to stitch; from the accessibility tree every line came back
+        lines = [line for line in lines if line.role != "frame" and line.on_screen]
+        for line in lines:
+            line.depth = 0
+    elif opts.max_depth is not None:
         kept = [line for line in lines if line.depth <= opts.max_depth or line.essential]
         if len(kept) < len(lines):
             notes.append(f"{len(lines) - len(kept)} lines deeper than max_depth={opts.max_depth} hidden")
         lines = kept
-    if opts.find:
+    if opts.find and not opts.messages_only:
         lines, matched = find_lines(lines, opts.find)
         shown = " ".join(opts.find.split())[:100]
         notes.append(

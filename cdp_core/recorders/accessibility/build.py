@@ -52,6 +52,8 @@ class SnapshotOptions:
     max_options: int = 12
     #: only the lines holding this text, with the lines they hold and that hold them (find.py)
     find: str | None = None
+    #: only what the page tells the person now (alerts, status, toasts, errors, invalid fields), all at depth 0
+    messages_only: bool = False
     #: "page": the in-page collector, Chrome's accessibility tree where it cannot run;
     #: "ax": Chrome's accessibility tree only (the reference the collector is tested against).
     engine: str = "page"

@@ -151,6 +151,7 @@ def _expression(options: SnapshotOptions, selector: str | None, max_lines: int |
         "includeUrls": options.include_urls,
         "maxOptions": options.max_options,
         "maxLines": max_lines,
+        "messagesOnly": options.messages_only,
     }
     return f"__mcpSnapshot.snapshot({json.dumps(params)})"
 
@@ -217,7 +218,7 @@ def _lines(
             continue
         name = item.get("n", "")
         if role == "text":
-            out.append(SnapshotLine(role="text", name=name, frame=ref, depth=depth))
+            out.append(SnapshotLine(role="text", name=name, frame=ref, depth=depth, whole=bool(item.get("w"))))
             continue
         key = item.get("k")
         line = SnapshotLine(
@@ -232,6 +233,7 @@ def _lines(
             href=item.get("h"),
             interactive=bool(item.get("i")),
             field=None if name else item.get("f"),
+            error=item.get("e") or None,
         )
         if "o" in item:
             line.options = item["o"]

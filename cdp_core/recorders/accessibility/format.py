@@ -12,7 +12,20 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SnapshotLine", "Snapshot", "render_line", "apply_budget", "budget_rendered", "diff_snapshots", "quote"]
+__all__ = [
+    "SnapshotLine",
+    "Snapshot",
+    "render_line",
+    "apply_budget",
+    "budget_rendered",
+    "diff_snapshots",
+    "quote",
+    "clip",
+    "clip_message",
+    "shown_name",
+    "MESSAGE_ROLES",
+    "MAX_MESSAGE_CHARS",
+]
 
 MAX_NAME_CHARS = 120
 MAX_VALUE_CHARS = 120
@@ -21,14 +34,35 @@ MAX_TEXT_CHARS = 240
 MAX_FIELD_CHARS = 60
 
 #: Roles whose lines survive every budget: what went wrong must always be visible.
-ESSENTIAL_ROLES = frozenset({"alert", "alertdialog", "error"})
+ESSENTIAL_ROLES = frozenset({"alert", "alertdialog", "error", "toast", "notice"})
+#: Lines that say what the page tells the person (an alert, a status, a toast, an error message):
+#: their text is shown whole up to MAX_MESSAGE_CHARS, since the words that matter ("#1062 -
+#: Duplicate entry …") often come after a heading and the statement that failed.
+MESSAGE_ROLES = frozenset({"alert", "alertdialog", "error", "status", "log", "toast", "notice"})
+#: A message's cap: long enough for a database error after its boilerplate, short of a page.
+MAX_MESSAGE_CHARS = 600
+#: What the in-page collector sends of a message at most (its length is known up to here).
+_MESSAGE_SENT = 2000
 
 
-def quote(text: str, limit: int = MAX_NAME_CHARS) -> str:
-    """A double-quoted, single-line, bounded rendering of ``text``."""
-    text = " ".join(text.split())
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
+def clip(text: str, limit: int) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def clip_message(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """A message on one line, cut to ``limit`` saying how long it was (the agent knows it is not whole)."""
+    text = " ".join(str(text).split())
+    if len(text) <= limit:
+        return text
+    total = f"{_MESSAGE_SENT}+" if len(text) >= _MESSAGE_SENT else str(len(text))
+    return f"{text[: limit - 1]}…[cut at {limit} of {total} chars]"
+
+
+def quote(text: str, limit: int = MAX_NAME_CHARS, *, message: bool = False) -> str:
+    """A double-quoted, single-line, bounded rendering of ``text`` (``message``: cut as :func:`clip_message`)."""
+    text = clip_message(text, limit) if message else clip(text, limit)
     if "\\" in text or '"' in text:
         text = text.replace("\\", "\\\\").replace('"', '\\"')
     return '"' + text + '"'
@@ -53,10 +87,26 @@ class SnapshotLine:
     #: the form field's ``name`` (or id) when the control has no accessible name: a bare input of a
     #: legacy table form, whose label is a text in the cell beside it, still says which field it is
     field: str | None = None
+    #: a text inside a message (an alertdialog's): shown whole like the message
+    whole: bool = False
+    #: what an invalid field says is wrong (its aria-errormessage, the browser's validation message)
+    error: str | None = None
+    #: ``find``: the matched text with its context, when the line's shown name does not show it
+    match: str | None = None
 
     @property
     def essential(self) -> bool:
         return self.role in ESSENTIAL_ROLES or "invalid" in self.states
+
+    @property
+    def message(self) -> bool:
+        """Shown whole (up to MAX_MESSAGE_CHARS): a message line, or a text inside one."""
+        return self.whole or self.role in MESSAGE_ROLES
+
+    @property
+    def on_screen(self) -> bool:
+        """What the page tells the person now: a message with text, or an invalid field."""
+        return (self.role in MESSAGE_ROLES and bool(self.name.strip())) or "invalid" in self.states
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -74,10 +124,23 @@ class SnapshotLine:
             data["href"] = self.href
         if self.field is not None:
             data["field"] = self.field
+        if self.error is not None:
+            data["error"] = self.error
+        if self.match is not None:
+            data["match"] = self.match
         if self.options is not None:
             data["options"] = self.options
             data["optionsTotal"] = self.options_total
         return data
+
+
+def shown_name(line: SnapshotLine) -> str:
+    """The line's name as its text shows it (cut where the text cuts it), without the quotes."""
+    if line.role == "frame":
+        return line.name
+    if line.message:
+        return clip_message(line.name)
+    return clip(line.name, MAX_TEXT_CHARS if line.role == "text" else MAX_NAME_CHARS)
 
 
 def render_line(line: SnapshotLine) -> str:
@@ -86,13 +149,15 @@ def render_line(line: SnapshotLine) -> str:
     if line.role == "frame":
         return f"{pad}{line.name}"
     if line.role == "text":
-        return f"{pad}text {quote(line.name, MAX_TEXT_CHARS)}"
+        shown = quote(line.name, MAX_MESSAGE_CHARS, message=True) if line.whole else quote(line.name, MAX_TEXT_CHARS)
+        matched = f" match={quote(line.match, MAX_MESSAGE_CHARS)}" if line.match is not None else ""
+        return f"{pad}text {shown}{matched}"
     parts: list[str] = []
     if line.uid is not None:
         parts.append(f"[uid={line.uid}]")
     parts.append(line.role)
     if line.name:
-        parts.append(quote(line.name))
+        parts.append(quote(line.name, MAX_MESSAGE_CHARS, message=True) if line.message else quote(line.name))
     elif line.field:
         parts.append(f"field={quote(line.field, MAX_FIELD_CHARS)}")
     if line.value is not None:
@@ -100,8 +165,12 @@ def render_line(line: SnapshotLine) -> str:
     if line.level is not None:
         parts.append(f"level={line.level}")
     parts.extend(line.states)
+    if line.error:
+        parts.append(f"error={quote(line.error, MAX_MESSAGE_CHARS, message=True)}")
     if line.href is not None:
         parts.append(f"href={quote(line.href, 300)}")
+    if line.match is not None:
+        parts.append(f"match={quote(line.match, MAX_MESSAGE_CHARS)}")
     text = pad + " ".join(parts)
     if line.options:
         shown = []

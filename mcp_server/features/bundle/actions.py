@@ -21,6 +21,7 @@ from pydantic import Field
 
 from cdp_core.errors import CDPException
 from cdp_core.recorders.accessibility import SnapshotOptions
+from cdp_core.recorders.accessibility.format import MESSAGE_ROLES, SnapshotLine, clip, quote
 from cdp_core.recorders.redact import redact_url_params_in
 from mcp_server.evidence.app_errors import held_app_error
 from mcp_server.evidence.body_preview import held_response_preview
@@ -33,7 +34,7 @@ from mcp_server.features.bundle.sections import shows_form_error, storage_involv
 from mcp_server.input.element import registry_of
 from mcp_server.page.before_attach import read_before_attach
 from mcp_server.page.screenshots import capture_png
-from mcp_server.page.snapshots import snapshot_page
+from mcp_server.page.snapshots import on_screen, snapshot_page
 from mcp_server.server.registry import ActionArgs, ActionResult, Answer, action
 from targets.errors import ToolFailure
 
@@ -46,6 +47,19 @@ __all__ = ["build_bundle", "DebugBundleArgs"]
 S = "browser_session"
 BUNDLE_KIND = "debug-bundles"
 SNAPSHOT_PREVIEW_CHARS = 3000
+#: How much of a message the snapshot preview repeats when the on-screen section shows it whole.
+SHOWN_ABOVE_CHARS = 80
+#: Messages the on-screen section shows at most (a page with more is a list, not a message).
+ON_SCREEN_ITEMS = 12
+
+
+def _on_screen_item(line: SnapshotLine) -> dict[str, Any]:
+    """A message or invalid field as the bundle keeps it (the answer cuts the text as the snapshot does)."""
+    if line.role in MESSAGE_ROLES:
+        return {"kind": line.role, "text": line.name, "uid": line.uid}
+    named = quote(line.name) if line.name else f"field={quote(line.field, 60)}" if line.field else ""
+    item = {"kind": "invalid field", "field": f"{line.role} {named}".strip()}
+    return {**item, "text": line.error or "", "uid": line.uid}
 
 
 class DebugBundleArgs(ActionArgs):
@@ -207,12 +221,19 @@ async def _storage(page: PageHandle, notes: list[str]) -> dict[str, Any]:
     return out
 
 
-async def _snapshot_preview(ctx: ToolContext, page: PageHandle) -> dict[str, Any]:
-    """The page snapshot (SNAPSHOT's, same uids), else (it could not be taken) a text preview."""
+async def _snapshot_preview(ctx: ToolContext, page: PageHandle, shown: set[int]) -> dict[str, Any]:
+    """The page snapshot (SNAPSHOT's, same uids), else (it could not be taken) a text preview.
+
+    A message the on-screen section printed whole (``shown``: its uids) is only its start here.
+    """
     registry = registry_of(page)
     previous = registry.previous
     try:
         snap = await snapshot_page(ctx, page, SnapshotOptions(max_chars=SNAPSHOT_PREVIEW_CHARS, max_lines=150))
+        for line in snap.lines:
+            if line.uid in shown and line.message:
+                line.name = clip(line.name, SHOWN_ABOVE_CHARS)
+        snap.rendered = None
         return {"kind": "snapshot", "text": snap.text()}
     except (CDPException, ToolFailure):
         pass  # fall back to the text preview
@@ -274,6 +295,17 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
         except CDPException as exc:
             notes.append(f"frames unavailable: {exc}")
             bundle["frames"] = []
+    shown: set[int] = set()
+    if dialog is None:
+        ctx.status("reading what the page shows: alerts, messages, invalid fields")
+        try:
+            messages = await on_screen(ctx, page)
+        except (CDPException, ToolFailure) as exc:
+            notes.append(f"on-screen messages unavailable: {exc}")
+        else:
+            bundle["onScreen"] = [_on_screen_item(line) for line in messages[:ON_SCREEN_ITEMS]]
+            bundle["onScreenCount"] = len(messages)
+            shown = {line.uid for line in messages[:ON_SCREEN_ITEMS] if line.uid is not None}
     n = args.max_items
     if args.include_console:
         if console is None:
@@ -339,7 +371,7 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
     if include_snapshot and dialog is None:
         ctx.status("taking the snapshot preview")
         try:
-            bundle["snapshotPreview"] = await _snapshot_preview(ctx, page)
+            bundle["snapshotPreview"] = await _snapshot_preview(ctx, page, shown)
         except CDPException as exc:
             notes.append(f"snapshot unavailable: {exc}")
     if left_out:
@@ -352,6 +384,9 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
 class BundleAnswer(Answer):
     capturedSince: str | None = None
     page: dict[str, Any]
+    #: what the page tells the person now (alerts, status, toasts, error messages, invalid fields), whole
+    onScreen: list[dict[str, Any]] | None = None
+    onScreenMore: int | None = None
     console: dict[str, Any] | None = None
     network: dict[str, Any] | None = None
     frames: list[dict[str, Any]] = []

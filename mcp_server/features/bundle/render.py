@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cdp_core.recorders.accessibility.format import MAX_MESSAGE_CHARS, clip_message, quote
 from mcp_server.answers.console import console_line, console_row
 from mcp_server.answers.earlier_requests import Earlier, earlier_part
 from mcp_server.answers.listing import CONSOLE_COLUMNS, NETWORK_COLUMNS, frame_text
@@ -32,6 +33,9 @@ def bundle_markdown(bundle: dict[str, Any]) -> str:
         f"- Page: {page.get('stable_page_id')} (index {page.get('page_id')})",
         f"- Captured since: {bundle.get('capturedSince')}",
     ]
+    if bundle.get("onScreen"):
+        lines += ["", "## On screen", ""]
+        lines += [f"- {_on_screen_line(item)}" for item in bundle["onScreen"]]
     con = bundle.get("console")
     if con:
         lines += [
@@ -57,6 +61,36 @@ def bundle_markdown(bundle: dict[str, Any]) -> str:
         lines += ["", f"Screenshot failed: {bundle['screenshotError']}"]
     lines += ["", "Full data: bundle.json"]
     return "\n".join(lines) + "\n"
+
+
+def _on_screen_line(item: dict[str, Any]) -> str:
+    """``alert [uid=7] "…"``, ``invalid field textbox "Email" [uid=9]: "…"``: a message as the text shows it."""
+    uid = f" [uid={item['uid']}]" if item.get("uid") is not None else ""
+    said = quote(item.get("text") or "", MAX_MESSAGE_CHARS, message=True)
+    if item.get("field"):
+        head = f"{item['kind']} {item['field']}{uid}"
+        return f"{head}: {said}" if item.get("text") else head
+    return f"{item['kind']}{uid} {said}"
+
+
+def _on_screen(bundle: dict[str, Any], lines: list[str], data: dict[str, Any]) -> None:
+    """The messages the page shows the person, first: what they saw is what the agent reads first."""
+    items = bundle.get("onScreen")
+    if not items:
+        return
+    more = int(bundle.get("onScreenCount") or 0) - len(items)
+    rows = []
+    for item in items:
+        row = {k: v for k, v in item.items() if v is not None and k != "text"}
+        if item.get("text"):
+            row["text"] = clip_message(item["text"])
+        rows.append(row)
+    data["onScreen"] = rows
+    head = "on screen:" + (f" ({len(items)} of {len(items) + more}; snapshot for the rest)" if more > 0 else "")
+    if more > 0:
+        data["onScreenMore"] = more
+    lines.append(head)
+    lines += [f"  {_on_screen_line(item)}" for item in items]
 
 
 #: Chrome's own console error for a request that answered an error or failed
@@ -179,6 +213,7 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     title = f" ({page['title']})" if page.get("title") else ""
     lines = [f"Debug bundle of {page.get('stable_page_id')} {url}{title}, captured since {since}"]
     data: dict[str, Any] = {"capturedSince": since, "page": page}
+    _on_screen(bundle, lines, data)
     con = bundle.get("console")
     if con:
         requests = _shown_requests(bundle.get("network"))

@@ -40,3 +40,9 @@ async def test_debug_bundle_before_attach_golden(fresh_chromium, http_server, tm
         await agent.s("select_page", url_contains=APP_PATH)
         g = await Golden.open(agent.client, GOLDEN, http_server=http_server)
         await g.check("debug_bundle", scenario="before-attach", subs=[CLOCK])
+
+
+async def test_debug_bundle_on_screen(g: Golden, http_server) -> None:
+    """phpMyAdmin's failed Insert: the alert, a toast, a status and the invalid fields, before the rest."""
+    await g.call("navigate", url=http_server.url("/onscreen/insert.html"))
+    await g.check("debug_bundle", scenario="on-screen")

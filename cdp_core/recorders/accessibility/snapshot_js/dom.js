@@ -62,14 +62,14 @@ const INTERACTIVE = new Set([
   "switch", "slider", "spinbutton", "menuitem", "menuitemcheckbox", "menuitemradio", "tab",
   "treeitem", "clickable", "disclosure", "date", "datetime", "time",
 ]);
-const ALWAYS = new Set(["heading", "alert", "alertdialog", "dialog", "status", "log", "tooltip", "marquee"]);
+const ALWAYS = new Set(["heading", "alert", "alertdialog", "dialog", "status", "log", "tooltip", "marquee", "toast", "notice"]);
 const NAMED = new Set([
   "navigation", "main", "banner", "contentinfo", "complementary", "region", "form", "search", "group",
   "radiogroup", "list", "table", "grid", "tree", "tablist", "tabpanel", "menu", "menubar", "toolbar",
   "figure", "img", "image", "article", "progressbar", "meter",
 ]);
 const LEAF = new Set(["textbox", "searchbox", "spinbutton", "slider", "checkbox", "radio", "switch", "img", "image", "meter"]);
-const TEXT_AS_NAME = new Set(["alert", "status", "log", "tooltip", "marquee", "error", "clickable"]);
+const TEXT_AS_NAME = new Set(["alert", "status", "log", "tooltip", "marquee", "error", "clickable", "toast", "notice"]);
 const VALUE_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton", "slider"]);
 const FORM_CONTROL_TAGS = new Set(["INPUT", "TEXTAREA", "SELECT"]);
 const INTERNAL_NAMES = { DisclosureTriangle: "disclosure", Date: "date", DateTime: "datetime", InputTime: "time" };
@@ -79,6 +79,11 @@ const CLICKABLE_ROLES = new Set(["generic", "none", "paragraph", "listitem", "ce
 const ERROR_CLASS_EXACT = new Set(["alert", "invalid-feedback", "text-danger", "has-error"]);
 const INLINE_DISPLAYS = new Set(["inline", "contents", ""]);
 const MAX_GATHERED_TEXT = 240;
+// What a message line (an alert, a status, a toast, an error) carries out of the page: its whole
+// text, which the server shows up to a few hundred characters, saying how long it was.
+const MAX_MESSAGE_TEXT = 2001;
+// Lines that say what the page tells the person: shown whole, collected by messagesOnly.
+const MESSAGE_ROLES = new Set(["alert", "alertdialog", "error", "status", "log", "toast", "notice"]);
 const MAX_CLICKABLE_TEXT = 100;
 
 // Roles whose accessible name comes from their content (ARIA "name from contents"), as
@@ -145,6 +150,86 @@ function isErrorContainer(el) {
     const low = cls.toLowerCase();
     if (ERROR_CLASS_EXACT.has(low) || low.includes("error")) return true;
   }
+  return false;
+}
+
+// -- messages on screen: toasts, flash notices, live regions ------------------------------
+// Class names of the common toast and notice widgets (whole class tokens, case aside): Bootstrap
+// .toast, toastr, Notyf, Noty, iziToast, jQuery toast, React-Toastify, Vuetify, Material, Element,
+// Ant Design, Bulma .notification, GitHub/Rails .flash, WordPress .notice-error, Semantic UI's
+// ".ui negative message". A token that merely contains the word ("toast-container",
+// "cookie-notice", "flash-sale", "message-list") is not one: a container holds the messages.
+const TOAST_CLASS = /^(toast|toastr|snackbar|notification|notyf__toast|noty_bar|izitoast|jq-toast-single|toastify__toast|v-snack__wrapper|mdc-snackbar__surface|mat-mdc-snack-bar-container|el-message|el-notification|ant-message-notice|ant-notification-notice|swal2-toast)$/;
+const NOTICE_CLASS = /^(flash|flash[-_](messages?|error|alert|notice|success|warn|warning|info)|notice[-_](error|warning|success|info)|callout-danger|callout-warning)$/;
+const MESSAGE_SEVERITY = new Set(["negative", "warning", "success", "positive", "info"]);
+
+/**
+ * "toast", "notice" or "live" (a generic aria-live region) for an element that shows the person
+ * a message without an ARIA role saying so; null otherwise. Only generic boxes qualify: a link
+ * or list item classed "notification" is a control or an entry of a list, not a message.
+ */
+function messageKind(el, role) {
+  if (!ERROR_BOX_ROLES.has(role)) return null;
+  const classes = classesOf(el);
+  let message = false;
+  let severity = false;
+  for (const cls of classes) {
+    const low = cls.toLowerCase();
+    if (TOAST_CLASS.test(low)) return "toast";
+    if (NOTICE_CLASS.test(low)) return "notice";
+    if (low === "message") message = true;
+    else if (MESSAGE_SEVERITY.has(low)) severity = true;
+  }
+  if (message && severity) return "notice";
+  const live = el.hasAttributes() ? attr(el, "aria-live") : null;
+  if (live === "polite" || live === "assertive") return "live";
+  return null;
+}
+
+// An aria-live region that holds its messages (a toast container) is not one itself.
+const MESSAGE_INSIDE = "[role=alert],[role=alertdialog],[role=status],[role=log],[aria-live],.toast,.snackbar,.notification,.alert,.flash,.notice";
+
+function holdsMessages(el) {
+  try {
+    return !!el.querySelector(MESSAGE_INSIDE);
+  } catch (e) {
+    return false;
+  }
+}
+
+/** Text of the elements named by an id-list attribute (aria-errormessage, aria-describedby) that are shown. */
+function idsText(el, name) {
+  const ids = attr(el, name);
+  if (!ids) return "";
+  const root = el.getRootNode();
+  const parts = [];
+  for (const id of ids.split(/\s+/)) {
+    if (!id) continue;
+    const target = root.getElementById ? root.getElementById(id) : document.getElementById(id);
+    if (target && target !== el && !hiddenDeep(target)) parts.push(gatherText(target, MAX_MESSAGE_TEXT)[0]);
+  }
+  return norm(parts.join(" "));
+}
+
+/**
+ * What an invalid field says is wrong: its aria-errormessage, the browser's own validation
+ * message (setCustomValidity's text, "Please fill out this field."), or, for an aria-invalid
+ * field, what describes it. Reading validationMessage fires no event.
+ */
+function fieldError(el) {
+  const own = idsText(el, "aria-errormessage");
+  if (own) return own;
+  if (el.willValidate && el.validity && !el.validity.valid && el.validationMessage) return norm(el.validationMessage);
+  const aria = attr(el, "aria-invalid");
+  if (aria && aria.toLowerCase() !== "false") return idsText(el, "aria-describedby");
+  return "";
+}
+
+/** Shown to screen readers only, or not at all: a 1-pixel box (".sr-only"), or fully transparent. */
+function faint(el) {
+  const rect = el.getBoundingClientRect();
+  if (rect.width <= 1 || rect.height <= 1) return true;
+  for (let e = el; e; e = flatParent(e)) if (style(e).opacity === "0") return true;
   return false;
 }
 

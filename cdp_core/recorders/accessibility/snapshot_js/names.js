@@ -370,7 +370,11 @@ function gatherText(el, limit) {
         if (v) out += v;
         return;
       }
+      // a block (a toast's header and body, a <br>) separates words, as it does on screen
+      const block = !INLINE_DISPLAYS.has(style(child).display);
+      if (block) out += " ";
       if (child.tagName !== "SELECT") walk(child);
+      if (block) out += " ";
     });
   };
   walk(el);

@@ -7,7 +7,7 @@
  */
 /** Where the walk is: what an element's children inherit (one shape for every element, for V8). */
 class Ctx {
-  constructor(depth, consumed, dropText, inLabel, block, visible, cs) {
+  constructor(depth, consumed, dropText, inLabel, block, visible, cs, inMessage) {
     this.depth = depth;
     this.consumed = consumed; // normalised name of the nearest line: its text children are redundant
     this.dropText = dropText;
@@ -15,6 +15,7 @@ class Ctx {
     this.block = block; // text runs merge within one block
     this.visible = visible;
     this.cs = cs; // computed style of the parent element (null at the root)
+    this.inMessage = inMessage; // inside an alertdialog: its texts are shown whole
   }
 }
 
@@ -43,7 +44,7 @@ function collect(start, opts) {
       return;
     }
     if (opts.interactiveOnly) return;
-    items.push({ d: ctx.depth, r: "text", n: text, b: ctx.block, lab: ctx.inLabel });
+    items.push({ d: ctx.depth, r: "text", n: text, b: ctx.block, lab: ctx.inLabel, w: ctx.inMessage });
   };
 
   const walkChildren = (node, ctx) => {
@@ -64,7 +65,7 @@ function collect(start, opts) {
       if (visible) items.push({ d: ctx.depth, r: "frame", k: keyOf(el) });
       return;
     }
-    const base = new Ctx(ctx.depth, ctx.consumed, ctx.dropText, ctx.inLabel, block, visible, cs);
+    const base = new Ctx(ctx.depth, ctx.consumed, ctx.dropText, ctx.inLabel, block, visible, cs, ctx.inMessage);
     if (tag === "DETAILS" && !el.open) {
       const summary = el.querySelector(":scope > summary");
       if (summary) walkElement(summary, base);
@@ -76,11 +77,16 @@ function collect(start, opts) {
     }
     const role = roleOf(el);
     const errorBox = ERROR_BOX_ROLES.has(role) && isErrorContainer(el) && gatherText(el, MAX_GATHERED_TEXT)[0] !== "";
-    let shownRole = errorBox ? (classesOf(el).includes("alert") ? "alert" : "error") : role;
+    // a toast, a flash notice or a live region without a role: a message line, like an error box
+    let kind = errorBox ? null : messageKind(el, role);
+    if (kind === "live" && holdsMessages(el)) kind = null;
+    if (kind !== null && gatherText(el, MAX_GATHERED_TEXT)[0] === "") kind = null;
+    const messageBox = kind !== null;
+    let shownRole = errorBox ? (classesOf(el).includes("alert") ? "alert" : "error") : messageBox ? (kind === "live" ? "status" : kind) : role;
     let name = null;
     let clickable = false;
     let accnameOverride = null;
-    if (!errorBox && CLICKABLE_ROLES.has(role) && clickableSignal(el, cs, ctx.cs)) {
+    if (!errorBox && !messageBox && CLICKABLE_ROLES.has(role) && clickableSignal(el, cs, ctx.cs)) {
       const [text, inner] = gatherText(el, MAX_CLICKABLE_TEXT + 1);
       if (text && text.length <= MAX_CLICKABLE_TEXT && !inner) {
         clickable = true;
@@ -98,7 +104,7 @@ function collect(start, opts) {
     const formControl = FORM_CONTROL_TAGS.has(tag);
     if (INTERNAL_NAMES[role]) shownRole = INTERNAL_NAMES[role];
     const interactive = INTERACTIVE.has(shownRole) || formControl;
-    const always = ALWAYS.has(shownRole) || errorBox;
+    const always = ALWAYS.has(shownRole) || errorBox || messageBox;
     const isRow = role === "row";
     // a row is its controls' context (which order an "Edit" edits): kept with interactiveOnly when
     // it holds one (dropRowsWithoutControls)
@@ -116,14 +122,15 @@ function collect(start, opts) {
     const accname = accnameOverride !== null ? accnameOverride : name;
     let dropText = ctx.dropText;
     if (TEXT_AS_NAME.has(shownRole) || clickable) {
-      if (!name.trim()) name = gatherText(el, MAX_GATHERED_TEXT)[0];
+      if (!name.trim()) name = gatherText(el, MESSAGE_ROLES.has(shownRole) ? MAX_MESSAGE_TEXT : MAX_GATHERED_TEXT)[0];
       dropText = true;
     }
     if (isRow) {
       name = rowText(el);
       dropText = true;
     }
-    if ((shownRole === "status" || shownRole === "log" || shownRole === "tooltip" || shownRole === "marquee") && !name.trim()) {
+    // an empty live region or alert (a placeholder the page fills later) says nothing: no line
+    if ((shownRole === "status" || shownRole === "log" || shownRole === "tooltip" || shownRole === "marquee" || shownRole === "alert") && !name.trim()) {
       walkChildren(el, base);
       return;
     }
@@ -148,6 +155,10 @@ function collect(start, opts) {
         const field = attr(el, "name") || el.id;
         if (field) line.f = field;
       }
+      if (states.includes("invalid")) {
+        const said = fieldError(el);
+        if (said) line.e = said;
+      }
     }
     if ((role === "combobox" || role === "listbox") && tag === "SELECT") {
       const [options, total, value] = selectOptions(el, opts.maxOptions);
@@ -159,11 +170,12 @@ function collect(start, opts) {
     items.push(line);
     if (descend) {
       const inner = block === ctx.block ? ++blockIds : block;
-      walkChildren(el, new Ctx(ctx.depth + 1, lowerNorm(name) || null, dropText, false, inner, true, cs));
+      const inMessage = ctx.inMessage || shownRole === "alertdialog";
+      walkChildren(el, new Ctx(ctx.depth + 1, lowerNorm(name) || null, dropText, false, inner, true, cs, inMessage));
     }
   };
 
-  const root = new Ctx(0, null, false, false, 0, true, null);
+  const root = new Ctx(0, null, false, false, 0, true, null, false);
   if (start === document.documentElement || start === document.body) walkChildren(document.body || document.documentElement, root);
   else walkElement(start, root);
 
@@ -178,7 +190,9 @@ function collect(start, opts) {
         last.n += item.n;
         continue;
       }
-      lines.push({ d: item.d, r: "text", n: item.n });
+      const merged = { d: item.d, r: "text", n: item.n };
+      if (item.w) merged.w = 1;
+      lines.push(merged);
       lastBlock = item.b;
       continue;
     }
@@ -212,7 +226,34 @@ function dropRowsWithoutControls(lines) {
 }
 
 function essential(line) {
-  return line.r === "alert" || line.r === "alertdialog" || line.r === "error" || (line.s && line.s.includes("invalid"));
+  return line.r === "alert" || line.r === "alertdialog" || line.r === "error" || line.r === "toast" || line.r === "notice" || (line.s && line.s.includes("invalid"));
+}
+
+/**
+ * messagesOnly: what the page tells the person now, and nothing else (the frames stay, to be
+ * stitched): message lines with text that the person can see, invalid fields. An alertdialog
+ * says its text too.
+ */
+function onScreen(lines) {
+  const out = [];
+  for (const line of lines) {
+    if (line.r === "frame") {
+      out.push(line);
+      continue;
+    }
+    const invalid = line.s && line.s.includes("invalid");
+    if (!(MESSAGE_ROLES.has(line.r) && line.n) && !invalid) continue;
+    const el = line.k ? byKey(line.k) : null;
+    if (!el || faint(el)) continue;
+    if (line.r === "alertdialog") {
+      const text = gatherText(el, MAX_MESSAGE_TEXT)[0];
+      if (text && !lowerNorm(text).startsWith(lowerNorm(line.n))) line.n = line.n ? line.n + ": " + text : text;
+      else if (text) line.n = text;
+    }
+    line.d = 0;
+    out.push(line);
+  }
+  return out;
 }
 
 /**
@@ -242,8 +283,9 @@ function snapshot(opts) {
   }
   let lines = collect(start, opts);
   if (opts.interactiveOnly) lines = dropRowsWithoutControls(lines);
+  if (opts.messagesOnly) lines = onScreen(lines);
   let omitted = 0;
-  if (opts.maxLines != null) {
+  if (opts.maxLines != null && !opts.messagesOnly) {
     const kept = [];
     let count = 0;
     for (const line of lines) {

@@ -109,6 +109,8 @@ def element_lines(text: str) -> list[str]:
         if "[uid=" not in line:
             continue
         line = FIELD.sub(r"\1", re.sub(UID + " ", "", line).strip())
+        # what an invalid field says is ours: Chrome's tree carries no validation message
+        line = re.sub(r' error="(?:[^"\\]|\\.)*"', "", line)
         role = line.split(" ", 1)[0]
         if role in ("row", "error", "alert", "status"):
             line = role + re.sub(r'^\w+ "(?:[^"\\]|\\.)*"', "", line)
