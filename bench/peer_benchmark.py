@@ -27,10 +27,13 @@ from cdp_core import ChromiumProcess
 from .first.measure import run_first_only
 from .install import ensure_peers, installed_versions
 from .pages import BenchPages
+from .phpmyadmin import PhpMyAdmin
+from .phpmyadmin import missing as pma_missing
 from .report import build_rows, render_markdown, render_text, write_results
 from .runner import RunConfig, merge_rounds, run_server, tools_list_only
 from .servers import ADAPTERS
 from .tabs import page_targets
+from .task_sequences import REALAPP_TASKS, TASKS
 from .tasks import install_pages, run_tasks
 from .tokens import TOKENIZER_NAME, approx_tokens, bpe_tokens
 
@@ -56,8 +59,9 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument(
         "--only",
-        choices=("jobs", "tasks", "first"),
-        help="only the per-call jobs, only the whole-task rows (bench/tasks.py; under a minute), or only the "
+        choices=("jobs", "tasks", "realapps", "first"),
+        help="only the per-call jobs, only the whole-task rows on the bench's pages (bench/tasks.py; under a "
+        "minute), only the task rows on a real phpMyAdmin (bench/phpmyadmin.py; Debian packages), or only the "
         "start-to-first-answer rows (bench/first/measure.py)",
     )
     p.add_argument("--first-only", action="store_true", help="the same as --only first")
@@ -98,6 +102,16 @@ async def _run(ns: argparse.Namespace) -> int:
     load_before = os.getloadavg()
     pages = BenchPages().start()
     install_pages(pages)
+    pma = None
+    tasks = {None: dict(TASKS), "tasks": TASKS, "realapps": REALAPP_TASKS}.get(ns.only, {})
+    if ns.only in (None, "realapps"):
+        why = pma_missing()
+        if why is None:
+            pma = PhpMyAdmin().start()
+            tasks = {**tasks, **REALAPP_TASKS}
+        else:  # the full run goes on without them; --only realapps gets failed rows
+            notes.append(f"phpMyAdmin task rows left out: {why}")
+            print(f"warning: phpMyAdmin: {why}", file=sys.stderr)
     chrome = ChromiumProcess.start()
     results: list[dict] = []
     chrome_version = "?"
@@ -116,12 +130,12 @@ async def _run(ns: argparse.Namespace) -> int:
                 adapter = ADAPTERS[key](ours_env if key == "ours" else None)
                 if ns.only == "first":
                     res = await run_first_only(adapter, cfg, pages, chrome.http_url)
-                elif ns.only == "tasks":
+                elif ns.only in ("tasks", "realapps"):
                     res = {"key": key, "label": adapter.label, "ok": True, "notes": []}
                 else:
                     res = await run_server(adapter, cfg, pages, chrome.http_url, chrome.proc.pid)
-                if ns.only in (None, "tasks"):
-                    res["tasks"] = await run_tasks(adapter, cfg, pages, chrome.http_url, chrome.proc.pid)
+                if ns.only in (None, "tasks", "realapps"):
+                    res["tasks"] = await run_tasks(adapter, cfg, pages, chrome.http_url, chrome.proc.pid, tasks, pma)
                 per_server[key].append(res)
                 failed = sum(len(raw["errors"]) for raw in (res.get("raw_ops") or {}).values())
                 state = "FAILED: " + str(res.get("error")) if not res.get("ok") else "ok"
@@ -139,12 +153,14 @@ async def _run(ns: argparse.Namespace) -> int:
     finally:
         chrome.stop()
         pages.stop()
+        if pma is not None:
+            pma.stop()
         shutil.rmtree(work, ignore_errors=True)
 
     _tokens(results, ns.peers_dir)
     ours = "ours" if "ours" in keys else None
     rows = build_rows(results)
-    if ns.only == "tasks":
+    if ns.only in ("tasks", "realapps"):
         rows = [r for r in rows if r.label.startswith("task ")]
     elif ns.only == "first":
         rows = [r for r in rows if any(v is not None for v in r.values.values())]
@@ -159,7 +175,7 @@ async def _run(ns: argparse.Namespace) -> int:
         "load average (1 min) before / after": f"{load_before[0]:.2f} / {os.getloadavg()[0]:.2f}",
         "command": "python -m bench.peer_benchmark " + " ".join(sys.argv[1:]),
     }
-    if ns.only == "tasks":
+    if ns.only in ("tasks", "realapps"):
         meta["repeats"] = f"{ns.rounds} rounds, task rows only (each task once per round; sizes from the last)"
     if ours_env:
         meta["ours env"] = " ".join(f"{k}={v}" for k, v in ours_env.items())

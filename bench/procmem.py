@@ -12,7 +12,11 @@ import os
 import threading
 from pathlib import Path
 
-__all__ = ["TreeMemorySampler", "children_of", "tree_of", "rss_bytes"]
+__all__ = ["TreeMemorySampler", "children_of", "tree_of", "rss_bytes", "HARNESS_PIDS"]
+
+#: The harness's own long-lived helpers (a real app's database and web server): never part of a
+#: measured server's tree, so neither counted in its memory nor killed when its run ends.
+HARNESS_PIDS: set[int] = set()
 
 PROC = Path("/proc")
 
@@ -84,7 +88,7 @@ class TreeMemorySampler:
         self._thread = threading.Thread(target=self._run, name="rss-sampler", daemon=True)
 
     def _roots(self) -> set[int]:
-        return children_of(os.getpid()) - self.exclude
+        return children_of(os.getpid()) - self.exclude - HARNESS_PIDS
 
     def sample(self) -> int:
         pids = tree_of(self._roots())

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .report import Row
-from .task_sequences import TASKS
+from .task_sequences import ALL_TASKS, Task
 
 __all__ = ["task_rows", "task_markdown", "RULES"]
 
@@ -33,12 +33,17 @@ def _value(result: dict, task: str, what: str) -> int | None:
     return None if res is None or res.get("error") else res.get(what)
 
 
+def _ran(results: list[dict[str, Any]]) -> dict[str, Task]:
+    """The tasks this run had (a run with ``--only tasks`` has no phpMyAdmin rows), in the report's order."""
+    return {k: t for k, t in ALL_TASKS.items() if any(k in (r.get("tasks") or {}) for r in results)}
+
+
 def task_rows(results: list[dict]) -> list[Row]:
     """Per task: calls, tokens under each rule (fewer is better), facts reached under each rule (more is better)."""
     if not any(r.get("tasks") for r in results):
         return []
     rows = []
-    for key, task in TASKS.items():
+    for key, task in _ran(results).items():
         name = f"task {task.label}"
         rows.append(Row(f"{name}: calls", "calls", "lower", {r["key"]: _value(r, key, "n_calls") for r in results}))
         for rule, label in RULES:
@@ -67,7 +72,7 @@ def task_markdown(results: list[dict]) -> list[str]:
     if not any(r.get("tasks") for r in results):
         return []
     lines = ["", "## Tasks: facts reached and calls", ""]
-    for key, task in TASKS.items():
+    for key, task in _ran(results).items():
         lines += [f"### {task.label}", ""]
         head = ["server", "rule", *(f.label for f in task.facts)]
         lines += ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]

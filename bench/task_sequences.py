@@ -2,10 +2,11 @@
 
 A sequence is what an agent that knows the server's tools would send to reach every fact with
 the fewest calls (bench/README.md gives the reason for each call). ``CLICK`` marks the point
-where the agent asks the person to reproduce the failure: the harness clicks Save itself, over
-its own CDP connection. Argument values ``$name`` are filled from earlier answers: ``FIND``
-names what to take from an answer (``page``: the task's tab in the server's page list; any
-other name: the first group of a regular expression over the answer's text).
+where the agent asks the person to reproduce the failure: the harness does the person's part
+itself (clicks Save; on phpMyAdmin, the task's ``person`` action) over its own CDP connection.
+Argument values ``$name`` are filled from earlier answers: ``FIND`` names what to take from an
+answer (``page``: the task's tab in the server's page list; any other name: the first group of
+a regular expression over the answer's text).
 
 A fact is reached when one answer *states* it under a client rule (text only, or
 JSON(structuredContent) else text): its pattern matches in that answer, e.g. the method, URL
@@ -18,6 +19,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .phpmyadmin import DUP_CODE, UNIQUE_KEY
+from .pma_person import BROWSE_QUERY, INSERT_QUERY
 from .task_pages import (
     CLIENTI_PATH,
     DIAG_ERROR,
@@ -30,7 +33,7 @@ from .task_pages import (
     SAVE_PATH,
 )
 
-__all__ = ["CLICK", "Fact", "Step", "Task", "TASKS", "SEQUENCES", "facts_reached"]
+__all__ = ["CLICK", "Fact", "Step", "Task", "TASKS", "REALAPP_TASKS", "ALL_TASKS", "SEQUENCES", "facts_reached"]
 
 #: Tool name of the harness's own step (not a call to the server).
 CLICK = "<person clicks Save>"
@@ -67,6 +70,11 @@ class Task:
     facts: tuple[Fact, ...]
     #: True: the person reproduces the failure (the harness clicks Save at the CLICK step).
     person_clicks: bool
+    #: "" for the bench's own pages; "phpmyadmin" for the real app (bench/phpmyadmin.py), where ``path``
+    #: is the query of the page the person has open when the agent starts.
+    app: str = ""
+    #: What the person does at the CLICK step (bench/tasks.py ``_person_acts``).
+    person: str = "save"
 
 
 def _near(text: str, patterns: list[re.Pattern[str]]) -> bool:
@@ -120,6 +128,48 @@ TASKS: dict[str, Task] = {
         person_clicks=False,
     ),
 }
+
+#: A quote as an answer may carry it: plain, JSON-escaped, or an HTML entity (phpMyAdmin sends &#039;).
+_Q = r"""(?:\\?['"]|&#0*39;|&#x0*27;|&apos;|&quot;|\\u0027)"""
+_DUP_TEXT = rf"#1062 - Duplicate entry {_Q}{re.escape(DUP_CODE)}{_Q} for key {_Q}{UNIQUE_KEY}{_Q}"
+#: phpMyAdmin's AJAX answer when it cannot reach the database: {"redirect_flag":"1","success":false}
+#: (as JSON or restated as redirect_flag=1; not the handler's source ``data.redirect_flag) === 1``).
+_REDIRECT_FLAG = r"""redirect_flag[\\"' ]*[:=][\\"' ]*1\b"""
+
+#: The URL the handler navigates to, as a request or a navigation lists it (not its source's '?session_expired=1').
+_EXPIRED_URL = r"index\.php\?route=[^\s\"'<>]*session_expired=1"
+
+#: phpMyAdmin tasks (bench/phpmyadmin.py): run with ``--only realapps`` or in the full run.
+REALAPP_TASKS: dict[str, Task] = {
+    "pma_duplicate": Task(
+        "pma_duplicate",
+        "phpMyAdmin: duplicate key on Insert",
+        INSERT_QUERY,
+        (
+            Fact(
+                "request", "POST route=/table/replace and its 200", (r"route=/table/replace", r"\bPOST\b", r"\b200\b")
+            ),
+            Fact("error", f"the #1062 text ('{DUP_CODE}', '{UNIQUE_KEY}')", (_DUP_TEXT,)),
+        ),
+        person_clicks=True,
+        app="phpmyadmin",
+        person="pma_insert_duplicate",
+    ),
+    "pma_db_stopped": Task(
+        "pma_db_stopped",
+        "phpMyAdmin: database stopped while browsing",
+        BROWSE_QUERY,
+        (
+            Fact("redirect_body", "the XHR's body: redirect_flag 1", (_REDIRECT_FLAG,)),
+            Fact("navigation", "the handler's navigation to the login page (session_expired=1)", (_EXPIRED_URL,)),
+        ),
+        person_clicks=True,
+        app="phpmyadmin",
+        person="pma_stop_db_then_browse",
+    ),
+}
+#: Every task the harness knows: the report's order.
+ALL_TASKS: dict[str, Task] = {**TASKS, **REALAPP_TASKS}
 
 _PICK = "pick the tab the person named (other tabs are open)"
 _CLICK = Step(CLICK, {}, "the agent asks the person to click Save; capture started at attach")
@@ -230,6 +280,100 @@ SEQUENCES: dict[str, dict[str, tuple[Step, ...]]] = {
         ),
     },
 }
+
+
+_PERSON_INSERTS = Step(CLICK, {}, "the agent asks the person to press Go again; capture started at attach")
+_PERSON_BROWSES = Step(CLICK, {}, "the database stops; the person clicks on to the table's Structure tab")
+_REPLACE = r"\S*route=/table/replace"
+#: The AJAX page load of the tab the person clicked (phpMyAdmin asks ajax_page_request=true).
+_PAGE_XHR = r"\S*ajax_page_request=true"
+
+SEQUENCES["ours"].update(
+    {
+        "pma_duplicate": (
+            Step(
+                "browser_session",
+                {"action": "attach_cdp", "cdp_url": "$cdp_url", "url_contains": "route=/table/change"},
+                "connect and pick the Insert tab the person named (all table tabs share one title)",
+            ),
+            _PERSON_INSERTS,
+            Step("browser_session", {"action": "debug_bundle"}, "one answer: the failed save, its body, the alert"),
+        ),
+        "pma_db_stopped": (
+            Step(
+                "browser_session",
+                {"action": "attach_cdp", "cdp_url": "$cdp_url", "url_contains": "route=/sql"},
+                "connect and pick the tab the person browses",
+            ),
+            _PERSON_BROWSES,
+            Step("browser_session", {"action": "debug_bundle"}, "one answer: the XHR, its body, the navigation"),
+        ),
+    }
+)
+SEQUENCES["chrome-devtools-mcp"].update(
+    {
+        "pma_duplicate": (
+            Step("list_pages", {}, "find the tab's pageId", find={"page": "page"}),
+            Step("select_page", {"pageId": "$page"}, _PICK),
+            _PERSON_INSERTS,
+            Step(
+                "list_network_requests",
+                {"pageId": "$page", "resourceTypes": ["xhr", "fetch"]},
+                "the AJAX requests: the save and its reqid",
+                find={"reqid": rf"reqid=(\d+) POST {_REPLACE}"},
+            ),
+            Step(
+                "get_network_request",
+                {"pageId": "$page", "reqid": "$reqid"},
+                "the response body: phpMyAdmin's JSON with the error HTML",
+            ),
+        ),
+        "pma_db_stopped": (
+            Step("list_pages", {}, "find the tab's pageId", find={"page": "page"}),
+            Step("select_page", {"pageId": "$page"}, _PICK),
+            _PERSON_BROWSES,
+            Step(
+                "list_network_requests",
+                {"pageId": "$page", "resourceTypes": ["xhr", "fetch", "document"], "includePreservedRequests": True},
+                "the AJAX page load and the documents after it, across the navigation",
+                find={"reqid": rf"reqid=(\d+) GET {_PAGE_XHR}"},
+            ),
+            Step(
+                "get_network_request",
+                {"pageId": "$page", "reqid": "$reqid"},
+                "the XHR's response body (it answered before the page navigated)",
+            ),
+        ),
+    }
+)
+SEQUENCES["playwright-mcp"].update(
+    {
+        "pma_duplicate": (
+            Step("browser_tabs", {"action": "list"}, "find the tab's index", find={"page": "page"}),
+            Step("browser_tabs", {"action": "select", "index": "$page"}, _PICK),
+            _PERSON_INSERTS,
+            Step(
+                "browser_network_requests",
+                {"static": False},
+                "the page's requests (static files left out): the save and its number",
+                find={"req": rf"(\d+)\]?\.? \[?POST\]? {_REPLACE}"},
+            ),
+            Step("browser_network_request", {"index": "$req", "part": "response-body"}, "the response body"),
+        ),
+        "pma_db_stopped": (
+            Step("browser_tabs", {"action": "list"}, "find the tab's index", find={"page": "page"}),
+            Step("browser_tabs", {"action": "select", "index": "$page"}, _PICK),
+            _PERSON_BROWSES,
+            Step(
+                "browser_network_requests",
+                {"static": False, "all": True},
+                "every request since the session began (a navigation came after the XHR)",
+                find={"req": rf"(\d+)\]?\.? \[?GET\]? {_PAGE_XHR}"},
+            ),
+            Step("browser_network_request", {"index": "$req", "part": "response-body"}, "the XHR's response body"),
+        ),
+    }
+)
 
 
 def facts_reached(task: Task, answers: list[str]) -> dict[str, bool]:

@@ -24,8 +24,9 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from cdp_core.browser import connect_target
 
-from . import task_pages
+from . import pma_person, task_pages
 from .pages import BenchPages
+from .phpmyadmin import PhpMyAdmin
 from .procmem import TreeMemorySampler
 from .runner import _describe, _server_env
 from .servers import Adapter, result_json, result_text
@@ -46,17 +47,29 @@ def install_pages(pages: BenchPages) -> None:
     task_pages.install(pages.server)
 
 
-async def run_tasks(adapter: Adapter, cfg: Any, pages: BenchPages, cdp_url: str, chrome_pid: int) -> dict[str, Any]:
-    """Every task of TASKS with ``adapter``'s server; {task: result}. Never raises."""
+async def run_tasks(
+    adapter: Adapter,
+    cfg: Any,
+    pages: BenchPages,
+    cdp_url: str,
+    chrome_pid: int,
+    tasks: dict[str, Task] = TASKS,
+    pma: PhpMyAdmin | None = None,
+) -> dict[str, Any]:
+    """Every task of ``tasks`` with ``adapter``'s server; {task: result}. Never raises.
+
+    ``pma``: the running phpMyAdmin for the tasks with ``app="phpmyadmin"`` (None: those fail with a reason).
+    """
     out: dict[str, Any] = {}
     missing = adapter.missing(cfg.peers_dir)
-    for key, task in TASKS.items():
+    for key, task in tasks.items():
         steps = SEQUENCES.get(adapter.key, {}).get(key)
-        if missing or not steps:
-            out[key] = {"error": missing or "no sequence"}
+        why = missing or ("phpMyAdmin is not running" if task.app == "phpmyadmin" and pma is None else None)
+        if why or not steps:
+            out[key] = {"error": why or "no sequence"}
             continue
         try:
-            out[key] = await _run_task(adapter, cfg, pages, cdp_url, chrome_pid, task, steps)
+            out[key] = await _run_task(adapter, cfg, pages, cdp_url, chrome_pid, task, steps, pma)
         except Exception as exc:  # one broken task must not end the run
             out[key] = {"error": _describe(exc)[:500]}
     await anyio.to_thread.run_sync(_count_tokens, out, cfg.peers_dir)
@@ -64,12 +77,23 @@ async def run_tasks(adapter: Adapter, cfg: Any, pages: BenchPages, cdp_url: str,
 
 
 async def _run_task(
-    adapter: Adapter, cfg: Any, pages: BenchPages, cdp_url: str, chrome_pid: int, task: Task, steps: tuple[Step, ...]
+    adapter: Adapter,
+    cfg: Any,
+    pages: BenchPages,
+    cdp_url: str,
+    chrome_pid: int,
+    task: Task,
+    steps: tuple[Step, ...],
+    pma: PhpMyAdmin | None = None,
 ) -> dict[str, Any]:
-    task_url = pages.url(task.path)
     # The task's tab between two others, so picking it is part of the task.
-    urls = [pages.url("/bench/form.html"), task_url, pages.url("/bench/blank.html")]
-    await anyio.to_thread.run_sync(reset_tabs, cdp_url, urls)
+    around = [pages.url("/bench/form.html"), pages.url("/bench/blank.html")]
+    if task.app == "phpmyadmin":
+        assert pma is not None
+        task_url = await pma_person.open_logged_in(cdp_url, pma, around, task.path)
+    else:
+        task_url = pages.url(task.path)
+        await anyio.to_thread.run_sync(reset_tabs, cdp_url, [around[0], task_url, around[1]])
     base = cfg.work_dir / f"{adapter.key}-task-{task.key}"
     (base / "cwd").mkdir(parents=True, exist_ok=True)
     cmd, args = adapter.command(cfg.peers_dir, cdp_url)
@@ -90,7 +114,7 @@ async def _run_task(
                 adapter.configure({t.name: t.input_schema for t in listed.tools})
                 for step in steps:
                     if step.tool == CLICK:
-                        await _person_clicks(cdp_url, task_url)
+                        await _person_acts(task, cdp_url, task_url, pma)
                         continue
                     entry = await _call(client, cfg, step, found)
                     calls.append(entry)
@@ -157,6 +181,21 @@ def _find(adapter: Adapter, step: Step, entry: dict[str, Any], found: dict[str, 
         if not m:
             raise LookupError(f"{name}: /{how}/ not in the {step.tool} answer: {entry['text'][:300]!r}")
         found[name] = int(m.group(1)) if m.group(1).isdigit() else m.group(1)
+
+
+async def _person_acts(task: Task, cdp_url: str, task_url: str, pma: PhpMyAdmin | None) -> None:
+    """The person's part at the task's CLICK step, a second after the agent asked for it."""
+    if task.person == "save":
+        await _person_clicks(cdp_url, task_url)
+        return
+    assert pma is not None
+    await anyio.sleep(PERSON_DELAY)
+    acts = {
+        "pma_insert_duplicate": pma_person.insert_duplicate,
+        "pma_stop_db_then_browse": pma_person.stop_db_then_browse,
+    }
+    await acts[task.person](cdp_url, task_url, pma)
+    await anyio.sleep(SETTLE)
 
 
 async def _person_clicks(cdp_url: str, task_url: str) -> None:

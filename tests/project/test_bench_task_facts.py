@@ -14,10 +14,12 @@ import paths
 sys.path.insert(0, str(paths.ROOT))
 
 from bench.task_pages import DIAG_THROW_LINE, GESTIONALE_JS, ORDINE_THROW_LINE, ORDINI_JS  # noqa: E402
-from bench.task_sequences import SEQUENCES, TASKS, facts_reached  # noqa: E402
+from bench.task_sequences import ALL_TASKS, SEQUENCES, TASKS, facts_reached  # noqa: E402
 
 DIAG = TASKS["diagnosis"]
 NOTHING = TASKS["save_nothing"]
+DUPLICATE = ALL_TASKS["pma_duplicate"]
+DB_STOPPED = ALL_TASKS["pma_db_stopped"]
 
 PW_BODY = (
     "### Result\n<br />\n<b>Fatal error</b>:  Uncaught PDOException: SQLSTATE[42S22]: Column not found: 1054"
@@ -86,8 +88,43 @@ def test_a_message_without_its_frame_is_half_the_save_nothing_facts() -> None:
 
 def test_every_server_has_a_sequence_for_every_task() -> None:
     for server, tasks in SEQUENCES.items():
-        assert set(tasks) == set(TASKS), server
+        assert set(tasks) == set(ALL_TASKS), server
         for key, steps in tasks.items():
             wanted = {v[1:] for s in steps for v in s.args.values() if isinstance(v, str) and v.startswith("$")}
             given = {"cdp_url"} | {name for s in steps for name in s.find}
             assert wanted <= given, (server, key, wanted - given)
+
+
+# phpMyAdmin (bench/phpmyadmin.py), shortened from the three servers' answers.
+PMA_BODY = (
+    '{"success":false,"error":"<div class=\\"alert alert-danger\\" role=\\"alert\\"><h1>Error<\\/h1>'
+    "<p><strong>MySQL said: <\\/strong><\\/p>\\n<code>#1062 - Duplicate entry &#039;CLI-00042&#039; for key "
+    '&#039;uk_codice&#039;<\\/code><br>\\n<\\/div>"}'
+)
+
+
+def test_the_duplicate_key_text_counts_with_entity_or_plain_quotes() -> None:
+    listed = "1. [POST] http://127.0.0.1:1/index.php?route=/table/replace => [200] OK"
+    assert facts_reached(DUPLICATE, [listed, PMA_BODY]) == {"request": True, "error": True}
+    alert = "[uid=63] alert \"Error ... MySQL said: #1062 - Duplicate entry 'CLI-00042' for key 'uk_codice'\""
+    assert facts_reached(DUPLICATE, [alert]) == {"request": False, "error": True}
+
+
+def test_a_cut_preview_or_another_key_is_not_the_duplicate_key_text() -> None:
+    cut = PMA_BODY[: PMA_BODY.index("#1062") + 30]
+    other = "#1062 - Duplicate entry 'CLI-00042' for key 'PRIMARY'"
+    assert facts_reached(DUPLICATE, [cut, other]) == {"request": False, "error": False}
+    get = "reqid=7 GET http://127.0.0.1:1/index.php?route=/table/replace [200]"
+    assert facts_reached(DUPLICATE, [get]) == {"request": False, "error": False}
+
+
+def test_the_redirect_flag_counts_as_the_body_says_it_not_as_the_handler_reads_it() -> None:
+    assert facts_reached(DB_STOPPED, ['{"redirect_flag":"1","success":false}'])["redirect_body"]
+    assert facts_reached(DB_STOPPED, ['response: {\\"redirect_flag\\":\\"1\\",\\"success\\":false}'])["redirect_body"]
+    source = "if (parseInt(data.redirect_flag) === 1) { window.location.href += '?session_expired=1'"
+    assert facts_reached(DB_STOPPED, [source, "### Response Body\n<not available anymore>"]) == {
+        "redirect_body": False,
+        "navigation": False,
+    }
+    listed = "2. [GET] http://127.0.0.1:1/index.php?route=/table/structure&db=crm&session_expired=1 => [FAILED]"
+    assert facts_reached(DB_STOPPED, [listed]) == {"redirect_body": False, "navigation": True}
