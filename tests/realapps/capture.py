@@ -306,7 +306,8 @@ def wordpress(page: Page, apps: RealApps, rec: Recorder) -> None:
     page.evaluate(
         """() => fetch('/wp-admin/admin-ajax.php', {method: 'POST',
                headers: {'Content-Type': 'application/x-www-form-urlencoded'},
-               body: 'action=add-tag&taxonomy=post_tag&tag-name=prova&_wpnonce_add-tag=deadbeef00'}).then(r => r.text())"""
+               body: 'action=add-tag&taxonomy=post_tag&tag-name=prova&_wpnonce_add-tag=deadbeef00'})
+               .then(r => r.text())"""
     )
     page.wait_for_timeout(500)
     rec.case(
@@ -343,7 +344,7 @@ def main(out: Path) -> None:
     index: list[dict[str, Any]] = []
     started = time.monotonic()
     with RealApps.start() as apps, sync_playwright() as pw:
-        for app, reason in apps.unavailable.items():
+        for reason in apps.unavailable.values():
             print(f"skipped {reason}")
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
         for app, play in (("phpmyadmin", phpmyadmin), ("adminer", adminer), ("wordpress", wordpress)):
