@@ -173,17 +173,17 @@ def render_line(line: SnapshotLine) -> str:
         parts.append(f"match={quote(line.match, MAX_MESSAGE_CHARS)}")
     text = pad + " ".join(parts)
     if line.options:
-        shown = []
+        option_texts: list[str] = []
         for opt in line.options:
             label = quote(opt.get("label", ""), 60)
             value = opt.get("value")
             item = label if value is None or value == opt.get("label") else f"{label} (value={quote(value, 60)})"
             if opt.get("selected"):
                 item += " selected"
-            shown.append(item)
+            option_texts.append(item)
         more = line.options_total - len(line.options)
         tail = f" | …{more} more" if more > 0 else ""
-        text += f"\n{pad}  options: " + " | ".join(shown) + tail
+        text += f"\n{pad}  options: " + " | ".join(option_texts) + tail
     return text
 
 
