@@ -208,8 +208,8 @@ async def set_value(element: Element, value: str, what: str, *, timeout_ms: int,
             f"{what}: {element.label} is a file input",
             hint="give it files with upload_file (uid, paths)",
         )
-    chars = await fill(element, value, what, timeout_ms=timeout_ms)
-    return f"filled ({chars} chars)"
+    filled = await fill(element, value, what, timeout_ms=timeout_ms)
+    return f"filled ({filled.said()})"
 
 
 async def type_text(session: Any, text: str, *, on_progress: Any = None) -> None:

@@ -7,6 +7,8 @@ commit of :mod:`.commit`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mcp_server.input.actionability import actionable_point
 from mcp_server.input.commit import commit_if_watched
 from mcp_server.input.delivery import keys_reach
@@ -14,7 +16,7 @@ from mcp_server.input.element import Element
 from mcp_server.input.keyboard import press_combo
 from targets.errors import ErrorCode, ToolFailure
 
-__all__ = ["fill"]
+__all__ = ["fill", "Filled"]
 
 _SET_VALUE_TYPES = ("date", "time", "datetime-local", "month", "week", "color", "range")
 #: The value format each of those inputs takes, whatever the user's locale shows (15/03/2024 is
@@ -58,11 +60,47 @@ _PREPARE_FILL_JS = """function(value, setTypes) {
   return {insert: true};
 }"""
 
-_VALUE_JS = "function() { return this.isContentEditable ? this.innerText : String(this.value); }"
+#: What the field holds after the insertion, and, when it kept none of the text, the editor around
+#: it that took it: CodeMirror 5 types into a hidden textarea and empties it after each input, its
+#: text then lives in the editor's own elements. A line of the typed text found in an ancestor's
+#: text (the last lines first: an editor renders the lines near its cursor) names that ancestor.
+_HELD_JS = """function(typed) {
+  const own = this.isContentEditable ? this.innerText : String(this.value);
+  const flat = t => String(t).replace(/\\s+/g, ' ').trim();
+  if (!typed || flat(own).includes(flat(typed).slice(0, 200))) return {held: own.length};
+  const lines = typed.split('\\n').map(flat).filter(Boolean).slice(-20).reverse();
+  let node = this.parentElement;
+  for (let depth = 0; node && depth < 6 && node !== this.ownerDocument.body; depth++, node = node.parentElement) {
+    const text = flat(node.textContent || '');
+    if (lines.some(line => text.includes(line.slice(0, 200)))) {
+      const cls = (typeof node.className === 'string' ? node.className : '').trim().split(/\\s+/)[0];
+      return {held: own.length, editor: node.tagName.toLowerCase() + (node.id ? '#' + node.id : cls ? '.' + cls : '')};
+    }
+  }
+  return {held: own.length};
+}"""
 
 
-async def fill(element: Element, value: str, what: str, *, timeout_ms: int) -> int:
-    """Replace the field's content with ``value`` (typed as one text insertion); returns the length it now holds."""
+@dataclass(frozen=True, slots=True)
+class Filled:
+    """What a fill left: the characters the field holds, or the editor that took the typed ones."""
+
+    #: characters the field itself holds now
+    held: int
+    #: characters typed
+    typed: int
+    #: the element around the field that took the text (``div.CodeMirror``), when the field kept none
+    editor: str | None = None
+
+    def said(self) -> str:
+        """``57 chars`` or ``57 chars typed, taken by the editor div.CodeMirror (the field itself empties)``."""
+        if self.editor:
+            return f"{self.typed} chars typed, taken by the editor {self.editor} (the field itself empties)"
+        return f"{self.held} chars"
+
+
+async def fill(element: Element, value: str, what: str, *, timeout_ms: int) -> Filled:
+    """Replace the field's content with ``value`` (typed as one text insertion); returns what it left."""
     await actionable_point(element, what, timeout_ms=timeout_ms, editable=True, hit=False)
     prepared = await element.call(_PREPARE_FILL_JS, value, list(_SET_VALUE_TYPES)) or {}
     if prepared.get("error"):
@@ -76,5 +114,5 @@ async def fill(element: Element, value: str, what: str, *, timeout_ms: int) -> i
             else:
                 await press_combo(element.session, "Delete")
         await commit_if_watched(element)  # the page's onchange runs now, as when a user moves on
-    held = await element.call(_VALUE_JS)
-    return len(held or "")
+    held = await element.call(_HELD_JS, value) or {}
+    return Filled(held=int(held.get("held") or 0), typed=len(value), editor=held.get("editor") or None)

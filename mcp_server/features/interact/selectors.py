@@ -20,6 +20,7 @@ from mcp_server.input import actions as inp
 from mcp_server.input.actionability import ACTIONABILITY_TAKES
 from mcp_server.input.calls import input_call
 from mcp_server.input.element import Element, element_from_selector
+from mcp_server.input.filling import Filled
 from mcp_server.page.js import run_js
 from mcp_server.server.context import ToolContext
 from mcp_server.server.registry import ActionArgs, ActionResult, Answer, action
@@ -67,6 +68,8 @@ class SelectorResult(Answer):
     selector: str
     matches: int
     chars: int | None = None
+    #: the page's editor that took the typed text, its field emptying itself (``div.CodeMirror``)
+    editor: str | None = None
     dialog: Dialog | None = None
     followed: dict[str, Any] | None = None
 
@@ -257,16 +260,18 @@ async def fill(ctx: ToolContext, args: FillArgs) -> ActionResult:
     """Fill an input/textarea matching a CSS selector (the value is not echoed back)."""
     page = await ctx.page()
     args.timeout_ms = ctx.bound_ms(args.timeout_ms, status=f"{args.selector}: {_ACTIONABLE}")  # within the call bound
-    held: list[int] = []
+    held: list[Filled] = []
 
     async def perform(element: Element) -> None:
         held.append(await inp.fill(element, args.value, "fill", timeout_ms=args.timeout_ms))
 
     outcome = await selector_action(ctx, page, args.selector, "fill", perform)
-    chars = held[0] if held else len(args.value)
+    filled = held[0] if held else Filled(held=len(args.value), typed=len(args.value))
+    # an editor that took the text (CodeMirror's emptied textarea): the typed count, and who took it
+    chars = filled.typed if filled.editor else filled.held
     result = ActionResult(
-        text=f"filled {args.selector} ({chars} chars){_matches(outcome.count)}",
-        data={"selector": args.selector, "matches": outcome.count, "chars": chars},
+        text=f"filled {args.selector} ({filled.said()}){_matches(outcome.count)}",
+        data={"selector": args.selector, "matches": outcome.count, "chars": chars, "editor": filled.editor},
     )
     return outcome.apply(result)
 

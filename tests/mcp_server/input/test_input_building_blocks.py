@@ -63,9 +63,11 @@ async def test_building_blocks_in_a_background_tab(users_chrome, http_server, tm
             await inp.select_options(await _el(page, "#multi"), ["Delta"], "select", timeout_ms=300)
         assert missing.value.code == ErrorCode.INVALID_ARGUMENT and "Alpha" in (missing.value.hint or "")
 
-        assert await inp.fill(await _el(page, "#when"), "2026-12-03", "fill", timeout_ms=3000) == len("2026-12-03")
+        when = await inp.fill(await _el(page, "#when"), "2026-12-03", "fill", timeout_ms=3000)
+        assert when.held == len("2026-12-03") and when.editor is None
         assert await agent.js("document.getElementById('when').value") == "2026-12-03"
-        assert await inp.fill(await _el(page, "#editor"), "new text", "fill", timeout_ms=3000) == len("new text")
+        edited = await inp.fill(await _el(page, "#editor"), "new text", "fill", timeout_ms=3000)
+        assert edited.held == len("new text") and edited.editor is None  # a contenteditable holds its text
         assert await agent.js("document.getElementById('editor').innerText") == "new text"
         with pytest.raises(ToolFailure) as readonly:
             await inp.fill(await _el(page, "#ro"), "x", "fill", timeout_ms=200)
