@@ -26,7 +26,6 @@ import anyio
 import pytest
 from background_tabs import open_in_front, visibility
 from headful import VirtualDisplay
-from lean_util import records
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from paths import ROOT
@@ -144,42 +143,3 @@ async def test_the_duplicate_key_the_person_saw_is_in_the_first_bundle(
             content = path.read_bytes()
             assert token.encode() not in content, path
             assert pma.password.encode() not in content, path
-
-
-async def test_the_body_of_the_xhr_that_redirected_when_the_database_stopped_is_readable(
-    pma: Any, persons_chrome: ChromiumProcess, tmp_path: Path
-) -> None:
-    """The database stops while the person browses: phpMyAdmin's XHR answers
-    ``{"redirect_flag":"1","success":false}`` and its handler sets ``location`` at once."""
-    cdp_url = persons_chrome.http_url
-    notes = "data:text/html,<title>Appunti</title><p>appunti"
-    artifacts = tmp_path / "artifacts"
-    params = StdioServerParameters(command=str(SERVER_BIN), args=[], env=_server_env(artifacts), cwd=str(tmp_path))
-    try:
-        with anyio.fail_after(300):
-            tab_url = await pma_person.open_logged_in(cdp_url, pma, [notes, notes + "2"], pma_person.BROWSE_QUERY)
-            with open(tmp_path / "server-stderr.log", "w") as errlog:  # noqa: ASYNC230
-                async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
-
-                    async def session(action: str, **args: Any) -> tuple[dict[str, Any], str]:
-                        res = await client.call_tool(
-                            "browser_session", {"action": action, **args}, read_timeout_seconds=CALL_TIMEOUT
-                        )
-                        text = "".join(getattr(c, "text", "") for c in res.content)
-                        assert not res.is_error, text
-                        return res.structured_content or {}, text
-
-                    await session("attach_cdp", cdp_url=cdp_url, url_contains="route=/sql")
-                    await open_in_front(cdp_url)
-                    await pma_person.stop_db_then_browse(cdp_url, tab_url, pma)
-                    data, text = await session("debug_bundle")
-                    said = text + json.dumps(data, ensure_ascii=False)
-                    assert "redirect_flag" in text and "redirect_flag" in json.dumps(data), text
-                    listed, _ = await session("network_list", app_errors_only=True)
-                    flagged = [r for r in records(listed) if "redirect_flag" in str(r.get("appError", ""))]
-                    assert flagged, listed
-                    got, got_text = await session("network_get", id=flagged[-1]["id"])
-                    assert "redirect_flag" in got_text, got_text
-                    assert "BODY_UNAVAILABLE" not in said and "kept automatically" not in said
-    finally:
-        await anyio.to_thread.run_sync(pma.start_database)
