@@ -9,17 +9,23 @@ page's own record holds the same requests on every run.
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
-from faults_util import UserTabs
+from faults_util import UserTabs, serving
+from golden import Golden
 from httpserver import Reply, Request
 
 import cdp_core
 
-__all__ = ["APP_PATH", "open_app_before_attach", "until_ready"]
+__all__ = ["APP_PATH", "CLOCK", "golden_after_attach", "open_app_before_attach", "until_ready"]
 
 APP_PATH = "/ba/app.html"
+#: the time of day a request from before attach was made, as golden answers keep it
+CLOCK = (r"\b\d\d:\d\d:\d\d\.\d{3} UTC\b", "<CLOCK> UTC")
 
 APP = """<!doctype html><title>{title}</title><link rel="icon" href="data:,"><h1>Ordini</h1>
 <img src="/ba/logo-1.png"><img src="/ba/logo-2.png"><img src="/ba/logo-3.png">
@@ -65,3 +71,16 @@ async def open_app_before_attach(chrome: Any, http_server: Any, title: str = "Or
     await user.close_all_but({await user.open(http_server.url(APP_PATH))})  # one tab: p1 on every run
     await until_ready(chrome.http_url, title)
     return saved_at
+
+
+@asynccontextmanager
+async def golden_after_attach(
+    chrome: Any, http_server: Any, artifacts: Path, golden_dir: Path
+) -> AsyncIterator[Golden]:
+    """The app done in the person's Chrome, then an agent attached to it with the app's tab selected:
+    the golden answers of what the page recorded before attach (network_list, debug_bundle)."""
+    await open_app_before_attach(chrome, http_server)
+    async with serving(artifacts) as agent:
+        await agent.s("attach_cdp", cdp_url=chrome.http_url)
+        await agent.s("select_page", url_contains=APP_PATH)
+        yield await Golden.open(agent.client, golden_dir, http_server=http_server)

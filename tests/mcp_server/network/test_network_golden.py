@@ -5,14 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from before_attach_app import APP_PATH, open_app_before_attach
-from faults_util import serving
+from before_attach_app import CLOCK, golden_after_attach
 from golden import Golden
 from httpserver import Reply
 
 GOLDEN = Path(__file__).parent / "golden"
-#: the time of day a request from before attach was made
-CLOCK = (r"\b\d\d:\d\d:\d\d\.\d{3} UTC\b", "<CLOCK> UTC")
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +41,5 @@ async def test_network(g: Golden, http_server) -> None:
 
 async def test_network_list_before_attach_golden(fresh_chromium, http_server, tmp_path) -> None:
     """The person's failed save from before attach, in the page's own record (tests/before_attach_app.py)."""
-    await open_app_before_attach(fresh_chromium, http_server)
-    async with serving(tmp_path / "artifacts") as agent:
-        await agent.s("attach_cdp", cdp_url=fresh_chromium.http_url)
-        await agent.s("select_page", url_contains=APP_PATH)
-        g = await Golden.open(agent.client, GOLDEN, http_server=http_server)
+    async with golden_after_attach(fresh_chromium, http_server, tmp_path / "artifacts", GOLDEN) as g:
         await g.check("network_list", scenario="before-attach", subs=[CLOCK])
