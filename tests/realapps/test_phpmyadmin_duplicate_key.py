@@ -132,6 +132,10 @@ async def test_the_duplicate_key_the_person_saw_is_in_the_first_bundle(
 
         assert DUPLICATE in text, text
         assert DUPLICATE in json.dumps(data, ensure_ascii=False)
+        # the alert is on screen once, whole, even where the page shows it in two boxes
+        assert [item["text"] for item in data["onScreen"]].count(
+            next(item["text"] for item in data["onScreen"] if DUPLICATE in item["text"])
+        ) == 1, data["onScreen"]
         assert await visibility(cdp_url, front) == "visible"
         assert await visibility(cdp_url, agents_tab) == "hidden"
 

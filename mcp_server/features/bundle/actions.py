@@ -62,6 +62,19 @@ def _on_screen_item(line: SnapshotLine) -> dict[str, Any]:
     return {**item, "text": line.error or "", "uid": line.uid}
 
 
+def _distinct(messages: list[SnapshotLine]) -> list[SnapshotLine]:
+    """Each message once: phpMyAdmin puts the same error in two alerts (a box and its copy), and the
+    agent gains nothing from reading it twice (the snapshot still has both, with their uids)."""
+    seen: set[tuple[str | None, str | None, str | None]] = set()
+    out = []
+    for line in messages:
+        key = (line.role, line.name, line.error)
+        if key not in seen:
+            seen.add(key)
+            out.append(line)
+    return out
+
+
 class DebugBundleArgs(ActionArgs):
     include_snapshot: bool | None = Field(None, description="Snapshot preview; default: on a form error")
     include_screenshot: bool = Field(False, description="Save a PNG (path only)")
@@ -299,7 +312,7 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
     if dialog is None:
         ctx.status("reading what the page shows: alerts, messages, invalid fields")
         try:
-            messages = await on_screen(ctx, page)
+            messages = _distinct(await on_screen(ctx, page))
         except (CDPException, ToolFailure) as exc:
             notes.append(f"on-screen messages unavailable: {exc}")
         else:
