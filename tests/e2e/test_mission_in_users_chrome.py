@@ -388,7 +388,9 @@ async def _agent_mission(
     old_thrown = next(e for e in records(first["console"], "errors") if e["type"] == "pageerror")
     assert old_thrown.get("replayed", False), old_thrown
     assert functions(old_thrown["stack"]) == ["leggiErrore", "controllaEsito", "gestisciRisposta"]
-    assert "[pageerror] [replayed]" in first_text and "ask the user to repeat" in first_text, first_text
+    # the page's own record names the failed save from before attach, and says to ask for it again
+    assert "[pageerror] [replayed]" in first_text and "xhr /clienti/save.cfm answered 500" in first_text, first_text
+    assert "before attach" in first_text and "ask the person to repeat it" in first_text, first_text
     old_full, old_full_text = await agent.session("console_get", id=old_thrown["id"])
     assert old_full["entry"]["t"] < 0, old_full  # older than the capture, and the text says so in words
     assert f"{-old_full['entry']['t']} ms before capture start" in old_full_text, old_full_text
