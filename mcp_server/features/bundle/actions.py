@@ -76,7 +76,7 @@ def _distinct(messages: list[SnapshotLine]) -> list[SnapshotLine]:
 
 
 class DebugBundleArgs(ActionArgs):
-    include_snapshot: bool | None = Field(None, description="Snapshot preview; default: on a form error")
+    include_snapshot: bool | None = Field(None, description="Snapshot preview; default: on a form error not on screen")
     include_screenshot: bool = Field(False, description="Save a PNG (path only)")
     include_storage: bool | None = Field(
         None, description="Storage keys, cookie names; default: if errors involve them"
@@ -378,7 +378,9 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
             notes.append(f"storage unavailable: {exc}")
     include_snapshot = args.include_snapshot
     if include_snapshot is None and dialog is None:
-        include_snapshot = await shows_form_error(page)
+        # The snapshot was the way to show a form error; where the on-screen section quotes the
+        # page's messages whole (uids included), it would only repeat them inside the page's chrome.
+        include_snapshot = not bundle.get("onScreen") and await shows_form_error(page)
         if not include_snapshot:
             left_out["snapshot"] = "include_snapshot=true"
     if include_snapshot and dialog is None:

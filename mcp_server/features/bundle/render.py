@@ -53,7 +53,9 @@ def bundle_markdown(bundle: dict[str, Any]) -> str:
             lines.append(f"- #{e['id']} {e['method']} {e['status']} {e['url']} app error: {e.get('appError')}")
     earlier = bundle.get("beforeAttach")
     if earlier:
-        part, _data = earlier_part(Earlier.from_record(earlier), page.get("url"))
+        part, _data = earlier_part(
+            Earlier.from_record(earlier), page.get("url"), with_last=not _captured_failure(bundle)
+        )
         lines += ["", "## Before attach", "", *part]
     if bundle.get("screenshot"):
         lines += ["", f"Screenshot: {bundle['screenshot']['relativePath']}"]
@@ -61,6 +63,12 @@ def bundle_markdown(bundle: dict[str, Any]) -> str:
         lines += ["", f"Screenshot failed: {bundle['screenshotError']}"]
     lines += ["", "Full data: bundle.json"]
     return "\n".join(lines) + "\n"
+
+
+def _captured_failure(bundle: dict[str, Any]) -> bool:
+    """Whether the capture since attach holds a failing request (the lead is there, not before attach)."""
+    net = bundle.get("network") or {}
+    return bool(net.get("failedCount") or net.get("httpErrorCount") or net.get("appErrorCount"))
 
 
 def _on_screen_line(item: dict[str, Any]) -> str:
@@ -281,7 +289,9 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         data["network"] = out
     earlier = bundle.get("beforeAttach")
     if earlier:
-        more, data["beforeAttach"] = earlier_part(Earlier.from_record(earlier), url)
+        more, data["beforeAttach"] = earlier_part(
+            Earlier.from_record(earlier), url, with_last=not _captured_failure(bundle)
+        )
         lines += more
     frames = bundle.get("frames") or []
     if len(frames) > 1:
