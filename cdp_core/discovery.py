@@ -35,6 +35,10 @@ _skip_httpx_cli()
 import httpx  # noqa: E402 - after the marker above
 
 from .errors import DiscoveryError  # noqa: E402
+from .private_file import UnsafeFile, read_private_file  # noqa: E402
+
+#: ``DevToolsActivePort`` is a port and a websocket path: a few dozen bytes
+ACTIVE_PORT_MAX_BYTES = 4096
 
 __all__ = [
     "preload",
@@ -188,11 +192,15 @@ def read_devtools_active_port(profile_dir: str | Path) -> tuple[int, str]:
     Chrome writes it when started with ``--remote-debugging-port`` (``0`` picks a free
     port), and when its remote-debugging toggle (chrome://inspect/#remote-debugging) is on; the
     file stays behind when Chrome crashes, so check the port with :func:`port_accepts`.
-    Raises :class:`DiscoveryError` while the file is missing or incomplete.
+    Raises :class:`DiscoveryError` while the file is missing or incomplete, and for a file that is
+    not what Chrome writes (a link, a FIFO, a device, someone else's, one others can rewrite, more
+    than a few lines): the directory may be any the caller names (:mod:`.private_file`).
     """
     path = Path(profile_dir) / "DevToolsActivePort"
     try:
-        lines = path.read_text().splitlines()
+        lines = read_private_file(path, ACTIVE_PORT_MAX_BYTES).decode("utf-8", "replace").splitlines()
+    except UnsafeFile as exc:
+        raise DiscoveryError(f"{exc}: not read") from exc
     except OSError as exc:
         raise DiscoveryError(f"{path} is not readable: {exc}") from exc
     if len(lines) < 2 or not lines[0].strip().isdigit():

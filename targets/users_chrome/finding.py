@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from cdp_core import DiscoveryError
 from cdp_core.discovery import get_version, port_accepts, read_devtools_active_port
+from cdp_core.private_file import UnsafeFile
 
 from .profile_dirs import ProfileDir
 
@@ -56,6 +57,17 @@ async def _answers_version(port: int) -> str | None:
     except DiscoveryError:
         return None
     return version.browser or "Chrome"
+
+
+def unsafe_port_file(profile: ProfileDir) -> str | None:
+    """Why ``profile``'s ``DevToolsActivePort`` was not read (a link, a FIFO, someone else's…), else None."""
+    try:
+        read_devtools_active_port(profile.path)
+    except DiscoveryError as exc:
+        return str(exc) if isinstance(exc.__cause__, UnsafeFile) else None
+    except ValueError:
+        return None
+    return None
 
 
 async def found_in(profile: ProfileDir) -> FoundChrome | None:

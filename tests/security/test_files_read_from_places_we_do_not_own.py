@@ -1,0 +1,128 @@
+"""Files the server reads from places it does not own: ``DevToolsActivePort`` and the HTTP token file.
+
+Third attack review: a FIFO in place of ``DevToolsActivePort`` froze the whole server (every
+call waited on the read), a link to ``/dev/zero`` drove it to 2.4 GB and ``MemoryError``, and a
+token file written by another account (mode 600, by path) was accepted. Each such file is now
+opened without following a final link and without blocking, checked on the descriptor, read
+within a cap, or refused with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from faults_util import serving
+
+from cdp_core import DiscoveryError, read_devtools_active_port
+from mcp_server.safety.http_auth import SecretError, resolve_secret
+from targets.users_chrome.profile_dirs import ProfileDir
+
+GOOD = "9222\n/devtools/browser/0b1c\n"
+NOBODY = 65534
+
+
+def _in_a_thread(call: Callable[[], object], seconds: float = 60.0) -> object:
+    """``call()``'s result or exception; fails the test (rather than hanging it) when the call blocks."""
+    out: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            out["value"] = call()
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test
+            out["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), "the read blocked"
+    if "error" in out:
+        raise out["error"]  # type: ignore[misc]
+    return out["value"]
+
+
+def _port_file(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / "DevToolsActivePort"
+
+
+def _refused(folder: Path) -> str:
+    with pytest.raises(DiscoveryError) as caught:
+        _in_a_thread(lambda: read_devtools_active_port(folder))
+    return str(caught.value)
+
+
+def test_a_fifo_a_device_link_and_a_huge_file_are_refused_at_once(tmp_path: Path):
+    os.mkfifo(_port_file(tmp_path / "fifo"))
+    assert "not a regular file" in _refused(tmp_path / "fifo")
+    _port_file(tmp_path / "zero").symlink_to("/dev/zero")
+    assert "symbolic link" in _refused(tmp_path / "zero")
+    _port_file(tmp_path / "huge").write_text("9" * 100_000)
+    assert "100000 bytes" in _refused(tmp_path / "huge")
+    # what Chrome writes is read as before
+    _port_file(tmp_path / "chrome").write_text(GOOD)
+    assert read_devtools_active_port(tmp_path / "chrome") == (9222, "/devtools/browser/0b1c")
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0, reason="giving a file away takes root")
+def test_a_port_file_of_another_account_or_one_others_can_rewrite_is_refused(tmp_path: Path):
+    planted = _port_file(tmp_path / "planted")
+    planted.write_text(GOOD)
+    os.chown(planted, NOBODY, NOBODY)
+    assert f"uid {NOBODY}" in _refused(tmp_path / "planted")
+    open_file = _port_file(tmp_path / "open")
+    open_file.write_text(GOOD)
+    open_file.chmod(0o666)
+    assert "rewritten by other users" in _refused(tmp_path / "open")
+
+
+async def test_attach_with_a_fifo_for_a_port_file_answers_and_the_server_goes_on(tmp_path: Path):
+    os.mkfifo(_port_file(tmp_path / "profile"))
+    async with serving(tmp_path / "artifacts") as agent:
+        agent.manager.settings.profile_dirs = [ProfileDir("Chrome", tmp_path / "profile")]
+        agent.manager.settings.probe_ports = ()
+        named = await agent.call("browser_session", action="attach_cdp", user_data_dir=str(tmp_path / "profile"))
+        sc = named.structured_content
+        assert named.is_error and sc["code"] == "BLOCKED_BY_POLICY", sc
+        assert "not a regular file" in sc["message"] and "not a regular file" in named.content[0].text
+        # discovery passes over the same file instead of waiting on it
+        found = await agent.call("browser_session", action="attach_cdp")
+        assert found.is_error and found.structured_content["code"] == "CDP_UNREACHABLE", found.structured_content
+        status = await agent.call("browser_session", action="get_browser_status")
+        assert not status.is_error
+
+
+def _secret_in(path: Path) -> str:
+    return resolve_secret(None, path, path.parent / "artifacts").value
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0, reason="giving a file away takes root")
+def test_a_token_file_of_another_account_a_link_or_in_an_open_folder_stops_the_start(tmp_path: Path):
+    secret = "a-secret-long-enough-0123456789"
+    theirs = tmp_path / "theirs" / "token"
+    theirs.parent.mkdir(mode=0o700)
+    theirs.write_text(secret)
+    theirs.chmod(0o600)
+    os.chown(theirs, NOBODY, NOBODY)
+    with pytest.raises(SecretError, match=f"uid {NOBODY}"):
+        _secret_in(theirs)
+    mine = tmp_path / "mine" / "token"
+    mine.parent.mkdir(mode=0o700)
+    mine.write_text(secret)
+    mine.chmod(0o600)
+    assert _secret_in(mine) == secret
+    linked = tmp_path / "linked" / "token"
+    linked.parent.mkdir(mode=0o700)
+    linked.symlink_to(mine)
+    with pytest.raises(SecretError, match="symbolic link"):
+        _secret_in(linked)
+    shared = tmp_path / "shared" / "token"
+    shared.parent.mkdir()
+    shared.parent.chmod(0o777)
+    shared.write_text(secret)
+    shared.chmod(0o600)
+    with pytest.raises(SecretError, match="folder other users can write"):
+        _secret_in(shared)
