@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CDPException
 from ..network import iso_time
-from .capture import capture_pause, logpoint_condition
+from .capture import capture_pause, checked_condition, logpoint_condition
 from .entries import capped_entry, logpoint_entry, notice_entry, onto_pageerror, snapshot_entry
 from .names import name_capture
 
@@ -175,7 +175,7 @@ class DebugPoints:
                 point.generated_expression or "undefined",
                 point.generated_condition,
             )
-        return point.generated_condition or ""
+        return checked_condition(self.binding, point.id, point.generated_condition) if point.generated_condition else ""
 
     async def _place(self, session: CDPSession, point: Point) -> None:
         if point.capped or session.session_id in point.breakpoints:
