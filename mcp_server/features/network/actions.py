@@ -114,6 +114,7 @@ class SaveBodyArgs(ActionArgs):
 
 class ExportHarArgs(ActionArgs):
     include_bodies: bool = Field(True, description="Inline held text bodies")
+    raw_bodies: bool = Field(False, description="Response bodies unmasked (only when the person asks)")
 
 
 @action(S, "network_list", NetworkListArgs, read_only=True, lock="read", result=NetworkListAnswer)
@@ -263,12 +264,23 @@ async def network_export_har(ctx: ToolContext, args: ExportHarArgs) -> ActionRes
     """Write the captured requests as a HAR 1.2 file (Chrome DevTools imports it), secrets redacted."""
     page = await ctx.page()
     recorder = network_of(page)
-    har = build_har(recorder, page_title=page.title, page_url=page.url, include_bodies=args.include_bodies)
+    har = build_har(
+        recorder,
+        page_title=page.title,
+        page_url=page.url,
+        include_bodies=args.include_bodies,
+        raw_bodies=args.raw_bodies,
+    )
     path = write_har(ctx.artifacts.new_path(NETWORK_KIND, "capture", ".har"), har)
     count = len(har["log"]["entries"])
     rel = ctx.artifacts.relative(path)
+    said = (
+        "headers redacted, response bodies as received"
+        if args.raw_bodies and args.include_bodies
+        else "secrets redacted"
+    )
     return ActionResult(
-        text=f"Wrote {count} entries to {rel} (secrets redacted)",
+        text=f"Wrote {count} entries to {rel} ({said})",
         data={"filePath": str(path), "relativePath": rel, "entries": count, "capturedSince": recorder.captured_since},
-        message="wrote the HAR file (secrets redacted)",  # its paths and count are keys of their own
+        message=f"wrote the HAR file ({said})",  # its paths and count are keys of their own
     )
