@@ -83,7 +83,7 @@ class ChromeAttachment:
                     hint="name the user data dir of a Chrome this user started, or pass cdp_url",
                     userDataDir=str(profile.path)[:300],
                 )
-            found = await found_in(profile)
+            found = await found_in(profile, named=True)
             if found is None:
                 shown = str(profile.path)[:300]
                 raise ToolFailure(

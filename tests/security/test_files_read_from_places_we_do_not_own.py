@@ -10,6 +10,8 @@ within a cap, or refused with the reason.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +21,7 @@ from faults_util import serving
 
 from cdp_core import DiscoveryError, read_devtools_active_port
 from mcp_server.safety.http_auth import SecretError, resolve_secret
+from targets.users_chrome.listener_owner import check_listener
 from targets.users_chrome.profile_dirs import ProfileDir
 
 GOOD = "9222\n/devtools/browser/0b1c\n"
@@ -126,3 +129,45 @@ def test_a_token_file_of_another_account_a_link_or_in_an_open_folder_stops_the_s
     shared.chmod(0o600)
     with pytest.raises(SecretError, match="folder other users can write"):
         _secret_in(shared)
+
+
+_SQUATTER = """
+import os, socket, sys
+os.setgid(65534); os.setuid(65534)
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True)
+while True:
+    conn, _ = s.accept()
+    conn.recv(4096)
+    ws = b"ws://127.0.0.1:%d/devtools/browser/x" % s.getsockname()[1]
+    body = b'{"Browser": "Chrome/999", "webSocketDebuggerUrl": "' + ws + b'"}'
+    head = b"HTTP/1.1 200 OK\\r\\ncontent-type: application/json\\r\\ncontent-length: %d\\r\\n\\r\\n"
+    conn.sendall(head % len(body) + body)
+    conn.close()
+"""
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or os.geteuid() != 0, reason="another account's listener takes root on Linux"
+)
+async def test_a_port_another_account_listens_on_is_not_the_users_chrome(tmp_path: Path):
+    """A stale DevToolsActivePort names a port; another account's fake CDP server listens there."""
+    squatter = subprocess.Popen([sys.executable, "-c", _SQUATTER], stdout=subprocess.PIPE, text=True)  # noqa: ASYNC220
+    try:
+        assert squatter.stdout is not None
+        port = int(squatter.stdout.readline())
+        assert check_listener(port).uid == NOBODY and check_listener(port).someone_elses
+        _port_file(tmp_path / "profile").write_text(f"{port}\n/devtools/browser/x\n")
+        async with serving(tmp_path / "artifacts") as agent:
+            agent.manager.settings.profile_dirs = [ProfileDir("Chrome", tmp_path / "profile")]
+            agent.manager.settings.probe_ports = (port,)
+            found = await agent.call("browser_session", action="attach_cdp")
+            assert found.is_error and found.structured_content["code"] == "CDP_UNREACHABLE", found.structured_content
+            named = await agent.call("browser_session", action="attach_cdp", user_data_dir=str(tmp_path / "profile"))
+            sc = named.structured_content
+            assert named.is_error and sc["code"] == "BLOCKED_BY_POLICY" and f"uid {NOBODY}" in sc["message"], sc
+            status = await agent.s("get_browser_status")
+            assert not status["browser"].get("activeTarget"), status
+    finally:
+        squatter.kill()
+        squatter.wait()
