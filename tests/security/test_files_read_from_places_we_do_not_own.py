@@ -9,6 +9,8 @@ within a cap, or refused with the reason.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import subprocess
 import sys
@@ -16,10 +18,12 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+import anyio
 import pytest
 from faults_util import serving
 
 from cdp_core import DiscoveryError, read_devtools_active_port
+from cdp_core.discovery import get_version
 from mcp_server.safety.http_auth import SecretError, resolve_secret
 from targets.users_chrome.listener_owner import check_listener
 from targets.users_chrome.profile_dirs import ProfileDir
@@ -171,3 +175,30 @@ async def test_a_port_another_account_listens_on_is_not_the_users_chrome(tmp_pat
     finally:
         squatter.kill()
         squatter.wait()
+
+
+async def _drip(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """A listener that answers /json/version one byte a second, for ever (each read resets httpx's timeout)."""
+    await reader.read(4096)
+    writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n")
+    with contextlib.suppress(ConnectionError):
+        while True:
+            writer.write(b" ")
+            await writer.drain()
+            await asyncio.sleep(1.0)
+
+
+async def test_a_listener_that_drips_its_answer_is_given_up_on_by_discovery(tmp_path: Path):
+    server = await asyncio.start_server(_drip, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        with anyio.fail_after(60), pytest.raises(DiscoveryError, match="did not answer in"):
+            await get_version(f"http://127.0.0.1:{port}")
+        async with serving(tmp_path / "artifacts", max_call_seconds=120) as agent:
+            agent.manager.settings.profile_dirs = []
+            agent.manager.settings.probe_ports = (port,)
+            found = await agent.call("browser_session", action="attach_cdp")
+            sc = found.structured_content
+            assert found.is_error and sc["code"] == "CDP_UNREACHABLE", sc  # not the call's TIMEOUT
+    finally:
+        server.close()
