@@ -91,8 +91,10 @@ class NetworkRecorder:
         self.max_total_buffer_size = int(max_total_buffer_size)
         self.max_resource_buffer_size = int(max_resource_buffer_size)
         #: what Chrome keeps of this page's bodies in its browser process, across navigations
-        #: (``Network.configureDurableMessages``); the eager budget unless given, 0 turns it off
-        self.durable_body_budget = int(eager_body_budget if durable_body_budget is None else durable_body_budget)
+        #: (``Network.configureDurableMessages``); 0 turns it off. Chrome's buffer sizes unless given:
+        #: once durable, Chrome answers body reads from that store, and a smaller one lost bodies of a
+        #: burst of large responses that the renderer's buffers had kept (before the eager reads came).
+        self.durable_body_budget = int(max_total_buffer_size if durable_body_budget is None else durable_body_budget)
         #: whether the page's own session keeps bodies across navigations (None: not asked yet)
         self.durable_bodies: bool | None = None
         #: what the page shows now; a new owner of the recorder may replace it (a relaunched browser's page)
@@ -213,6 +215,18 @@ class NetworkRecorder:
     @property
     def bodies_dropped(self) -> int:
         return self._held.dropped
+
+    @property
+    def eager_body_max_bytes(self) -> int:
+        """Bodies up to this size are read as soon as they finish (:mod:`.held`)."""
+        return self._held.max_bytes
+
+    def navigated_after(self, entry_id: int) -> int | None:
+        """The id of the first main-frame navigation stored after ``entry_id``, if the page moved on since.
+
+        Why: a body Chrome no longer has was most often lost to that navigation; the answer names it
+        instead of guessing."""
+        return next((d["id"] for d in self.main_documents() if d["id"] > entry_id), None)
 
     @property
     def completed(self) -> int:
