@@ -15,6 +15,7 @@ saves it, ``debug_bundle`` counts it as an app error in both renderings.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 from pathlib import Path
@@ -28,7 +29,7 @@ from lean_util import records
 
 import cdp_core
 from cdp_core.connection import Connection
-from cdp_core.errors import CDPError
+from cdp_core.errors import CDPError, CDPException
 
 XHR_ANSWER = '{"redirect_flag":"1","success":false}'
 FETCH_ANSWER = '{"success":false,"redirect_flag":"1","via":"fetch"}'
@@ -84,11 +85,15 @@ async def _person_clicks(http_url: str, selector: str) -> None:
     async with cdp_core.connect(http_url) as user:
         tab = next(t for t in await user.pages() if t["title"] == "Durable start")
         session = await user.attach(tab["targetId"])
-        await session.send(
-            "Runtime.evaluate",
-            {"expression": f"document.querySelector({selector!r}).click()", "userGesture": True},
-        )
-        await session.detach()
+        try:
+            await session.send(
+                "Runtime.evaluate",
+                {"expression": f"document.querySelector({selector!r}).click()", "userGesture": True},
+            )
+        except CDPError as exc:  # the click submitted a form: the page navigated before the reply
+            assert "navigated" in str(exc), exc
+        with contextlib.suppress(CDPException):
+            await session.detach()
 
 
 async def _open_start_tab(http_url: str, url: str) -> None:
