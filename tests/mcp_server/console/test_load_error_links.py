@@ -32,7 +32,8 @@ PAGE = """<!doctype html><title>Saves</title><link rel="icon" href="data:,">
   try { await fetch("http://127.0.0.1:%(closed)d/ll/down"); } catch (e) {}
   document.body.insertAdjacentHTML("beforeend", "<p>done</p>");
 })();
-</script>"""
+</script>
+<button id="again" onclick="fetch('/ll/api/again', {method: 'POST'})">Save again</button>"""
 
 
 def _closed_port() -> int:
@@ -61,6 +62,7 @@ async def test_each_load_error_links_to_its_own_request_and_keeps_its_status(htt
 
     closed = _closed_port()
     http_server.route("/ll/api/save", save)
+    http_server.route("/ll/api/again", Reply(502, "bad gateway", "text/plain"))
     http_server.route("/ll/saves.html", Reply(200, PAGE % {"closed": closed}))
     async with serving(tmp_path / "artifacts") as agent:
         await agent.s("navigate", url=http_server.url("/ll/saves.html"))
@@ -103,6 +105,15 @@ async def test_each_load_error_links_to_its_own_request_and_keeps_its_status(htt
         assert errors[f"{LOAD_ERROR}: net::ERR_CONNECTION_REFUSED"] == f"#{down['id']} GET", errors
         assert f"{LOAD_ERROR}: 500 (Internal Server Error) → #{first} POST /ll/api/save" in text, text
         assert f"{LOAD_ERROR}: 503 (Service Unavailable) → #{third} POST /ll/api/save" in text, text
+
+        # a click's own answer names the request its load error is about
+        result = await agent.call("browser_interact", action="click", selector="#again")
+        assert not result.is_error, result.content[0].text
+        followed, text = result.structured_content["followed"], result.content[0].text
+        (again,) = records(await agent.s("network_list", url_contains="/ll/api/again"))
+        said = f"{LOAD_ERROR}: 502 (Bad Gateway) → #{again['id']} POST"
+        assert [row[2] for row in followed["consoleErrors"]] == [said], followed
+        assert said in text, text
 
 
 async def test_a_load_error_from_before_attach_links_to_no_captured_request(fresh_chromium, http_server, tmp_path):
