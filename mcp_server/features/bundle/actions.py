@@ -25,6 +25,7 @@ from cdp_core.recorders.accessibility.format import MESSAGE_ROLES, SnapshotLine,
 from cdp_core.recorders.redact import redact_url_params_in
 from mcp_server.evidence.app_errors import held_app_error
 from mcp_server.evidence.body_preview import held_response_preview
+from mcp_server.evidence.console_requests import link_requests
 from mcp_server.evidence.dialogs import dialog_watch
 from mcp_server.evidence.reading import source_map_policy
 from mcp_server.evidence.server_errors import held_server_error, held_server_stack
@@ -91,6 +92,9 @@ def _compact_console(e: dict[str, Any]) -> dict[str, Any]:
     stack = e.get("stack") or []
     keys = ("id", "timestamp", "type", "text", "location", "pageUrl", "frameUrl", "source", "replayed")
     out = {k: e.get(k) for k in keys}
+    for key in ("loadError", "linkedRequest"):  # a load error's own outcome and its request, by id
+        if e.get(key):
+            out[key] = e[key]
     if stack:
         out["stackTop"] = stack[:3]
     return out
@@ -332,9 +336,12 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
                 map_notes = [f"not mapped: {exc}"]
             if map_notes:
                 bundle["sourceMapNotes"] = map_notes
+            shown_errors, shown_warnings = errors[-n:], warnings[-n:]
+            link_requests(shown_errors, network)  # a load error names its own request, by Chrome's id
+            link_requests(shown_warnings, network)
             bundle["console"] = {
-                "errors": [_compact_console(e) for e in errors[-n:]],
-                "warnings": [_compact_console(e) for e in warnings[-n:]],
+                "errors": [_compact_console(e) for e in shown_errors],
+                "warnings": [_compact_console(e) for e in shown_warnings],
                 "errorCount": len(errors),
                 "warningCount": len(warnings),
                 "total": len(console),

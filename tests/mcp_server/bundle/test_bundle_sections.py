@@ -65,9 +65,10 @@ async def test_a_500_save_gets_requests_and_errors_and_names_what_it_left_out(ht
         thrown = next(e for e in records(sc["console"], "errors") if "save failed" in e["text"])
         assert thrown["stack"], thrown
         assert_carries(result, "Column 'province' cannot be null", "save failed: HTTP 500")
-        # Chrome's own "Failed to load resource" names the request instead of restating it
+        # Chrome's own "Failed to load resource" keeps its status and names its request by id
         load = next(e for e in records(sc["console"], "errors") if e["text"].startswith("Failed to load"))
-        assert load["text"] == f"Failed to load resource: request #{post['id']}", load
+        assert load["text"] == "Failed to load resource: 500 (Internal Server Error)", load
+        assert load["request"] == f"#{post['id']} POST", load
         # no form error, nothing about storage: both left out, and said so in both renderings
         assert "snapshot" not in sc and "storage" not in sc
         assert sc["leftOutSections"] == {"storage": "include_storage=true", "snapshot": "include_snapshot=true"}
