@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from pathlib import Path
 
 __all__ = ["UnsafeFile", "read_private_file"]
@@ -58,7 +59,7 @@ def _check(path: str | Path, info: os.stat_result, max_bytes: int, others_may_re
         raise UnsafeFile(f"{path} is not a regular file")
     if info.st_size > max_bytes:
         raise UnsafeFile(f"{path} holds {info.st_size} bytes (at most {max_bytes} expected)")
-    if os.name != "posix":
+    if sys.platform == "win32":
         return  # ownership and modes are what the folder's ACLs say there, not st_mode
     if info.st_uid != os.geteuid():
         raise UnsafeFile(f"{path} belongs to uid {info.st_uid}, not to this user (uid {os.geteuid()})")
