@@ -69,6 +69,8 @@ class Point:
     capped: bool = False
     bound: bool = False  # V8 placed it in a loaded script
     breakpoints: dict[str | None, str] = field(default_factory=dict)  # session id -> breakpoint id
+    #: carried by each record of the point: the page can call the binding, it cannot know this
+    nonce: str = field(default_factory=lambda: secrets.token_hex(8))
 
 
 class DebugPoints:
@@ -177,6 +179,7 @@ class DebugPoints:
                 point.max_hits,
                 point.generated_expression or "undefined",
                 point.generated_condition,
+                point.nonce,
             )
         return checked_condition(self.binding, point.id, point.generated_condition) if point.generated_condition else ""
 
@@ -272,9 +275,10 @@ class DebugPoints:
             point = self.points.get(int(hit["p"]))
         except (ValueError, KeyError, TypeError):
             return  # not ours (the page can call the function too)
-        if point is None or point.kind != "logpoint":
-            return
-        if hit.get("capped"):
+        if point is None or point.kind != "logpoint" or hit.get("k") != point.nonce:
+            return  # not ours: the page called the binding itself
+        if hit.get("capped") or point.hits >= point.max_hits:
+            # the cap is ours too: the page can write the counter the condition keeps on the binding
             if not point.capped:
                 point.capped = True
                 self._spawn(self._unplace(point))

@@ -68,11 +68,15 @@ _PREVIEW_JS = (
 )
 
 
-def logpoint_condition(binding: str, point: int, max_hits: int, values: str, condition: str | None) -> str:
+def logpoint_condition(
+    binding: str, point: int, max_hits: int, values: str, condition: str | None, nonce: str = ""
+) -> str:
     """The breakpoint condition of a logpoint: count, record ``[values]`` through the binding, return false.
 
     ``values`` and ``condition`` are already in the generated code's names. Errors in them are
-    recorded as the hit's value (``e``), never thrown into the page.
+    recorded as the hit's value (``e``), never thrown into the page. Each record carries the
+    point's ``nonce`` (``k``): the binding is a global the page can call too, but the nonce
+    lives only in the breakpoint's condition, which the page cannot read.
     """
     b = f"globalThis[{json.dumps(binding)}]"
     c = f"{b}.c{point}"
@@ -81,9 +85,9 @@ def logpoint_condition(binding: str, point: int, max_hits: int, values: str, con
         # no binding of ours is in scope where the page's values are read (minified names are one letter)
         f"(() => {{ let __mcpV; try {{ __mcpV = {_PREVIEW_JS}([{values}]); }}"
         " catch (e) { __mcpV = JSON.stringify({e: String(e)}); }"
-        f" {b}('{{\"p\":{point},\"n\":' + {c} + ',\"v\":' + __mcpV + '}}'); }})()"
+        f' {b}(\'{{"p":{point},"k":"{nonce}","n":\' + {c} + \',"v":\' + __mcpV + \'}}\'); }})()'
     )
-    capped = f'{c} === {max_hits + 1} && {b}(\'{{"p":{point},"capped":true}}\')'
+    capped = f'{c} === {max_hits + 1} && {b}(\'{{"p":{point},"k":"{nonce}","capped":true}}\')'
     return (
         f"(typeof {b} === 'function' && {cond} && (({c} = ({c} || 0) + 1) <= {max_hits} ? {record} : {capped}), false)"
     )
