@@ -131,6 +131,17 @@ async def _add_point(ctx: ToolContext, args: LogpointArgs | SnapshotArgs, kind: 
     refuse_code_in(args.condition, "condition", evaluate_enabled=ctx.settings.evaluate_enabled)
     page, points = await _points(ctx)
     where = await locate(page, args.source, args.line, source_map_policy(ctx))
+    same = next(
+        (p for p in points.points.values() if (p.url, p.line, p.column) == (where.url, where.line, where.column)), None
+    )
+    if same is not None:
+        # Chrome keeps one breakpoint per place: the second one would fail with its raw text
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"point {same.id} ({same.kind}) is already on this line: one point per place",
+            hint=f'debug_clear id={same.id} first, or log several values in one logpoint (expression="a, b")',
+            id=same.id,
+        )
     renamed = original_to_generated(where, " ".join(filter(None, (expression, args.condition))))
     point = Point(
         id=points.next_id(),

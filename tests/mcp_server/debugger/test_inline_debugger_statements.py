@@ -74,3 +74,19 @@ async def test_an_anti_debug_loop_is_resumed_and_counted(http_server, tmp_path: 
         assert listed["foreignPauseCount"] > 20, listed  # more than the last pauses it keeps listed
         assert listed["foreignPauseCount"] > len(listed["foreignPauses"])
         await agent.s("debug_clear")
+
+
+async def test_a_second_point_on_the_same_line_is_refused_plainly(http_server, tmp_path: Path):
+    """Chrome keeps one breakpoint per place; the second point failed with Chrome's raw text."""
+    async with serving(tmp_path / "artifacts") as agent:
+        await _page_with(http_server, agent, "same", "")
+        first = await agent.s("debug_logpoint", source="app.js", line=2, expression="n")
+        again = await agent.call("browser_session", action="debug_snapshot", source="app.js", line=2)
+        sc = again.structured_content
+        assert again.is_error and sc["code"] == "INVALID_ARGUMENT", sc
+        assert (
+            f"point {first['point']['id']}" in sc["message"] and f"debug_clear id={first['point']['id']}" in sc["hint"]
+        )
+        assert "already exists" not in again.content[0].text  # Chrome's own wording
+        assert len((await agent.s("debug_list"))["points"]) == 1  # the first point is intact
+        await agent.s("debug_clear")
