@@ -10,7 +10,9 @@ loopback goes through it too), and every connection it opens to any server is on
 
 - ``GET http://host:port/path`` (plain HTTP, absolute form): checked as a whole URL, then sent
   to the server with ``Connection: close`` both ways, so the next request comes on a new
-  connection and is checked in turn;
+  connection and is checked in turn; ``Host`` is rewritten from the checked URL, exactly the
+  request's ``Content-Length`` bytes follow it (nothing pipelined after them), and a chunked
+  request body is refused (a browser sends none over HTTP/1.1);
 - ``CONNECT host:port`` (https, and every WebSocket, ``ws:`` included): only the host and port
   can be seen, so the tunnel opens when an entry of the list admits that host and port.
 
@@ -111,8 +113,25 @@ class PolicyProxy:
             return await self._refuse(writer, target, verdict)
         host, port = _host_port(parts.netloc, 80)
         path = urllib.parse.urlunsplit(("", "", parts.path or "/", parts.query, ""))
-        headers = [line for line in header_lines if line.split(":", 1)[0].strip().lower() not in _HOP_HEADERS]
-        upgrade = any(line.lower().startswith("upgrade:") for line in header_lines)
+        names = [line.split(":", 1)[0].strip().lower() for line in header_lines]
+        if "transfer-encoding" in names:
+            # a browser never sends a chunked body over HTTP/1.1; with it (and Content-Length beside
+            # it) what the server reads as the next request is not what was checked here
+            return await self._refuse(writer, target, Verdict(False, "chunked request bodies are not proxied"))
+        lengths = {
+            line.split(":", 1)[1].strip()
+            for line, name in zip(header_lines, names, strict=True)
+            if name == "content-length"
+        }
+        if len(lengths) > 1 or not all(v.isdigit() for v in lengths):
+            return await self._refuse(writer, target, Verdict(False, "an unclear Content-Length"))
+        body_bytes = int(next(iter(lengths), "0"))
+        # Host is the checked URL's, whatever the client wrote: the server routes by it
+        headers = [
+            line for line, name in zip(header_lines, names, strict=True) if name not in _HOP_HEADERS and name != "host"
+        ]
+        headers.insert(0, f"Host: {parts.netloc}")
+        upgrade = "upgrade" in names
         headers.append("Connection: Upgrade" if upgrade else "Connection: close")
         up_reader, up_writer = await asyncio.open_connection(host, port)
         upload: asyncio.Task[None] | None = None
@@ -121,7 +140,8 @@ class PolicyProxy:
             await up_writer.drain()
             # The body (a form POST, a fetch POST) goes up while we wait for the answer: the
             # server answers only once it has the body, so waiting for the answer first hung.
-            upload = asyncio.create_task(_pipe(reader, up_writer))
+            # Exactly this request's body: bytes after it (a pipelined request) are never forwarded.
+            upload = asyncio.create_task(_copy_exactly(reader, up_writer, body_bytes))
             # The answer's head gets ``Connection: close`` as well: the browser then opens a new
             # connection (checked anew) for its next request instead of reusing this one.
             answer = await asyncio.wait_for(up_reader.readuntil(b"\r\n\r\n"), _HEAD_TIMEOUT_S * 4)
@@ -131,6 +151,9 @@ class PolicyProxy:
                 answer_lines.append("Connection: close")
             writer.write("\r\n".join([status_line, *answer_lines, "", ""]).encode("latin-1"))
             await writer.drain()
+            if " 101 " in f"{status_line} ":  # switched protocols: the connection is the new protocol's
+                await upload
+                upload = asyncio.create_task(_pipe(reader, up_writer))
             await _pipe(up_reader, writer)
         finally:
             # Also on a timeout or a cancel (close()): neither the upload nor the server's socket outlives us.
@@ -155,6 +178,18 @@ def _host_port(authority: str, default: int) -> tuple[str, int]:
     parsed = ParsedUrl.parse(f"http://{authority}/")  # refuses userinfo, backslashes, odd hosts
     port = urllib.parse.urlsplit(f"http://{authority}/").port
     return parsed.host.strip("[]"), port if port is not None else default
+
+
+async def _copy_exactly(src: asyncio.StreamReader, dst: asyncio.StreamWriter, size: int) -> None:
+    """Copy ``size`` bytes (a request's body), no more."""
+    with contextlib.suppress(OSError, asyncio.IncompleteReadError):
+        while size > 0:
+            chunk = await src.read(min(size, 65536))
+            if not chunk:
+                return
+            dst.write(chunk)
+            size -= len(chunk)
+            await dst.drain()
 
 
 async def _pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:

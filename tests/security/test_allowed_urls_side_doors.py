@@ -270,3 +270,46 @@ async def test_the_proxy_forwards_a_body_sent_after_the_head(http_server):
     finally:
         await proxy.close()
     assert answer.split(b"\r\n")[0].endswith(b"200 OK") and answer.endswith(b"got hello")
+
+
+async def test_the_proxy_sends_the_checked_host_and_one_request_per_connection(http_server):
+    """Third review: the proxy forwarded the client's Host and any bytes after the first request head."""
+    import asyncio
+
+    from targets.policies.policy import UrlPolicy
+    from targets.policies.policy_proxy import PolicyProxy
+
+    http_server.route("/side/app/echo", lambda r: Reply(200, b"got " + r.body, "text/plain"))
+    http_server.route("/side/other", Reply(200, "should never be asked"))
+    proxy = PolicyProxy(UrlPolicy(allowed_urls=[http_server.url("/side/app")]))
+    port = await proxy.start()
+    base = http_server.base
+    try:
+
+        async def exchange(raw: str) -> bytes:
+            reader, writer = await _open(port)
+            writer.write(raw.encode())
+            await writer.drain()
+            async with asyncio.timeout(15):
+                data = await reader.read()
+            writer.close()
+            return data
+
+        since = len(http_server.requests)
+        smuggled = (
+            f"POST {base}/side/app/echo HTTP/1.1\r\nHost: evil.example\r\nContent-Length: 5\r\n\r\nhello"
+            f"GET /side/other HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        )
+        answer = await exchange(smuggled)
+        assert answer.split(b"\r\n")[0].endswith(b"200 OK") and answer.endswith(b"got hello"), answer
+        asked = http_server.requests[since:]
+        assert [r.path for r in asked] == ["/side/app/echo"], [r.path for r in asked]
+        assert asked[0].headers.get("host") == base.removeprefix("http://"), asked[0].headers
+        chunked = await exchange(
+            f"POST {base}/side/app/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+            "0\r\n\r\nGET /side/other HTTP/1.1\r\nHost: x\r\n\r\n"
+        )
+        assert chunked.startswith(b"HTTP/1.1 403") and b"chunked" in chunked
+        assert [r.path for r in http_server.requests[since:]] == ["/side/app/echo"]
+    finally:
+        await proxy.close()
