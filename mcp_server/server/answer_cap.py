@@ -15,6 +15,7 @@ arguments: neither the agent nor the page can raise them.
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -225,12 +226,45 @@ def redact_answer_urls(result: ToolAnswer) -> ToolAnswer:
         blob = _encode(structured).decode("utf-8", "replace") if structured is not None else ""
     except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
         blob = json.dumps(structured, ensure_ascii=False, default=str)
+    if LONG_URL.search(blob) or any(LONG_URL.search(t) for t in texts):
+        result = _cut_long_urls(result)
+        texts = [b.text for b in result.content if isinstance(b, TextBlock)]
+        structured = result.structured_content
+        blob = json.dumps(structured, ensure_ascii=False, default=str) if structured is not None else ""
     if not any(holds_url_secret(t) for t in texts) and not holds_url_secret(blob):
         return result
     content = [TextBlock(redact_url_params(b.text)) if isinstance(b, TextBlock) else b for b in result.content]
     return result.replace(
         content=content, structured_content=redact_url_params_in(structured) if structured is not None else None
     )
+
+
+#: A URL this long is the page's doing (pushState, a data: URL), not an address to read: it would
+#: fill an answer whatever its max_chars or limit say, so it is cut to its head, and said so.
+LONG_URL_CHARS = 2048
+LONG_URL_HEAD = 300
+LONG_URL = re.compile(r"(?:https?|data|blob|file|wss?):[^\s\"'<>]{" + str(LONG_URL_CHARS) + ",}")
+
+
+def _cut_url(match: re.Match[str]) -> str:
+    url = match.group(0)
+    return f"{url[:LONG_URL_HEAD]}…[URL cut: {len(url)} chars]"
+
+
+def _cut_in(value: Any) -> Any:
+    if isinstance(value, str):
+        return LONG_URL.sub(_cut_url, value) if len(value) >= LONG_URL_CHARS else value
+    if isinstance(value, dict):
+        return {k: _cut_in(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut_in(v) for v in value]
+    return value
+
+
+def _cut_long_urls(result: ToolAnswer) -> ToolAnswer:
+    content = [TextBlock(LONG_URL.sub(_cut_url, b.text)) if isinstance(b, TextBlock) else b for b in result.content]
+    structured = result.structured_content
+    return result.replace(content=content, structured_content=_cut_in(structured) if structured is not None else None)
 
 
 def final_pass(result: ToolAnswer, manager: BrowserManager | None, *, limit: int | None = None) -> ToolAnswer:

@@ -99,3 +99,28 @@ async def test_big_page_data_never_breaks_the_http_stream(http_url, http_server)
         assert {"snapshot", "get_dom"} <= set(capped), capped  # the test really hit the cap
         # The server is still fine afterwards.
         assert not (await client.call_tool("browser_session", {"action": "get_capabilities"})).is_error
+
+
+async def test_a_page_set_megabyte_url_is_cut_in_every_answer(tmp_path, http_server):
+    """Third review: a 1.5 MB URL set by the page filled get_dom, list_frames and network_list limit=1
+    to the byte cap (262,011 bytes) whatever max_chars or limit said."""
+    from faults_util import serving
+    from httpserver import Reply
+
+    http_server.route("/long-url/page.html", Reply(200, "<title>long</title><p id=p>x</p>"))
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("navigate", url=http_server.url("/long-url/page.html"))
+        await agent.js("history.pushState(null, '', '?q=' + 'a'.repeat(1500000)); fetch(location.href).then(() => 1)")
+        await agent.s("wait_for", network_idle=True)
+        for action, args in (
+            ("get_dom", {"selector": "#p", "max_chars": 2000}),
+            ("list_frames", {}),
+            ("network_list", {"limit": 1}),
+            ("get_current_page", {}),
+            ("list_pages", {}),
+        ):
+            result = await agent.call("browser_session", action=action, **args)
+            text = result.content[0].text
+            js = json.dumps(result.structured_content)
+            assert len(text) < 20_000 and len(js) < 20_000, (action, len(text), len(js))
+            assert "a" * 5000 not in text + js, (action, text[:500])  # the URL is said cut, not whole
