@@ -255,6 +255,8 @@ _NOT_CONTAINERS = frozenset({"html", "body", "main", "form", "table", "tbody", "
 _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
 )
+#: class tokens of parts of a message that are not its text: Adminer's ``<span class='time'>``
+_NOT_TEXT_CLASSES = frozenset({"time", "timestamp"})
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 
 
@@ -281,6 +283,7 @@ class _ErrorBlocks(HTMLParser):
             or a.get("aria-hidden") == "true"
             or _HIDDEN_STYLE.search(a.get("style", ""))
             or classes & _HIDDEN_CLASSES
+            or self._control(tag, a, classes)
             or (self.stack and self.stack[-1][1])
         )
         kind = ""
@@ -295,6 +298,15 @@ class _ErrorBlocks(HTMLParser):
         elif self.current is not None and tag in ("p", "div", "li", "h1", "h2", "h3", "h4", "tr", "pre", "code"):
             self.current.append("\n")
         self.stack.append((tag, hidden, kind))
+
+    def _control(self, tag: str, attrs: dict[str, str], classes: set[str]) -> bool:
+        """A part of an error block that is not the message: its time (``<time>``, Adminer's
+        ``<span class='time'>12:52:09</span>``) or a toggle link (``<a href='#sql-1'>SQL command</a>``)."""
+        if self.current is None:
+            return False
+        if tag == "time" or classes & _NOT_TEXT_CLASSES:
+            return True
+        return tag == "a" and attrs.get("href", "").strip().lower().startswith(("#", "javascript:"))
 
     def handle_endtag(self, tag: str) -> None:
         if tag in _VOID:
