@@ -250,7 +250,10 @@ _ERROR_WORDS = re.compile(
 _HIDDEN_TAGS = frozenset(
     {"button", "script", "style", "noscript", "template", "svg", "head", "title", "textarea", "select"}
 )
-_HIDDEN_CLASSES = frozenset({"hidden", "d-none", "hide", "sr-only", "visually-hidden", "screen-reader-text"})
+#: classes that hide an element from a reader (WordPress's ``hide-if-js``: shown only without JavaScript)
+_HIDDEN_CLASSES = frozenset(
+    {"hidden", "d-none", "hide", "sr-only", "visually-hidden", "screen-reader-text", "hide-if-js"}
+)
 _NOT_CONTAINERS = frozenset({"html", "body", "main", "form", "table", "tbody", "thead", "tr", "input", "option"})
 _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
@@ -354,6 +357,25 @@ def _html_error(markup: str) -> str | None:
     return _with_place("; ".join(said)) if said else None
 
 
+_WP_ERROR = re.compile(
+    r"<wp_error\s+code=(['\"])(.*?)\1\s*>\s*(?:<!\[CDATA\[(.*?)\]\]>|([^<]*))\s*</wp_error>", re.DOTALL
+)
+
+
+def _wp_ajax_error(xml: str) -> str | None:
+    """The ``<wp_error>`` messages of a WordPress ``WP_Ajax_Response`` (``text/xml``): the add-tag
+    form's ``A term with the name provided already exists… (term_exists)``; None when it has none
+    (a successful response carries the new row's HTML, not an error)."""
+    said: list[str] = []
+    for m in _WP_ERROR.finditer(xml[:_HTML_BYTES]):
+        text = m.group(3) if m.group(3) is not None else m.group(4) or ""
+        text = " ".join(html_text(text, 2_000).split()) if "<" in text or "&" in text else " ".join(text.split())
+        line = f"{text} ({m.group(2)})" if text and m.group(2) else text or m.group(2)
+        if line and line not in said:
+            said.append(line)
+    return _cut("; ".join(said)) if said else None
+
+
 def app_error_in(
     body: bytes | str, mime: str = "", *, status: int | None = None, url: str = "", resource_type: str = ""
 ) -> str | None:
@@ -364,7 +386,8 @@ def app_error_in(
         return None
     head = raw[:64].lstrip()
     mime = (mime or "").lower()
-    if len(raw) <= 8 and "admin-ajax.php" in url and head.strip() in (b"-1", b"0"):
+    bare = not mime or mime.startswith(("text/html", "text/plain"))  # wp_die's -1/0; a script's "0" is its code
+    if len(raw) <= 8 and bare and "admin-ajax.php" in url and head.strip() in (b"-1", b"0"):
         what = "the nonce check failed" if head.strip() == b"-1" else "no handler for this action, or not logged in"
         return f"admin-ajax.php answered {head.strip().decode()} (WordPress: {what})"
     if "json" in mime or head[:1] in (b"{", b"["):
@@ -376,6 +399,8 @@ def app_error_in(
             data = None
         if data is not None:
             return _json_error(data, status)
+    if b"<wp_ajax" in raw[:512] and ("xml" in mime or head.startswith(b"<?xml")):
+        return _wp_ajax_error(raw.decode("utf-8", "replace"))
     if resource_type in ("", "document", "xhr", "fetch") and (
         "html" in mime or looks_like_html(raw, mime) or head[:1] == b"<"
     ):
