@@ -15,11 +15,21 @@ import json
 import anyio
 import anyio.to_thread
 
+from cdp_core.connection import Connection
+
 from .cdp_person import connect_tab, eval_js, type_into, until
 from .phpmyadmin import DB, DUP_CODE, TABLE, USER, PhpMyAdmin
 from .tabs import reset_tabs
 
-__all__ = ["INSERT_QUERY", "BROWSE_QUERY", "open_logged_in", "insert_duplicate", "stop_db_then_browse"]
+__all__ = [
+    "INSERT_QUERY",
+    "BROWSE_QUERY",
+    "log_in",
+    "insert_code",
+    "open_logged_in",
+    "insert_duplicate",
+    "stop_db_then_browse",
+]
 
 #: The Insert form of the table, and its Browse page (the tabs the tasks start on).
 INSERT_QUERY = f"route=/table/change&db={DB}&table={TABLE}"
@@ -27,6 +37,34 @@ BROWSE_QUERY = f"route=/sql&db={DB}&table={TABLE}&pos=0"
 #: The table tab the person clicks on while the database is down.
 NEXT_TAB = "Structure"
 _LOADED = "document.readyState === 'complete' && !!window.jQuery"
+
+
+async def log_in(conn: Connection, pma: PhpMyAdmin) -> None:
+    """No cookies, the login form, the person's typed user and password, Log in: the home page."""
+    await conn.send("Network.clearBrowserCookies")
+    await conn.send("Page.navigate", {"url": pma.url()})
+    await until(conn, _LOADED + " && !!document.getElementById('input_go')", "the login form did not load")
+    await type_into(conn, "document.getElementById('input_username')", USER)
+    await type_into(conn, "document.getElementById('input_password')", pma.password)
+    await eval_js(conn, "document.getElementById('input_go').click(), true", gesture=True)
+    await until(conn, _LOADED + " && !!document.getElementById('topmenu')", "the login did not succeed")
+
+
+async def insert_code(conn: Connection, code: str, alert: str, text: str) -> None:
+    """Type ``code`` into the Insert form's ``codice``, press Go, wait for an ``alert`` holding ``text``."""
+    field = (
+        "(() => { const h = document.querySelector('#insertForm input[type=hidden]"
+        '[name^="fields_name[multi_edit][0]"][value="codice"]\');'
+        " return document.querySelector('#insertForm [name=\"fields' + h.name.slice(11) + '\"]'); })()"
+    )
+    await type_into(conn, field, code)
+    await eval_js(conn, "document.getElementById('buttonYes').click(), true", gesture=True)
+    await until(
+        conn,
+        f"[...document.querySelectorAll({json.dumps(alert)})]"
+        f".some(e => e.offsetParent && e.textContent.includes({json.dumps(text)}))",
+        f"no {alert} with {text!r} appeared after Go",
+    )
 
 
 async def open_logged_in(cdp_url: str, pma: PhpMyAdmin, around: list[str], query: str) -> str:
@@ -40,13 +78,7 @@ async def open_logged_in(cdp_url: str, pma: PhpMyAdmin, around: list[str], query
     await anyio.to_thread.run_sync(reset_tabs, cdp_url, urls)
     conn = await connect_tab(cdp_url, pma.base_url)
     try:
-        await conn.send("Network.clearBrowserCookies")
-        await conn.send("Page.navigate", {"url": pma.url()})
-        await until(conn, _LOADED + " && !!document.getElementById('input_go')", "the login form did not load")
-        await type_into(conn, "document.getElementById('input_username')", USER)
-        await type_into(conn, "document.getElementById('input_password')", pma.password)
-        await eval_js(conn, "document.getElementById('input_go').click(), true", gesture=True)
-        await until(conn, _LOADED + " && !!document.getElementById('topmenu')", "the login did not succeed")
+        await log_in(conn, pma)
         url = pma.url(query)
         await eval_js(conn, f"location.href = {json.dumps(url)}, true", gesture=True)
         ready = "#buttonYes" if query == INSERT_QUERY else "table.table_results"
@@ -65,19 +97,7 @@ async def insert_duplicate(cdp_url: str, tab_url: str, pma: PhpMyAdmin) -> None:
     """Type the existing code into the Insert form's ``codice``, press Go, wait for the error on the page."""
     conn = await connect_tab(cdp_url, tab_url)
     try:
-        field = (
-            "(() => { const h = document.querySelector('#insertForm input[type=hidden]"
-            '[name^="fields_name[multi_edit][0]"][value="codice"]\');'
-            " return document.querySelector('#insertForm [name=\"fields' + h.name.slice(11) + '\"]'); })()"
-        )
-        await type_into(conn, field, DUP_CODE)
-        await eval_js(conn, "document.getElementById('buttonYes').click(), true", gesture=True)
-        await until(
-            conn,
-            "[...document.querySelectorAll('.alert-danger')]"
-            ".some(e => e.offsetParent && e.textContent.includes('#1062'))",
-            "no #1062 alert appeared after Go",
-        )
+        await insert_code(conn, DUP_CODE, ".alert-danger", "#1062")
     finally:
         await conn.close()
 
