@@ -5,7 +5,8 @@ WordPress (Debian's package, ``php -S`` on loopback, its own ``wp-config.php`` a
 and answers a name it has with ``200 text/xml``: a ``<wp_ajax>`` response whose
 ``<wp_error code='term_exists'>`` holds the message the page then shows in a red notice. Neither
 JSON nor an HTML page: a third shape. The person logs in through wp-login.php by typing, opens
-Tags; the agent attaches, the person opens a tab in front and adds the tag. The agent's first
+Tags and adds a new tag (its XML answer holds the new row, no error); the agent attaches, the
+person opens a tab in front and adds the tag that exists. The agent's first
 ``debug_bundle`` must quote WordPress's message under both renderings; the detector must call no
 other answer of the whole session (dashboard, heartbeat, the tags screen) an error; the password,
 the session cookies' values and the form's nonce must be in no answer and no file.
@@ -66,6 +67,18 @@ async def _log_in_and_open_tags(conn: Any, site: Any) -> str:
     return str(site.url(TAGS))
 
 
+async def _add_tag(conn: Any, name: str) -> None:
+    """Type a new tag's name, press Add New Tag, wait for its row in the list."""
+    await person.type_into(conn, "document.getElementById('tag-name')", name)
+    await person.eval_js(conn, "document.getElementById('submit').click(), true", gesture=True)
+    await person.until(
+        conn,
+        f"[...document.querySelectorAll('#the-list .row-title')].some(a => a.textContent === {json.dumps(name)})"
+        " && document.getElementById('tag-name').value === ''",
+        f"the tag {name!r} was not added",
+    )
+
+
 async def _add_the_existing_tag(conn: Any) -> None:
     """Type the tag's name, press Add New Tag, wait for the red notice above the form."""
     await person.type_into(conn, "document.getElementById('tag-name')", wordpress.TAG)
@@ -84,10 +97,12 @@ async def test_the_tag_that_exists_is_in_the_first_bundle(
     notes = "data:text/html,<title>Scaletta</title><p>scaletta"
     with anyio.fail_after(300):
         await anyio.to_thread.run_sync(tabs.reset_tabs, cdp_url, [notes, site.url("wp-login.php"), notes + "2"])
+        site.sql("DELETE FROM wordpress.wp_terms WHERE name = 'preventivo';")
         conn = await person.connect_tab(cdp_url, site.base_url)
         try:
             session = await WholeSession(conn).start()
             tags_url = await _log_in_and_open_tags(conn, site)
+            await _add_tag(conn, "preventivo")  # answered 200 text/xml too, with the new row: no error
             nonce = await person.eval_js(conn, "document.getElementById('_wpnonce_add-tag').value")
             agents_tab = next(t["id"] for t in tabs.page_targets(cdp_url) if t["url"] == tags_url)
             async with agent(tmp_path) as bot:
