@@ -31,7 +31,12 @@ tabs = bench("tabs")
 
 _LOADED = "document.readyState === 'complete' && !!window.jQuery"
 #: The table's tabs the person clicks through, and what each shows once loaded
-_TABS = (("Structure", "#fieldsForm"), ("SQL", "#sqlqueryform"), ("Search", "#tbl_search_form"), ("Insert", "#buttonYes"))
+_TABS = (
+    ("Structure", "#fieldsForm"),
+    ("SQL", "#sqlqueryform"),
+    ("Search", "#tbl_search_form"),
+    ("Insert", "#buttonYes"),
+)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +52,8 @@ async def _mistype_the_password(conn: Any, pma: Any) -> None:
     await person.type_into(conn, "document.getElementById('input_password')", pma.password[::-1])
     await person.eval_js(conn, "document.getElementById('input_go').click(), true", gesture=True)
     await person.until(
-        conn, _LOADED + " && !!document.querySelector('.alert-danger') && !!document.getElementById('input_go')",
+        conn,
+        _LOADED + " && !!document.querySelector('.alert-danger') && !!document.getElementById('input_go')",
         "no login error",
     )
 
