@@ -69,7 +69,7 @@ async def _log_in_and_open_the_form(conn: Any, site: Any) -> str:
             f" && !!document.querySelector({json.dumps(ready)})",
             f"{url} did not load",
         )
-    return url
+    return str(url)
 
 
 async def _save_the_duplicate(conn: Any) -> None:
@@ -107,8 +107,10 @@ async def test_the_duplicate_entry_of_a_full_page_post_is_in_the_first_bundle(
         finally:
             await conn.close()
 
-    assert DUPLICATE in text, text
-    assert DUPLICATE in json.dumps(data, ensure_ascii=False)
+    # the error the person saw, said of the request that brought it, under both renderings
+    assert f"app error: {DUPLICATE}" in text and "1 app error(s)" in text, text
+    assert data["network"]["appErrorCount"] == 1, data["network"]
+    assert DUPLICATE in json.dumps(data["network"]["appErrors"], ensure_ascii=False)
     assert await visibility(cdp_url, front) == "visible"
     assert await visibility(cdp_url, agents_tab) == "hidden"
     # the whole session (the failed login, the login, the rows, the form, the Save): the two errors only

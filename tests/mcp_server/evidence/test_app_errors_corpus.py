@@ -32,14 +32,13 @@ def _cases() -> list[dict[str, Any]]:
             case["body"] = (CORPUS / "real" / case.pop("file")).read_text(encoding="utf-8")
             cases.append(case)
     for index in sorted((CORPUS / "sessions").glob("*/index.json")):
-        for case in _session(index):
-            cases.append(case)
-    return cases
+        cases.extend(_session(index))
+    return list(cases)
 
 
 def _session(index: Path) -> list[dict[str, Any]]:
     """The answers of one recorded whole session, in the order the app sent them."""
-    cases = json.loads(index.read_text(encoding="utf-8"))
+    cases: list[dict[str, Any]] = json.loads(index.read_text(encoding="utf-8"))
     for case in cases:
         case["body"] = (index.parent / case.pop("file")).read_text(encoding="utf-8")
     return cases
@@ -64,7 +63,7 @@ def _said(case: dict[str, Any], found: str | None) -> bool:
     """Whether ``found`` is the expected quote (``match: prefix``: it starts with it; the rest of
     phpMyAdmin's login error, ``(using password: YES)``, is for the redaction rules to decide)."""
     if case["expect"] is None or found is None:
-        return found == case["expect"]
+        return bool(found == case["expect"])
     return found.startswith(case["expect"]) if case.get("match") == "prefix" else found == case["expect"]
 
 
