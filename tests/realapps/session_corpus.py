@@ -1,7 +1,7 @@
 """Turn a recorded whole session into the detector's corpus, its secrets replaced.
 
     REALAPPS_SESSION_DIR=/tmp/wp .venv/bin/python -m pytest tests/realapps/test_wordpress_duplicate_tag.py
-    .venv/bin/python tests/realapps/session_corpus.py /tmp/wp wordpress
+    .venv/bin/python tests/realapps/session_corpus.py /tmp/wp wordpress [xhr,fetch]
 
 writes ``tests/mcp_server/evidence/corpus/sessions/<app>/`` (each body, and ``index.json`` with
 the URL, status, type and what the detector says of it now, the expectation to review by hand
@@ -55,8 +55,10 @@ def extension(mime: str) -> str:
     return "json" if "json" in mime else "xml" if "xml" in mime else "html" if "html" in mime else "txt"
 
 
-def main(dump: Path, app: str) -> None:
+def main(dump: Path, app: str, only: str = "") -> None:
     rows = [json.loads(line) for line in (dump / "index.jsonl").read_text().splitlines()]
+    if only:  # e.g. "xhr,fetch": a session's calls without its (large) pages
+        rows = [r for r in rows if r["kind"] in only.split(",")]
     bodies = {r["file"]: (dump / r["file"]).read_bytes().decode("utf-8", "replace") for r in rows}
     secrets = secrets_of([*bodies.values(), *(r["url"] for r in rows)])
     out = OUT / app
@@ -86,4 +88,4 @@ def main(dump: Path, app: str) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), sys.argv[2])
+    main(Path(sys.argv[1]), sys.argv[2], *sys.argv[3:4])

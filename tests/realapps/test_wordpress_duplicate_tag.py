@@ -22,6 +22,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 import pytest
+import wp_person
 from background_tabs import open_in_front, visibility
 from realapp_session import WholeSession, agent, bench, running_site
 
@@ -43,29 +44,11 @@ def site() -> Iterator[Any]:
     yield from running_site("WordPress", wordpress, "WordPress")
 
 
-async def _load(conn: Any, url: str, ready: str) -> None:
-    await person.eval_js(conn, f"location.href = {json.dumps(url)}, true", gesture=True)
-    await person.until(
-        conn,
-        f"document.readyState === 'complete' && location.href === {json.dumps(url)}"
-        f" && !!document.querySelector({json.dumps(ready)})",
-        f"{url} did not load",
-    )
-
-
 async def _log_in_and_open_tags(conn: Any, site: Any) -> str:
-    """The person's login (typed on wp-login.php), the dashboard, then Posts > Tags; its URL."""
-    await conn.send("Network.clearBrowserCookies")
-    await conn.send("Page.navigate", {"url": site.url("wp-login.php")})
-    await person.until(conn, "document.readyState === 'complete' && !!document.getElementById('wp-submit')", "no login")
-    await person.type_into(conn, "document.getElementById('user_login')", wordpress.USER)
-    await person.type_into(conn, "document.getElementById('user_pass')", site.password)
-    await person.eval_js(conn, "document.getElementById('wp-submit').click(), true", gesture=True)
-    await person.until(
-        conn, "document.readyState === 'complete' && !!document.getElementById('wpadminbar')", "the login failed"
-    )
-    await _load(conn, site.url("wp-admin/edit.php"), "#posts-filter")
-    await _load(conn, site.url(TAGS), "#tag-name")
+    """The person's login (typed on wp-login.php), the dashboard, Posts, then Posts > Tags; its URL."""
+    await wp_person.log_in(conn, site)
+    await wp_person.load(conn, site.url("wp-admin/edit.php"), "#posts-filter")
+    await wp_person.load(conn, site.url(TAGS), "#tag-name")
     return str(site.url(TAGS))
 
 
