@@ -2,7 +2,7 @@
 
 Why raw CDP: the person's typing must be keyboard input the page sees (``Input.insertText`` into
 a focused field), before and beside the agent's server, without any of the server's own code. The
-app scripts (``pma_person``, tests/realapps) build on these four.
+app scripts (``pma_person``, tests/realapps) build on these.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from cdp_core.connection import Connection
 
 from .tabs import page_targets
 
-__all__ = ["WAIT", "eval_js", "until", "connect_tab", "type_into"]
+__all__ = ["WAIT", "eval_js", "until", "connect_tab", "type_into", "press_end"]
 
 #: Seconds a page may take to load or handle an answer (2 shared cores).
 WAIT = 60.0
@@ -62,3 +62,11 @@ async def type_into(conn: Connection, element: str, text: str) -> None:
     """Focus ``element`` (a JS expression) and type ``text`` into it as keyboard input."""
     await eval_js(conn, f"({element}).focus(), ({element}).select && ({element}).select(), true", gesture=True)
     await conn.send("Input.insertText", {"text": text})
+
+
+async def press_end(conn: Connection) -> None:
+    """Press and release End: editors that sync on key events (Adminer's highlighted SQL box
+    copies its text into the form's textarea on keyup) see the typed text as a person's."""
+    for kind in ("keyDown", "keyUp"):
+        key = {"type": kind, "key": "End", "code": "End", "windowsVirtualKeyCode": 35}
+        await conn.send("Input.dispatchKeyEvent", key)

@@ -255,6 +255,14 @@ _HIDDEN_CLASSES = frozenset(
     {"hidden", "d-none", "hide", "sr-only", "visually-hidden", "screen-reader-text", "hide-if-js"}
 )
 _NOT_CONTAINERS = frozenset({"html", "body", "main", "form", "table", "tbody", "thead", "tr", "input", "option"})
+#: Tags that end an open ``<p>`` (HTML's rule: a paragraph cannot hold a block)
+_CLOSES_P = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "details", "div", "dl", "fieldset", "figure", "footer",
+        "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "main", "menu", "nav", "ol", "p", "pre",
+        "section", "table", "ul",
+    }
+)  # fmt: skip
 _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
 )
@@ -274,6 +282,8 @@ class _ErrorBlocks(HTMLParser):
         self.current: list[str] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _CLOSES_P and any(open_tag == "p" for open_tag, _h, _k in self.stack):
+            self.handle_endtag("p")  # Adminer's <p class='error'>… is never closed: the <form> after it ends it
         if tag in _VOID:
             if tag == "br" and self.current is not None:
                 self.current.append("\n")

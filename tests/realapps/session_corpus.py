@@ -4,8 +4,8 @@
     .venv/bin/python tests/realapps/session_corpus.py /tmp/wp wordpress [xhr,fetch]
 
 writes ``tests/mcp_server/evidence/corpus/sessions/<app>/`` (each body, and ``index.json`` with
-the URL, status, type and what the detector says of it now, the expectation to review by hand
-before committing). Why a script: the corpus must be re-recordable when an app's package changes,
+the URL, status, type and what the detector says of the body now: the expectation, to review by
+hand before committing). Why a script: the corpus must be re-recordable when an app's package changes,
 and the bodies hold CSRF tokens, nonces and script nonces that must not be committed: every value
 the patterns below find anywhere in the session is replaced, in every body and URL, by as many
 ``x`` (lengths kept, so the markup stays what it was). The port becomes 8080, so a new recording
@@ -19,6 +19,8 @@ import json
 import re
 import sys
 from pathlib import Path
+
+from mcp_server.evidence.app_errors import app_error_in
 
 OUT = Path(__file__).resolve().parents[1] / "mcp_server" / "evidence" / "corpus" / "sessions"
 
@@ -80,7 +82,9 @@ def main(dump: Path, app: str, only: str = "") -> None:
                 "status": row["status"],
                 "mime": row["mime"],
                 "type": row["kind"],
-                "expect": row["app_error"],
+                "expect": app_error_in(
+                    body.encode(), row["mime"], status=row["status"], url=row["url"], resource_type=row["kind"]
+                ),
             }
         )
     (out / "index.json").write_text(json.dumps(index, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -47,8 +47,8 @@ _LOGIN = "document.querySelector('input[type=submit]').click(), true"
 
 
 async def _log_in_and_open_the_form(conn: Any, site: Any) -> str:
-    """The person's login (typed, the password wrong first), the table's rows, then its New item
-    form; the form's URL."""
+    """The person's login (typed, the password wrong first), a query with a typo and the right one,
+    the table's rows, then its New item form; the form's URL."""
     await conn.send("Network.clearBrowserCookies")
     await conn.send("Page.navigate", {"url": site.url()})
     await person.until(conn, f"document.readyState === 'complete' && !!{_USERNAME}", "no login form")
@@ -60,6 +60,7 @@ async def _log_in_and_open_the_form(conn: Any, site: Any) -> str:
     await person.eval_js(conn, _LOGIN, gesture=True)
     await person.until(conn, "!!document.querySelector('#logout')", "the login did not succeed")
     user = f"username={adminer.USER}&db={adminer.DB}"
+    await _run_sql(conn, site.url(f"{user}&sql="))
     for query, ready in ((f"{user}&select={adminer.TABLE}", "table.checkable"), (f"{user}&edit={adminer.TABLE}", _SKU)):
         url = site.url(query)
         await person.eval_js(conn, f"location.href = {json.dumps(url)}, true", gesture=True)
@@ -70,6 +71,33 @@ async def _log_in_and_open_the_form(conn: Any, site: Any) -> str:
             f"{url} did not load",
         )
     return str(url)
+
+
+#: A query with a typo in the table's name, then the right one
+_MISTYPED = f"SELECT sku, giacenza FROM {adminer.TABLE[:-1]}o"
+_RIGHT = f"SELECT sku, giacenza FROM {adminer.TABLE}"
+MISSING_TABLE = f"Error in query (1146): Table '{adminer.DB}.{adminer.TABLE[:-1]}o' doesn't exist"
+
+
+async def _run_sql(conn: Any, url: str) -> None:
+    """The SQL command page: a query with a typo (Adminer's error block), then the right one (its rows)."""
+    for query, shown in ((_MISTYPED, ".error"), (_RIGHT, "table.nowrap")):
+        await person.eval_js(conn, f"location.href = {json.dumps(url)}, true", gesture=True)
+        await person.until(
+            conn, "document.readyState === 'complete' && !!document.querySelector('textarea[name=query]')", "no SQL box"
+        )
+        # Adminer's highlighting puts an editable <pre> over the textarea (hidden): the person types there
+        box = "[...document.querySelectorAll('pre.jush, textarea[name=query]')].find(e => e.offsetParent)"
+        await person.type_into(conn, box, query)
+        await person.press_end(conn)
+        await person.eval_js(
+            conn, "document.querySelector('input[type=submit][value=Execute]').click(), true", gesture=True
+        )
+        await person.until(
+            conn,
+            f"document.readyState === 'complete' && !!document.querySelector({json.dumps(shown)})",
+            f"{query!r} showed no {shown}",
+        )
 
 
 async def _save_the_duplicate(conn: Any) -> None:
@@ -95,6 +123,7 @@ async def test_the_duplicate_entry_of_a_full_page_post_is_in_the_first_bundle(
         conn = await person.connect_tab(cdp_url, site.base_url)
         try:
             session = await WholeSession(conn).start()
+            await conn.send("Page.bringToFront")  # the person works in this tab (key presses reach it)
             form_url = await _log_in_and_open_the_form(conn, site)
             agents_tab = next(t["id"] for t in tabs.page_targets(cdp_url) if t["url"] == form_url)
             async with agent(tmp_path) as bot:
@@ -113,12 +142,13 @@ async def test_the_duplicate_entry_of_a_full_page_post_is_in_the_first_bundle(
     assert DUPLICATE in json.dumps(data["network"]["appErrors"], ensure_ascii=False)
     assert await visibility(cdp_url, front) == "visible"
     assert await visibility(cdp_url, agents_tab) == "hidden"
-    # the whole session (the failed login, the login, the rows, the form, the Save): the two errors only
+    # the whole session (the failed login, the login, the two queries, the rows, the form, the Save):
+    # the three errors only
     said = [(method, error) for method, _url, error in flagged]
     # (the failed login's POST is redirected: the page that says so is a GET answered 403)
     denied = f"Access denied for user '{adminer.USER}'@'localhost'"
-    assert len(said) == 2 and said[0][0] == "GET" and said[0][1].startswith(denied), flagged
-    assert said[1] == ("POST", DUPLICATE), flagged
+    assert len(said) == 3 and said[0][0] == "GET" and said[0][1].startswith(denied), flagged
+    assert said[1:] == [("POST", MISSING_TABLE), ("POST", DUPLICATE)], flagged
     session_cookies = [c["value"] for c in cookies if "adminer" in c["name"] and len(c["value"]) >= 8]
     assert session_cookies, [c["name"] for c in cookies]
     bot.assert_never_said([site.password, *session_cookies])
