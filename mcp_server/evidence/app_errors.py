@@ -3,9 +3,10 @@
 Why: real apps answer their own errors with a status that calls them fine. phpMyAdmin answers a
 duplicate key with ``200 application/json {"success":false,"error":"<div class=\\"alert
 alert-danger\\">…"}`` whose ``#1062 - Duplicate entry …`` sits some 1,200 characters in, past
-every preview; WordPress answers ``{"success":false,"data":…}`` or a bare ``-1``; Laravel,
-Rails, Symfony, ASP.NET, ColdFusion, JSON-RPC and GraphQL each have their shape; a form post
-comes back as a page with an error block. Counted as nothing, the bundle said "0 failed, 0 HTTP
+every preview; WordPress answers ``{"success":false,"data":…}``, a bare ``-1`` or a
+``text/xml`` ``<wp_ajax>`` whose ``<wp_error>`` holds the message; Laravel, Rails, Symfony,
+ASP.NET, ColdFusion, JSON-RPC and GraphQL each have their shape; a form post comes back as a
+page with an error block (Adminer's, never closed). Counted as nothing, the bundle said "0 failed, 0 HTTP
 errors" beside the request that failed. This reads those shapes and quotes the message, its
 HTML stripped, entities decoded, secrets masked, with the file and line it names.
 
@@ -13,7 +14,9 @@ Precision matters as much as recall: a false "error" sends the agent down the wr
 the top level of a JSON answer is read (a list of log rows with an ``error`` column, a form
 field named ``error``, ``{"errors": []}`` and ``{"error": null}`` are not errors), a plain
 ``message`` is an error only with a failure flag or an error status, and an HTML block counts
-only when its class, id or role says it is an error container and a reader would see its text.
+only when its class, id or role says it is an error container and a reader would see its text
+(with JavaScript on: WordPress's ``hide-if-js`` notices are not seen). tests/realapps runs this on
+every answer of whole sessions of real apps; corpus/sessions keeps some of them.
 """
 
 from __future__ import annotations
