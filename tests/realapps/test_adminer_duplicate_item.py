@@ -4,11 +4,12 @@ Adminer (Debian's single ``adminer.php``, ``php -S`` on loopback, MariaDB on its
 ``bench/adminer.py``) answers a failed insert with the whole page again: a full-page POST, a
 ``200 text/html`` document, holding ``<div class='error'>Duplicate entry … for key …</div>`` above
 the form it shows again. No XHR, no JSON: the other way round from phpMyAdmin. The person logs in
-by typing, opens the table's "New item" form; the agent attaches, the person opens a tab in front
+by typing (the password wrong first), runs a mistyped query and the right one, opens the table's
+"New item" form; the agent attaches, the person opens a tab in front
 (the agent's tab is in the background) and saves a row whose SKU exists. The agent's first
 ``debug_bundle`` must quote MariaDB's error under both renderings, the detector must call no
-other answer of the whole session an error, and the password and the session cookies' values
-must be in no answer and no file.
+answer of the whole session an error but the three the person saw, and the password, the session cookies' values and
+the form's CSRF token must be in no answer and no file.
 """
 
 from __future__ import annotations
@@ -125,6 +126,7 @@ async def test_the_duplicate_entry_of_a_full_page_post_is_in_the_first_bundle(
             session = await WholeSession(conn).start()
             await conn.send("Page.bringToFront")  # the person works in this tab (key presses reach it)
             form_url = await _log_in_and_open_the_form(conn, site)
+            token = await person.eval_js(conn, "document.querySelector('input[name=token]').value")
             agents_tab = next(t["id"] for t in tabs.page_targets(cdp_url) if t["url"] == form_url)
             async with agent(tmp_path) as bot:
                 await bot.session("attach_cdp", cdp_url=cdp_url, url_contains=f"edit={adminer.TABLE}")
@@ -151,4 +153,5 @@ async def test_the_duplicate_entry_of_a_full_page_post_is_in_the_first_bundle(
     assert said[1:] == [("POST", MISSING_TABLE), ("POST", DUPLICATE)], flagged
     session_cookies = [c["value"] for c in cookies if "adminer" in c["name"] and len(c["value"]) >= 8]
     assert session_cookies, [c["name"] for c in cookies]
-    bot.assert_never_said([site.password, *session_cookies])
+    assert isinstance(token, str) and len(token) >= 8  # Adminer's CSRF token, in the Save's form data
+    bot.assert_never_said([site.password, token, *session_cookies])
