@@ -26,6 +26,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import Self
 
 from .procmem import HARNESS_PIDS
 
@@ -212,7 +213,7 @@ class PhpSite:
 
     # -- the site --------------------------------------------------------------------------------
 
-    def start(self) -> PhpSite:
+    def start(self) -> Self:
         try:
             self.db.install()
             self.db.start()
@@ -254,7 +255,7 @@ class PhpSite:
         self.db.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def __enter__(self) -> PhpSite:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
