@@ -144,6 +144,11 @@ class WholeSession:
         self.conn.root.on(
             ["Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished"], self._on
         )
+        with contextlib.suppress(Exception):  # bodies kept past the next navigation (this client's own)
+            await self.conn.send(
+                "Network.configureDurableMessages",
+                {"maxTotalBufferSize": 64 * 1024 * 1024, "maxResourceBufferSize": 8 * 1024 * 1024},
+            )
         await self.conn.send("Network.enable", {"maxTotalBufferSize": 64 * 1024 * 1024})
         return self
 
