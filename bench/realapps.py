@@ -20,6 +20,7 @@ import contextlib
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -64,15 +65,27 @@ def _free_port() -> int:
 
 
 def _stop(proc: subprocess.Popen[bytes] | None) -> None:
-    """Stop one process this runner started (SIGTERM, a clean shutdown, then SIGKILL)."""
-    if proc is None or proc.poll() is not None:
+    """Stop one process this runner started and its children (SIGTERM to its own process group, a
+    clean shutdown, then SIGKILL): ``php -S`` with workers leaves them serving when only it stops."""
+    if proc is None:
         return
-    proc.terminate()
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)  # started with start_new_session: the group is its own
     try:
         proc.wait(timeout=60)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # the workers go with the group, not with the parent
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 class MariaDB:
