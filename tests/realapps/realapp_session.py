@@ -139,10 +139,18 @@ class WholeSession:
         self.answers: dict[str, Answer] = {}
         self._methods: dict[str, str] = {}
         self._reads: set[asyncio.Task[None]] = set()
+        #: documents, XHRs and fetches sent and not finished yet
+        self._open: set[str] = set()
 
     async def start(self) -> WholeSession:
         self.conn.root.on(
-            ["Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished"], self._on
+            [
+                "Network.requestWillBeSent",
+                "Network.responseReceived",
+                "Network.loadingFinished",
+                "Network.loadingFailed",
+            ],
+            self._on,
         )
         with contextlib.suppress(Exception):  # bodies kept past the next navigation (this client's own)
             await self.conn.send(
@@ -156,12 +164,19 @@ class WholeSession:
         p = event.params
         if event.method == "Network.requestWillBeSent":
             self._methods[p["requestId"]] = p["request"]["method"]
+            if p.get("type") in _READ:
+                self._open.add(p["requestId"])
+        elif event.method == "Network.loadingFailed":
+            self._open.discard(p["requestId"])
         elif event.method == "Network.responseReceived" and p.get("type") in _READ:
             r = p["response"]
             self.answers[p["requestId"]] = Answer(
                 self._methods.get(p["requestId"], "GET"), r["url"], r["status"], r.get("mimeType", ""), _READ[p["type"]]
             )
-        elif event.method == "Network.loadingFinished" and p["requestId"] in self.answers:
+        elif event.method == "Network.loadingFinished":
+            self._open.discard(p["requestId"])
+            if p["requestId"] not in self.answers:
+                return
             task = asyncio.get_running_loop().create_task(self._read(p["requestId"]))
             self._reads.add(task)
             task.add_done_callback(self._reads.discard)
@@ -175,6 +190,15 @@ class WholeSession:
             answer.app_error = app_error_in(
                 answer.body, answer.mime, status=answer.status, url=answer.url, resource_type=answer.kind
             )
+
+    async def quiet(self) -> None:
+        """Wait until every answer sent so far has finished and its body was read: what the person
+        does next (a navigation) may otherwise drop a body before it is read. A request that never
+        finishes (a long poll) holds this 30 s at most."""
+        for _ in range(600):
+            if not self._open and not self._reads:
+                return
+            await asyncio.sleep(0.05)
 
     async def settled(self) -> list[Answer]:
         """The answers once every body read finished."""

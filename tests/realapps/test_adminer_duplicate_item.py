@@ -47,7 +47,7 @@ _PASSWORD = "document.querySelector('input[name=\"auth[password]\"]')"
 _LOGIN = "document.querySelector('input[type=submit]').click(), true"
 
 
-async def _log_in_and_open_the_form(conn: Any, site: Any) -> str:
+async def _log_in_and_open_the_form(conn: Any, site: Any, session: WholeSession) -> str:
     """The person's login (typed, the password wrong first), a query with a typo and the right one,
     the table's rows, then its New item form; the form's URL."""
     await conn.send("Network.clearBrowserCookies")
@@ -57,11 +57,13 @@ async def _log_in_and_open_the_form(conn: Any, site: Any) -> str:
     await person.type_into(conn, _PASSWORD, site.password[::-1])
     await person.eval_js(conn, _LOGIN, gesture=True)
     await person.until(conn, f"!!document.querySelector('.error') && !!{_PASSWORD}", "no login error")
+    await session.quiet()  # each step's answers read before the person moves on
     await person.type_into(conn, _PASSWORD, site.password)
     await person.eval_js(conn, _LOGIN, gesture=True)
     await person.until(conn, "!!document.querySelector('#logout')", "the login did not succeed")
     user = f"username={adminer.USER}&db={adminer.DB}"
-    await _run_sql(conn, site.url(f"{user}&sql="))
+    await session.quiet()
+    await _run_sql(conn, site.url(f"{user}&sql="), session)
     for query, ready in ((f"{user}&select={adminer.TABLE}", "table.checkable"), (f"{user}&edit={adminer.TABLE}", _SKU)):
         url = site.url(query)
         await person.eval_js(conn, f"location.href = {json.dumps(url)}, true", gesture=True)
@@ -71,6 +73,7 @@ async def _log_in_and_open_the_form(conn: Any, site: Any) -> str:
             f" && !!document.querySelector({json.dumps(ready)})",
             f"{url} did not load",
         )
+        await session.quiet()
     return str(url)
 
 
@@ -80,7 +83,7 @@ _RIGHT = f"SELECT sku, giacenza FROM {adminer.TABLE}"
 MISSING_TABLE = f"Error in query (1146): Table '{adminer.DB}.{adminer.TABLE[:-1]}o' doesn't exist"
 
 
-async def _run_sql(conn: Any, url: str) -> None:
+async def _run_sql(conn: Any, url: str, session: WholeSession) -> None:
     """The SQL command page: a query with a typo (Adminer's error block), then the right one (its rows)."""
     for query, shown in ((_MISTYPED, ".error"), (_RIGHT, "table.nowrap")):
         await person.eval_js(conn, f"location.href = {json.dumps(url)}, true", gesture=True)
@@ -99,6 +102,7 @@ async def _run_sql(conn: Any, url: str) -> None:
             f"document.readyState === 'complete' && !!document.querySelector({json.dumps(shown)})",
             f"{query!r} showed no {shown}",
         )
+        await session.quiet()
 
 
 async def _save_the_duplicate(conn: Any) -> None:
@@ -125,7 +129,7 @@ async def test_the_duplicate_entry_of_a_full_page_post_is_in_the_first_bundle(
         try:
             session = await WholeSession(conn).start()
             await conn.send("Page.bringToFront")  # the person works in this tab (key presses reach it)
-            form_url = await _log_in_and_open_the_form(conn, site)
+            form_url = await _log_in_and_open_the_form(conn, site, session)
             token = await person.eval_js(conn, "document.querySelector('input[name=token]').value")
             agents_tab = next(t["id"] for t in tabs.page_targets(cdp_url) if t["url"] == form_url)
             async with agent(tmp_path) as bot:
