@@ -35,6 +35,10 @@ _skip_httpx_cli()
 import httpx  # noqa: E402 - after the marker above
 
 from .errors import DiscoveryError  # noqa: E402
+from .private_file import UnsafeFile, read_private_file  # noqa: E402
+
+#: ``DevToolsActivePort`` is a port and a websocket path: a few dozen bytes
+ACTIVE_PORT_MAX_BYTES = 4096
 
 __all__ = [
     "preload",
@@ -50,6 +54,12 @@ __all__ = [
 ]
 
 DISCOVERY_TIMEOUT = 5.0
+#: one discovery request, whole: Chrome answers /json/* in milliseconds
+DISCOVERY_DEADLINE = 10.0
+#: /json/list of a browser with hundreds of tabs stays far below this
+DISCOVERY_MAX_BYTES = 8 * 1024 * 1024
+#: headers about the body as sent; the body handed on is decoded and whole
+_BODY_FRAMING = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,10 +128,16 @@ async def _get_json(endpoint: str, path: str, method: str = "GET") -> Any:
     # bundle into a new SSL context for every client, a cost paid on each discovery request.
     tls = url.startswith("https:")
     try:
-        async with httpx.AsyncClient(
-            trust_env=False, timeout=DISCOVERY_TIMEOUT, follow_redirects=False, verify=tls
-        ) as client:
-            response = await client.request(method, url)
+        # httpx's timeout is per read: a server that drips a byte at a time would never reach it
+        async with asyncio.timeout(DISCOVERY_DEADLINE):
+            async with httpx.AsyncClient(
+                trust_env=False, timeout=DISCOVERY_TIMEOUT, follow_redirects=False, verify=tls
+            ) as client:
+                response = await _bounded_request(client, method, url, endpoint)
+    except TimeoutError as exc:
+        raise DiscoveryError(
+            f"{method} {url} did not answer in {DISCOVERY_DEADLINE:g} s (a browser answers at once)", endpoint=endpoint
+        ) from exc
     except httpx.HTTPError as exc:
         raise DiscoveryError(f"no browser answers at {http_base(endpoint)}: {exc!r}", endpoint=endpoint) from exc
     if response.is_redirect:
@@ -138,6 +154,22 @@ async def _get_json(endpoint: str, path: str, method: str = "GET") -> Any:
         return response.json()
     except ValueError as exc:
         raise DiscoveryError(f"{url} did not answer JSON", endpoint=endpoint) from exc
+
+
+async def _bounded_request(client: httpx.AsyncClient, method: str, url: str, endpoint: str) -> httpx.Response:
+    """The response with its body read up to DISCOVERY_MAX_BYTES (a listener may send without end)."""
+    async with client.stream(method, url) as response:
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > DISCOVERY_MAX_BYTES:
+                raise DiscoveryError(
+                    f"{method} {url} answered more than {DISCOVERY_MAX_BYTES} bytes", endpoint=endpoint
+                )
+            chunks.append(chunk)
+    kept = [(k, v) for k, v in response.headers.items() if k.lower() not in _BODY_FRAMING]
+    return httpx.Response(response.status_code, headers=kept, content=b"".join(chunks))
 
 
 async def get_version(endpoint: str) -> BrowserVersion:
@@ -188,11 +220,15 @@ def read_devtools_active_port(profile_dir: str | Path) -> tuple[int, str]:
     Chrome writes it when started with ``--remote-debugging-port`` (``0`` picks a free
     port), and when its remote-debugging toggle (chrome://inspect/#remote-debugging) is on; the
     file stays behind when Chrome crashes, so check the port with :func:`port_accepts`.
-    Raises :class:`DiscoveryError` while the file is missing or incomplete.
+    Raises :class:`DiscoveryError` while the file is missing or incomplete, and for a file that is
+    not what Chrome writes (a link, a FIFO, a device, someone else's, one others can rewrite, more
+    than a few lines): the directory may be any the caller names (:mod:`.private_file`).
     """
     path = Path(profile_dir) / "DevToolsActivePort"
     try:
-        lines = path.read_text().splitlines()
+        lines = read_private_file(path, ACTIVE_PORT_MAX_BYTES).decode("utf-8", "replace").splitlines()
+    except UnsafeFile as exc:
+        raise DiscoveryError(f"{exc}: not read") from exc
     except OSError as exc:
         raise DiscoveryError(f"{path} is not readable: {exc}") from exc
     if len(lines) < 2 or not lines[0].strip().isdigit():

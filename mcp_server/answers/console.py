@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cdp_core.recorders.console.load_errors import load_error_text
 from cdp_core.recorders.listing import Selection
 from mcp_server.answers.lean import lean, ms_since, short_url, when_text
 from mcp_server.answers.listing import (
@@ -21,18 +22,42 @@ from mcp_server.answers.listing import (
     shared_values,
 )
 
-__all__ = ["console_row", "console_line", "console_listing", "console_record"]
+__all__ = ["console_row", "console_line", "console_listing", "console_record", "request_link"]
+
+#: what a line replayed at attach links to (its request was never captured)
+NOT_CAPTURED = "not captured (before attach)"
+
+
+def request_link(link: dict[str, Any] | None) -> str | None:
+    """``#12 POST`` (the network entry a line is about, for network_get) or :data:`NOT_CAPTURED`.
+
+    ``link`` is an entry's ``linkedRequest`` (mcp_server/evidence/console_requests.py).
+    """
+    if not link:
+        return None
+    if link.get("beforeAttach"):
+        return NOT_CAPTURED
+    return f"#{link['id']}" + (f" {link['method']}" if link.get("method") else "")
+
+
+def _text(entry: dict[str, Any]) -> str:
+    """A line's text; Chrome's "Failed to load resource" says its own status or net error, tersely."""
+    loaded = entry.get("loadError")
+    return load_error_text(loaded) if loaded else str(entry.get("text", ""))
 
 
 def _console_fields(entry: dict[str, Any], page_url: str | None, *, stack: int = 0) -> dict[str, Any]:
     """The lean fields of a list entry (shared by its row and its line)."""
-    out: dict[str, Any] = {"id": entry["id"], "type": entry["type"], "text": cut(entry.get("text", ""), TEXT_CHARS)}
+    out: dict[str, Any] = {"id": entry["id"], "type": entry["type"], "text": cut(_text(entry), TEXT_CHARS)}
     if entry.get("replayed"):
         out["replayed"] = True
     if entry["type"] in LOCATED_TYPES or stack:
         at = location(entry, page_url)
         if at:
             out["at"] = at
+    link = request_link(entry.get("linkedRequest"))
+    if link:
+        out["request"] = link
     entry_page = entry.get("pageUrl")
     if entry_page and not same_doc(entry_page, page_url):
         out["page"] = short_url(entry_page, page_url)
@@ -86,10 +111,17 @@ def console_line(entry: dict[str, Any], page_url: str | None, *, stack: int = 0)
 
 def _console_line(f: dict[str, Any]) -> str:
     line = f"#{f['id']} [{f['type']}]" + (" [replayed]" if f.get("replayed") else "") + f" {f['text']}"
+    link = f.get("request") if f["type"] != "issue" else None  # an issue's request is one of its fields
+    linked = bool(link) and str(link).startswith("#")
+    if linked:  # ``→ #12 POST /api/save``: the request the line is about, at the line's URL
+        line += f" → {link}" + (f" {f['at']}" if "at" in f else "")
     for key, label in (("at", ""), ("page", "page "), ("frame", "frame ")):
-        if key in f:
+        if key in f and not (linked and key == "at"):
             line += f" ({label}{f[key]})"
-    line += _issue_text(f)
+    if link and not linked:
+        line += f" → {link}"
+    if f["type"] == "issue":
+        line += _issue_text(f)
     for frame in f.get("stack", []):
         line += f"\n    at {frame}"
     return line
@@ -210,7 +242,7 @@ def console_record(entry: dict[str, Any], page_url: str | None, since: str | Non
         rec["message"] = entry["message"]
     if entry.get("description") and not entry.get("stack"):
         rec["description"] = entry["description"]
-    rec["networkRequestId"] = entry.get("networkRequestId")
+    rec["request"] = request_link(entry.get("linkedRequest"))
     if entry["type"] == "issue":
         for key in (*ISSUE_FIELDS, "nodeId"):
             if entry.get(key):
@@ -220,7 +252,8 @@ def console_record(entry: dict[str, Any], page_url: str | None, since: str | Non
     facts = []
     if t is not None:
         facts.append(when_text(t))
-    for key in ("at", "page", "frame", "source", "logSource", "networkRequestId", *ISSUE_FIELDS, "nodeId"):
+    fields = ("at", "page", "frame", "source", "logSource", "request", *(k for k in ISSUE_FIELDS if k != "request"))
+    for key in (*fields, "nodeId"):
         if rec.get(key):
             value = rec[key]
             if isinstance(value, dict):

@@ -129,7 +129,7 @@ def exceptions_set(mode: str, points: DebugPoints) -> tuple[str, dict[str, Any]]
 
 def point_listing(points: DebugPoints | None, page_url: str) -> tuple[str, dict[str, Any]]:
     if points is None or not points.active:
-        foreign = len(points.foreign) if points is not None else 0
+        foreign = points.foreign_count if points is not None else 0
         data: dict[str, Any] = {"points": [], "debuggerOn": False}
         if foreign:
             data["foreignPausesResumed"] = foreign
@@ -145,8 +145,8 @@ def point_listing(points: DebugPoints | None, page_url: str) -> tuple[str, dict[
             + (" (left to the user's debugger)" if f.get("left") else " (resumed)")
             for f in points.foreign[-3:]
         ]
-        lines.append(f"{len(points.foreign)} pause(s) not ours, the last: " + "; ".join(data["foreignPauses"]))
-        data["foreignPauseCount"] = len(points.foreign)
+        lines.append(f"{points.foreign_count} pause(s) not ours, the last: " + "; ".join(data["foreignPauses"]))
+        data["foreignPauseCount"] = points.foreign_count
     return "\n".join(lines), data
 
 

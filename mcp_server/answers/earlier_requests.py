@@ -129,12 +129,16 @@ def _hint(r: EarlierRequest, page_url: str | None) -> str:
     )
 
 
-def earlier_part(earlier: Earlier, page_url: str | None) -> tuple[list[str], dict[str, Any]]:
-    """(text lines, data) of the requests from before attach: a count, the failing ones, the last xhr/fetch."""
+def earlier_part(earlier: Earlier, page_url: str | None, *, with_last: bool = True) -> tuple[list[str], dict[str, Any]]:
+    """(text lines, data) of the requests from before attach: a count, the failing ones, the last xhr/fetch.
+
+    ``with_last=False`` leaves out the last xhr/fetch that did not fail: where the capture already
+    holds the failure, they are the person's earlier clicks, not a lead (the count still says they were).
+    """
     since_ms = (epoch_of(earlier.since) or 0.0) * 1000
     failing = [r for r in earlier.requests if r.failing]
     ajax = [r for r in earlier.requests if r.kind in _AJAX]
-    last = [r for r in ajax if not r.failing][-LAST_AJAX:]
+    last = [r for r in ajax if not r.failing][-LAST_AJAX:] if with_last else []
     other = Counter(r.kind for r in earlier.requests if r.kind not in READ_KINDS and (r.status or 0) >= 400)
     head = f"before attach ({SOURCE}): {earlier.total} request(s)"
     if ajax:

@@ -47,7 +47,8 @@ def row_schema(*columns: dict[str, Any], required: int | None = None, descriptio
 
 
 ConsoleRow = Annotated[
-    list[Any], row_schema(_INT, _STR, _STR, description="[id, type, text, {at, page, frame, replayed, stack}?]")
+    list[Any],
+    row_schema(_INT, _STR, _STR, description="[id, type, text, {at, request, page, frame, replayed, stack}?]"),
 ]
 NetworkRow = Annotated[
     list[Any],

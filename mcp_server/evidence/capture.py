@@ -80,7 +80,8 @@ def recorders_for(page: PageHandle, settings: Any) -> tuple[NetworkRecorder, Con
             preview_chars=_setting(settings, "network_preview_bytes") or 2048,
             page_url=lambda: page.url,
         )
-        console.issues.request_ids = network.entry_id_for  # an issue names the request's network entry id
+        # a load error line and an issue name their request's network entry id, by Chrome's request id
+        console.request_ids = network.entry_id_for
         page.data["console"] = console
     return network, console
 

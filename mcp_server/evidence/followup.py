@@ -15,11 +15,14 @@ from collections import Counter, deque
 from typing import TYPE_CHECKING, Any
 
 from cdp_core import CDPException, CDPSession
+from cdp_core.recorders.console.load_errors import load_error_text
+from mcp_server.answers.console import request_link
 from mcp_server.answers.lean import short_url
 from mcp_server.answers.listing import NETWORK_COLUMNS, frame_text
 from mcp_server.answers.models import NetworkRow
 from mcp_server.answers.network import network_row
 from mcp_server.evidence.app_errors import held_app_error
+from mcp_server.evidence.console_requests import link_requests
 from mcp_server.evidence.dialogs import DialogWatch, public_dialog
 from mcp_server.evidence.followup_text import MAX_ERRORS
 from mcp_server.evidence.form_validation import ValidationWatch
@@ -127,7 +130,11 @@ def _error_row(entry: dict[str, Any], page_url: str | None) -> list[Any]:
     is the throw; a ``console.error`` call's frame is where it was logged, which the text's own
     ``at ...`` (an Error's stack printed) says better. Generated locations: console_get maps them.
     """
-    row = [entry.get("id"), entry.get("type"), " ".join(str(entry.get("text", "")).split())[:ERROR_CHARS]]
+    text = str(entry.get("text", ""))
+    if entry.get("loadError"):  # Chrome's load error: its own status or net error, and its request by id
+        link = request_link(entry.get("linkedRequest"))
+        text = load_error_text(entry["loadError"]) + (f" → {link}" if link else "")
+    row = [entry.get("id"), entry.get("type"), " ".join(text.split())[:ERROR_CHARS]]
     stack = entry.get("stack") or []
     if entry.get("type") == "pageerror" and stack:
         row.append(frame_text(stack[0], page_url))
@@ -258,7 +265,9 @@ class Followup:
         if self.console is not None:
             errors = self.console.list(since_id=self.console_id, types=["error", "pageerror"], include_stack=True)
             if errors:
-                data["consoleErrors"] = [_error_row(e, self.page.url) for e in errors[-MAX_ERRORS:]]
+                shown = errors[-MAX_ERRORS:]
+                link_requests(shown, self.network)
+                data["consoleErrors"] = [_error_row(e, self.page.url) for e in shown]
                 if len(errors) > MAX_ERRORS:
                     data["consoleErrorCount"] = len(errors)
         if self.watch is not None and self.watch.open is not None:

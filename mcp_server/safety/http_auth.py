@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cdp_core.private_file import UnsafeFile, read_private_file
 from mcp_server.safety.owner_only import restrict_to_owner
 
 __all__ = ["HttpSecret", "BearerAuth", "resolve_secret", "DEFAULT_FILE_NAME", "MIN_SECRET_CHARS"]
@@ -35,6 +36,8 @@ __all__ = ["HttpSecret", "BearerAuth", "resolve_secret", "DEFAULT_FILE_NAME", "M
 DEFAULT_FILE_NAME = "http-token"
 #: A secret shorter than this is a password someone typed, not a secret: refused at start.
 MIN_SECRET_CHARS = 16
+#: A secret is a line; a bigger file is not one of ours
+SECRET_FILE_MAX_BYTES = 4096
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -70,12 +73,17 @@ def resolve_secret(token: str | None, token_file: Path | None, artifact_dir: Pat
 
 
 def _read_private(path: Path) -> str:
-    mode = path.stat().st_mode
-    if os.name == "posix" and stat.S_IMODE(mode) & 0o077:
-        raise SecretError(
-            f"MCP_HTTP_TOKEN_FILE {path} can be read by other users (mode {stat.S_IMODE(mode):o}); chmod 600 it"
-        )
-    value = path.read_text(encoding="utf-8").strip()
+    """The secret in ``path``, checked on the opened file (owner, mode, size) and its folder, never by path alone."""
+    folder = path.parent.stat()
+    writers = 0o002 if folder.st_gid == getattr(os, "getegid", lambda: -1)() else 0o022
+    if os.name == "posix" and stat.S_IMODE(folder.st_mode) & writers:
+        # another account could replace the file between our check and the next start
+        raise SecretError(f"MCP_HTTP_TOKEN_FILE {path} lies in a folder other users can write; move it")
+    try:
+        raw = read_private_file(path, SECRET_FILE_MAX_BYTES, others_may_read=False)
+    except UnsafeFile as exc:
+        raise SecretError(f"MCP_HTTP_TOKEN_FILE {exc}") from exc
+    value = raw.decode("utf-8", "replace").strip()
     if len(value) < MIN_SECRET_CHARS:
         raise SecretError(f"MCP_HTTP_TOKEN_FILE {path} holds {len(value)} characters (at least {MIN_SECRET_CHARS})")
     return value

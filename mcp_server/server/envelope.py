@@ -204,6 +204,15 @@ def failure_from_exception(exc: BaseException, *, tool: str, action: str | None)
             hint="turn on chrome://inspect/#remote-debugging in the user's Chrome and call attach_cdp again, or "
             "start Chrome with --remote-debugging-port=9222 and a dedicated profile and pass cdp_url",
         )
+    missing = _missing_reply_field(exc)
+    if missing is not None:
+        log.warning("a CDP reply without %r in %s %s", missing, tool, action or "", exc_info=exc)
+        return ToolFailure(
+            ErrorCode.CDP_ERROR,
+            f"the browser answered without {missing!r}, which this call needs: a malformed CDP reply",
+            hint="a real Chrome sends it; check that the endpoint attached to is a Chrome (get_browser_status)",
+            field=missing,
+        )
     timeout = _playwright_timeout()
     if timeout is not None and isinstance(exc, timeout):
         return ToolFailure(ErrorCode.TIMEOUT, str(exc).split("\n")[0], hint="check the selector or raise timeout_ms")
@@ -214,6 +223,25 @@ def failure_from_exception(exc: BaseException, *, tool: str, action: str | None)
         hint="this is a bug in the server; the browser state is unchanged where possible, retry or report it",
         exception=type(exc).__name__,
     )
+
+
+#: Fields every Chrome puts in the CDP replies we read; a KeyError on one of them is the
+#: endpoint's (a fake or broken CDP server), not a bug of ours.
+CDP_REPLY_FIELDS = frozenset(
+    {
+        "objectId", "result", "node", "nodeId", "nodeIds", "backendNodeId", "frameTree", "frame",
+        "targetId", "targetInfos", "sessionId", "scriptSource", "breakpointId", "nodes", "root",
+        "data", "body", "base64Encoded", "cookies", "layoutViewport", "cssVisualViewport", "model",
+        "contentSize", "entries", "quads", "computedStyle", "matchedCSSRules", "browserContextId",
+    }
+)  # fmt: skip
+
+
+def _missing_reply_field(exc: BaseException) -> str | None:
+    """The CDP reply field a KeyError names, when it is one (see CDP_REPLY_FIELDS)."""
+    if type(exc) is KeyError and exc.args and isinstance(exc.args[0], str) and exc.args[0] in CDP_REPLY_FIELDS:
+        return exc.args[0]
+    return None
 
 
 def _playwright_timeout() -> type[BaseException] | None:

@@ -16,7 +16,7 @@ from targets.hub import Listeners
 from targets.settings import DEFAULT_CDP_URL, TargetSettings
 
 from .cdp import CdpTarget, check_cdp_url, chrome_command_hint, handshake_failure, resolve_ws_url
-from .finding import FoundChrome, find_chromes, found_in, profile_of
+from .finding import FoundChrome, find_chromes, found_in, profile_of, unsafe_port_file
 from .handshake import Handshake
 from .profile_dirs import ProfileDir, standard_profile_dirs
 
@@ -75,7 +75,15 @@ class ChromeAttachment:
             via = "cdp_url" if cdp_url else "configured"
         elif user_data_dir:
             profile = profile_of(user_data_dir)
-            found = await found_in(profile)
+            refused = unsafe_port_file(profile)
+            if refused:
+                raise ToolFailure(
+                    ErrorCode.BLOCKED_BY_POLICY,
+                    f"{refused[:400]}: not a file Chrome wrote for this user, so it names no Chrome to attach to.",
+                    hint="name the user data dir of a Chrome this user started, or pass cdp_url",
+                    userDataDir=str(profile.path)[:300],
+                )
+            found = await found_in(profile, named=True)
             if found is None:
                 shown = str(profile.path)[:300]
                 raise ToolFailure(

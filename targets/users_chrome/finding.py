@@ -19,7 +19,10 @@ from typing import Any, Literal
 
 from cdp_core import DiscoveryError
 from cdp_core.discovery import get_version, port_accepts, read_devtools_active_port
+from cdp_core.private_file import UnsafeFile
+from targets.errors import ErrorCode, ToolFailure
 
+from .listener_owner import check_listener
 from .profile_dirs import ProfileDir
 
 __all__ = ["FoundChrome", "find_chromes", "found_in", "found_by_port", "FIXED_PORTS"]
@@ -41,11 +44,15 @@ class FoundChrome:
     port: int
     ws_url: str
     how: Literal["toggle", "flag"]
+    #: how the listener was told to be this user's (:mod:`.listener_owner`): "socket owner", or why not
+    owner_check: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"browser": self.browser, "port": self.port, "how": self.how}
         if self.profile_dir:
             data["profileDir"] = self.profile_dir
+        if self.owner_check:
+            data["ownerCheck"] = self.owner_check
         return data
 
 
@@ -58,20 +65,48 @@ async def _answers_version(port: int) -> str | None:
     return version.browser or "Chrome"
 
 
-async def found_in(profile: ProfileDir) -> FoundChrome | None:
-    """The Chrome whose live ``DevToolsActivePort`` is in ``profile.path`` (None: no file, or stale)."""
+def unsafe_port_file(profile: ProfileDir) -> str | None:
+    """Why ``profile``'s ``DevToolsActivePort`` was not read (a link, a FIFO, someone else's…), else None."""
+    try:
+        read_devtools_active_port(profile.path)
+    except DiscoveryError as exc:
+        return str(exc) if isinstance(exc.__cause__, UnsafeFile) else None
+    except ValueError:
+        return None
+    return None
+
+
+async def found_in(profile: ProfileDir, *, named: bool = False) -> FoundChrome | None:
+    """The Chrome whose live ``DevToolsActivePort`` is in ``profile.path`` (None: no file, or stale).
+
+    A port another account listens on is passed over; ``named`` (the caller named this profile)
+    raises BLOCKED_BY_POLICY instead, with the owner it found.
+    """
     try:
         port, path = read_devtools_active_port(profile.path)
     except (DiscoveryError, ValueError):  # ValueError: a path no system accepts (a NUL byte)
         return None
     if not 0 < port < 65536 or not path.startswith("/devtools/browser/") or not await port_accepts(port):
         return None
+    owner = check_listener(port)
+    if owner.someone_elses:
+        if named:
+            raise ToolFailure(
+                ErrorCode.BLOCKED_BY_POLICY,
+                f"The port {port} named in {str(profile.path)[:300]}/DevToolsActivePort is held by another"
+                f" account's process (uid {owner.uid}), not by a Chrome of this user: the file is stale.",
+                hint="start Chrome with remote debugging again, then attach_cdp",
+            )
+        return None
     how: Literal["toggle", "flag"] = "flag" if await _answers_version(port) else "toggle"
-    return FoundChrome(profile.browser, str(profile.path), port, f"ws://127.0.0.1:{port}{path}", how)
+    return FoundChrome(profile.browser, str(profile.path), port, f"ws://127.0.0.1:{port}{path}", how, owner.how)
 
 
 async def _on_fixed_port(port: int) -> FoundChrome | None:
     if not await port_accepts(port):
+        return None
+    owner = check_listener(port)
+    if owner.someone_elses:
         return None
     try:
         version = await get_version(f"http://127.0.0.1:{port}")
@@ -80,7 +115,7 @@ async def _on_fixed_port(port: int) -> FoundChrome | None:
     ws_url = version.web_socket_debugger_url
     if not ws_url.startswith("ws://"):
         return None
-    return FoundChrome(version.browser or "Chrome", None, port, ws_url, "flag")
+    return FoundChrome(version.browser or "Chrome", None, port, ws_url, "flag", owner.how)
 
 
 async def find_chromes(dirs: Sequence[ProfileDir], fixed_ports: Sequence[int] = FIXED_PORTS) -> list[FoundChrome]:

@@ -82,3 +82,98 @@ async def test_evaluate_disabled_refuses_documents_written_in_the_url(tmp_path: 
     finally:
         await manager.close()
     assert not [r for r in http_server.requests if r.path == ran]
+
+
+_LOOP_JS = """var k = 0;
+function tick(n) {
+  for (var i = 0; i < n; i++) {
+    k = k + 1;
+  }
+  return k;
+}
+"""
+
+
+async def _points_page(http_server, client) -> None:
+    http_server.route("/sec-eval/app.js", Reply(200, _LOOP_JS, "application/javascript"))
+    http_server.route("/sec-eval/points.html", Reply(200, "<title>Points</title><script src=app.js></script>"))
+    result = await client.call_tool("browser_navigate", {"url": http_server.url("/sec-eval/points.html")})
+    assert not result.is_error, result.content[0].text
+
+
+async def test_evaluate_disabled_keeps_points_to_reading_values(tmp_path: Path, http_server):
+    """A logpoint's expression and a point's condition run in the page: with evaluate off, only reads."""
+    settings = Settings.load({"BROWSER_EVALUATE_ENABLED": "false", "MCP_ARTIFACT_DIR": str(tmp_path / "artifacts")})
+    manager, server = build_app(settings)
+    try:
+        async with Client(server) as client:
+            await _points_page(http_server, client)
+            page = await manager.current_page()
+            for action, args in (
+                ("debug_logpoint", {"expression": "(fetch('/sec-eval/leak?c='+document.cookie), 1)"}),
+                ("debug_logpoint", {"expression": "k", "condition": "(document.title='AGENT_JS_RAN', false)"}),
+                ("debug_snapshot", {"condition": "(window.__ran = 1, false)"}),
+                ("debug_logpoint", {"expression": "k--"}),
+            ):
+                point = {"action": action, "source": "app.js", "line": 4, **args}
+                result = await client.call_tool("browser_session", point)
+                sc = result.structured_content
+                assert result.is_error and sc["code"] == "EVALUATE_DISABLED", (args, sc)
+                assert "may only read values" in result.content[0].text
+            listed = await client.call_tool("browser_session", {"action": "debug_list"})
+            assert "points" not in (listed.structured_content or {}) or not listed.structured_content["points"]
+            # reads are still a logpoint
+            result = await client.call_tool(
+                "browser_session",
+                {
+                    "action": "debug_logpoint",
+                    "source": "app.js",
+                    "line": 4,
+                    "expression": "k, i",
+                    "condition": "k >= 1",
+                },
+            )
+            assert not result.is_error, result.content[0].text
+            await page.session.send("Runtime.evaluate", {"expression": "tick(3)"})
+            logged = await client.call_tool("browser_session", {"action": "console_list", "types": ["logpoint"]})
+            assert (
+                "k=1, i=1" in logged.content[0].text
+                and "k=2, i=2" in logged.content[0].text
+                and "k=0" not in logged.content[0].text
+            ), logged.content[0].text
+            side = await page.session.send(
+                "Runtime.evaluate", {"expression": "document.title + ' ' + typeof window.__ran", "returnByValue": True}
+            )
+            assert side["result"]["value"] == "Points undefined"
+    finally:
+        await manager.close()
+    assert not [r for r in http_server.requests if r.path.startswith("/sec-eval/leak")]
+
+
+async def test_a_condition_that_stays_false_is_asked_a_bounded_number_of_times(tmp_path: Path, http_server):
+    """Every evaluation counts, true or false: a point that never hits cannot run its condition forever."""
+    from cdp_core.recorders.debugger.capture import CONDITION_CHECKS_MAX
+
+    settings = Settings.load({"MCP_ARTIFACT_DIR": str(tmp_path / "artifacts")})
+    manager, server = build_app(settings)
+    try:
+        async with Client(server) as client:
+            await _points_page(http_server, client)
+            page = await manager.current_page()
+            result = await client.call_tool(
+                "browser_session",
+                {
+                    "action": "debug_logpoint",
+                    "source": "app.js",
+                    "line": 4,
+                    "expression": "k",
+                    "condition": "(window.__asked = (window.__asked || 0) + 1, false)",
+                },
+            )
+            assert not result.is_error, result.content[0].text
+            runs = CONDITION_CHECKS_MAX * 2
+            await page.session.send("Runtime.evaluate", {"expression": f"tick({runs})"}, timeout=120)
+            asked = await page.session.send("Runtime.evaluate", {"expression": "window.__asked", "returnByValue": True})
+            assert asked["result"]["value"] == CONDITION_CHECKS_MAX
+    finally:
+        await manager.close()

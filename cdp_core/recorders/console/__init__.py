@@ -16,7 +16,7 @@ from __future__ import annotations
 import builtins
 import itertools
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ...connection import CDPSession
@@ -103,6 +103,20 @@ class ConsoleRecorder:
         self._events = EventCollector(
             add=self._add, page_url=lambda: self.page_url, issues=self.issues, preview_chars=self.preview_chars
         )
+
+    @property
+    def request_ids(self) -> Callable[[str], int | None] | None:
+        """Maps a CDP request id to its network entry id (``NetworkRecorder.entry_id_for``).
+
+        Set by whoever also records the page's network: a "Failed to load resource" line and a
+        DevTools issue then name the request they are about (``networkId``), by Chrome's id.
+        """
+        return self._events.request_ids
+
+    @request_ids.setter
+    def request_ids(self, lookup: Callable[[str], int | None] | None) -> None:
+        self._events.request_ids = lookup
+        self.issues.request_ids = lookup
 
     async def attach(self, session: CDPSession, *, frame_kind: str = "page") -> None:
         """Subscribe, then enable Runtime and Log; what they replay is marked ``replayed``."""

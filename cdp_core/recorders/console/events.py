@@ -18,6 +18,7 @@ from ..network import iso_time
 from ..redact import redact_secrets_in_text
 from .audits import IssueTracker
 from .format import ARG_PREVIEW_CHARS, format_remote_object, frames_from_description, message_text, stack_frames
+from .load_errors import parse_load_error
 
 __all__ = ["EventCollector", "TYPE_ALIASES", "CONSOLE_TYPES"]
 
@@ -56,6 +57,9 @@ class EventCollector:
         self._contexts: dict[tuple[str | None, int], str] = {}  # (session, contextId) -> frameId
         #: frameId -> its URL, from the frame tree at attach and every navigation since
         self.frame_urls: dict[str, str] = {}
+        #: CDP request id -> the network entry id an agent passes to ``network_get`` (set by whoever
+        #: also records the network, :attr:`ConsoleRecorder.request_ids`)
+        self.request_ids: Callable[[str], int | None] | None = None
 
     @property
     def page_url(self) -> str:
@@ -205,9 +209,29 @@ class EventCollector:
             "logSource": e.get("source"),
             "replayed": ("Log", session.session_id) in self.replaying,
         }
+        loaded = parse_load_error(str(e.get("text") or "")) if e.get("source") == "network" else None
+        if loaded:
+            entry["loadError"] = loaded  # the line's own outcome, whatever its request shows later
         if e.get("networkRequestId"):
             entry["networkRequestId"] = e["networkRequestId"]
+            if not entry["replayed"]:  # a line from before attach names a request never captured
+                found = self._network_id(str(e["networkRequestId"]))
+                if found is not None:
+                    entry["networkId"] = found
         self._add(entry)
+
+    def _network_id(self, request_id: str) -> int | None:
+        """The network entry of the request a line names, by Chrome's own id (never by URL).
+
+        Chrome sends the request's events before the line that reports it, so the entry is
+        known by now; the answers look again for one that was not.
+        """
+        if self.request_ids is None:
+            return None
+        try:
+            return self.request_ids(request_id)
+        except Exception:  # noqa: BLE001 - a lookup must never lose the line
+            return None
 
     def _on_issue(self, session: CDPSession, frame_kind: str, p: dict[str, Any]) -> None:
         entry = self.issues.entry(p.get("issue") or {}, session)

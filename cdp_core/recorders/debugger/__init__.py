@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CDPException
 from ..network import iso_time
-from .capture import capture_pause, logpoint_condition
+from .capture import capture_pause, checked_condition, logpoint_condition
 from .entries import capped_entry, logpoint_entry, notice_entry, onto_pageerror, snapshot_entry
 from .names import name_capture
 
@@ -81,7 +81,8 @@ class DebugPoints:
         self.binding = "__mcpDebug_" + secrets.token_hex(6)
         self.points: dict[int, Point] = {}
         self.exceptions = "none"
-        self.foreign: list[dict[str, Any]] = []  # pauses nobody here asked for, resumed
+        self.foreign: list[dict[str, Any]] = []  # the last pauses nobody here asked for
+        self.foreign_count = 0  # all of them (an anti-debug loop pauses thousands of times)
         self.capture_timeout = CAPTURE_TIMEOUT_S
         self.pause_ms: list[float] = []  # how long each of our pauses held the page (benchmarks read it)
         self._ids = 0
@@ -90,6 +91,8 @@ class DebugPoints:
         self._subs: dict[str | None, Any] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._script_urls: dict[tuple[str | None, str], str] = {}
+        #: where a script starts in its document (an inline <script>): pauses are in document coordinates
+        self._script_starts: dict[tuple[str | None, str], tuple[int, int]] = {}
         self.exception_hits = 0
 
     # -- sessions ------------------------------------------------------------------------------
@@ -175,7 +178,7 @@ class DebugPoints:
                 point.generated_expression or "undefined",
                 point.generated_condition,
             )
-        return point.generated_condition or ""
+        return checked_condition(self.binding, point.id, point.generated_condition) if point.generated_condition else ""
 
     async def _place(self, session: CDPSession, point: Point) -> None:
         if point.capped or session.session_id in point.breakpoints:
@@ -249,10 +252,14 @@ class DebugPoints:
 
     def _on_event(self, session: CDPSession, method: str, params: dict[str, Any]) -> None:
         if method == "Debugger.scriptParsed":  # a paused frame names its script by id only
+            key = (session.session_id, str(params.get("scriptId")))
+            if len(self._script_urls) > 20_000:
+                self._script_urls.clear()
+                self._script_starts.clear()
             if params.get("url"):
-                if len(self._script_urls) > 20_000:
-                    self._script_urls.clear()
-                self._script_urls[(session.session_id, str(params.get("scriptId")))] = str(params["url"])
+                self._script_urls[key] = str(params["url"])
+            if params.get("startLine") or params.get("startColumn"):
+                self._script_starts[key] = (int(params.get("startLine") or 0), int(params.get("startColumn") or 0))
         elif method == "Runtime.bindingCalled":
             if params.get("name") == self.binding:
                 self._on_logpoint(session, str(params.get("payload") or ""))
@@ -303,7 +310,11 @@ class DebugPoints:
             return False
         lines = str(source.get("scriptSource") or "").split("\n")
         line, col = int(loc.get("lineNumber", -1)), int(loc.get("columnNumber", 0))
-        if not 0 <= line < len(lines):
+        start_line, start_col = self._script_starts.get((session.session_id, str(loc.get("scriptId"))), (0, 0))
+        if line == start_line:
+            col -= start_col
+        line -= start_line
+        if not 0 <= line < len(lines) or col < 0:
             return False
         if not lines[line][col:].lstrip().startswith("debugger"):
             return True  # a breakpoint or a step of another client
@@ -349,6 +360,7 @@ class DebugPoints:
                 }
             )
             del self.foreign[:-20]
+            self.foreign_count += 1
             return
         point = ours[0] if ours else None
         if point is not None and point.hits >= point.max_hits:

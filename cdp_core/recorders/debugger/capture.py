@@ -29,13 +29,22 @@ from ..console.format import format_remote_object
 from ..redact import REDACTED, redact_secrets_in_text
 from ..secret_names import is_secret_field
 
-__all__ = ["logpoint_condition", "capture_pause", "redacted_value", "FRAMES_WITH_VARS"]
+__all__ = [
+    "logpoint_condition",
+    "checked_condition",
+    "CONDITION_CHECKS_MAX",
+    "capture_pause",
+    "redacted_value",
+    "FRAMES_WITH_VARS",
+]
 
 #: Frames whose variables a capture reads (the rest of the stack is names and places only).
 FRAMES_WITH_VARS = 3
 #: Variables kept per scope, and characters per value preview.
 VARS_PER_SCOPE = 25
 VALUE_CHARS = 200
+#: times a point's condition is evaluated, true or false, before it is no longer asked
+CONDITION_CHECKS_MAX = 10_000
 STACK_FRAMES = 30
 #: Scope types read (global and script scopes are the whole page: left out).
 SCOPE_TYPES = ("local", "block", "closure", "catch", "with", "module")
@@ -67,7 +76,7 @@ def logpoint_condition(binding: str, point: int, max_hits: int, values: str, con
     """
     b = f"globalThis[{json.dumps(binding)}]"
     c = f"{b}.c{point}"
-    cond = f"({condition})" if condition else "true"
+    cond = checked_condition(binding, point, condition) if condition else "true"
     record = (
         # no binding of ours is in scope where the page's values are read (minified names are one letter)
         f"(() => {{ let __mcpV; try {{ __mcpV = {_PREVIEW_JS}([{values}]); }}"
@@ -78,6 +87,17 @@ def logpoint_condition(binding: str, point: int, max_hits: int, values: str, con
     return (
         f"(typeof {b} === 'function' && {cond} && (({c} = ({c} || 0) + 1) <= {max_hits} ? {record} : {capped}), false)"
     )
+
+
+def checked_condition(binding: str, point: int, condition: str) -> str:
+    """``condition`` counted at each evaluation and no longer evaluated past CONDITION_CHECKS_MAX.
+
+    Why: a condition that stays false never reaches the hit cap, so without a count of its own
+    it would run at every pass of its line for as long as the point exists.
+    """
+    b = f"globalThis[{json.dumps(binding)}]"
+    e = f"{b}.e{point}"
+    return f"(typeof {b} === 'function' && ({e} = ({e} || 0) + 1) <= {CONDITION_CHECKS_MAX} && ({condition}))"
 
 
 def redacted_value(name: str, preview: str) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ...connection import CDPSession
-from ...errors import CDPError
+from ...errors import CDPError, CDPException
 from ..listing import Selection, select_window
 from ..redact import DEFAULT_REDACT_HEADERS, HeaderRedactor, redact_url
 from .bodies import BodyReader
@@ -80,6 +80,7 @@ class NetworkRecorder:
         eager_body_budget: int = 64 * MiB,
         max_total_buffer_size: int = 200 * MiB,
         max_resource_buffer_size: int = 20 * MiB,
+        durable_body_budget: int | None = None,
         ws_max_frames: int = 100,
         eager_workers: int = 4,
         eager_queue_max: int = 512,
@@ -89,6 +90,13 @@ class NetworkRecorder:
         #: Chrome's buffers for this page's responses (``Network.enable``)
         self.max_total_buffer_size = int(max_total_buffer_size)
         self.max_resource_buffer_size = int(max_resource_buffer_size)
+        #: what Chrome keeps of this page's bodies in its browser process, across navigations
+        #: (``Network.configureDurableMessages``); 0 turns it off. Chrome's buffer sizes unless given:
+        #: once durable, Chrome answers body reads from that store, and a smaller one lost bodies of a
+        #: burst of large responses that the renderer's buffers had kept (before the eager reads came).
+        self.durable_body_budget = int(max_total_buffer_size if durable_body_budget is None else durable_body_budget)
+        #: whether the page's own session keeps bodies across navigations (None: not asked yet)
+        self.durable_bodies: bool | None = None
         #: what the page shows now; a new owner of the recorder may replace it (a relaunched browser's page)
         self._page_url_fn = page_url
         self.captured_since: str | None = None
@@ -131,6 +139,10 @@ class NetworkRecorder:
         kind = frame_kind
         sub = session.on(NETWORK_EVENTS, lambda ev: self._events.on_event(session, kind, ev))
         self._subscriptions.append(sub)
+        if frame_kind in ("page", "iframe"):
+            durable = await self._keep_bodies_durable(session)
+            if frame_kind == "page":
+                self.durable_bodies = durable
         params = {
             "maxTotalBufferSize": self.max_total_buffer_size,
             "maxResourceBufferSize": self.max_resource_buffer_size,
@@ -141,6 +153,25 @@ class NetworkRecorder:
         except CDPError:
             # Some targets (service workers on old builds) refuse the buffer options.
             await session.send("Network.enable", {})
+
+    async def _keep_bodies_durable(self, session: CDPSession) -> bool:
+        """Ask Chrome to keep this session's response bodies outside the renderer, so that the body of
+        an XHR whose handler navigates at once (the AJAX-then-redirect pattern) is still there when read.
+
+        Why before ``Network.enable``: the first responses after it are covered too. Nothing the
+        person sees changes (it is Chrome-side bookkeeping within ``durable_body_budget``). A Chrome
+        without the method (older than the command, or another browser) refuses it: capture goes on
+        as before, with the eager copies only (:mod:`.held`), and ``durable_bodies`` says so.
+        """
+        budget = self.durable_body_budget
+        if budget <= 0:
+            return False
+        params = {"maxTotalBufferSize": budget, "maxResourceBufferSize": min(budget, self.max_resource_buffer_size)}
+        try:
+            await session.send("Network.configureDurableMessages", params, timeout=10)
+        except CDPException:
+            return False
+        return True
 
     def detach(self) -> None:
         """Stop listening (entries stay readable); background fetches are cancelled."""
@@ -186,6 +217,18 @@ class NetworkRecorder:
         return self._held.dropped
 
     @property
+    def eager_body_max_bytes(self) -> int:
+        """Bodies up to this size are read as soon as they finish (:mod:`.held`)."""
+        return self._held.max_bytes
+
+    def navigated_after(self, entry_id: int) -> int | None:
+        """The id of the first main-frame navigation stored after ``entry_id``, if the page moved on since.
+
+        Why: a body Chrome no longer has was most often lost to that navigation; the answer names it
+        instead of guessing."""
+        return next((d["id"] for d in self.main_documents() if d["id"] > entry_id), None)
+
+    @property
     def completed(self) -> int:
         """Requests that reached loadingFinished/loadingFailed since attach (never reset by clear)."""
         return self._events.completed
@@ -221,6 +264,7 @@ class NetworkRecorder:
             "bodiesHeld": len(self._held),
             "bodiesHeldBytes": self.held_bytes,
             "bodiesDropped": self.bodies_dropped,
+            "bodiesDurable": self.durable_bodies,
             "completed": self.completed,
         }
 

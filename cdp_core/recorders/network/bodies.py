@@ -58,16 +58,18 @@ class BodyReader:
         if held is not None:
             return held, "held"
         if e.frames is not None:
-            raise BodyUnavailable(f"entry {e.id} is a WebSocket; its frames are in network_get")
+            raise BodyUnavailable(f"entry {e.id} is a WebSocket; its frames are in network_get", "websocket")
         if e.redirected_to is not None:
             # The requestId now names the next hop: asking the browser would return the wrong body.
-            raise BodyUnavailable(f"entry {e.id} is a redirect hop ({e.status}); see entry {e.redirected_to}")
+            raise BodyUnavailable(
+                f"entry {e.id} is a redirect hop ({e.status}); see entry {e.redirected_to}", "redirect_hop"
+            )
         if e.failed and e.status is None:
-            raise BodyUnavailable(f"request {e.id} failed ({e.failure_text}); there is no response body")
+            raise BodyUnavailable(f"request {e.id} failed ({e.failure_text}); there is no response body", "no_response")
         if not e.finished:
-            raise BodyUnavailable(f"response {e.id} has not finished loading yet")
+            raise BodyUnavailable(f"response {e.id} has not finished loading yet", "not_finished")
         if e.session.closed:
-            raise BodyUnavailable(f"the tab or frame of entry {e.id} is gone and its body was not held")
+            raise BodyUnavailable(f"the tab or frame of entry {e.id} is gone and its body was not held", "tab_closed")
         try:
             result = await e.session.send("Network.getResponseBody", {"requestId": e.request_id}, timeout=15)
         except CDPException as exc:
@@ -75,7 +77,8 @@ class BodyReader:
                 # Chrome keeps no body beyond maxResourceBufferSize: say why, not just "not found".
                 raise BodyUnavailable(
                     f"the body of entry {e.id} ({e.encoded_bytes} bytes on the wire) is larger than the "
-                    f"{self.browser_max_bytes} bytes Chrome keeps per response, so no copy exists"
+                    f"{self.browser_max_bytes} bytes Chrome keeps per response, so no copy exists",
+                    "over_chrome_limit",
                 ) from exc
             raise BodyUnavailable(f"the browser no longer has the body of entry {e.id}: {exc}") from exc
         return decode_body(result), "browser"
@@ -84,11 +87,13 @@ class BodyReader:
         if e.post_data is not None:
             return e.post_data.encode("utf-8", "surrogateescape"), "request"
         if not e.has_post_data:
-            raise BodyUnavailable(f"request {e.id} ({e.method}) has no body")
+            raise BodyUnavailable(f"request {e.id} ({e.method}) has no body", "no_request_body")
         try:
             result = await e.session.send("Network.getRequestPostData", {"requestId": e.request_id}, timeout=15)
         except CDPException as exc:
-            raise BodyUnavailable(f"the browser no longer has the request body of entry {e.id}: {exc}") from exc
+            raise BodyUnavailable(
+                f"the browser no longer has the request body of entry {e.id}: {exc}", "request_gone"
+            ) from exc
         return str(result.get("postData", "")).encode("utf-8", "surrogateescape"), "browser"
 
     async def body_bytes(self, entry_id: int, which: str = "response") -> tuple[bytes, str, str]:

@@ -93,6 +93,7 @@ def build_har(
     page_title: str = "",
     page_url: str = "",
     include_bodies: bool = True,
+    raw_bodies: bool = False,
 ) -> dict[str, Any]:
     """The HAR 1.2 document of everything stored in ``recorder`` (oldest first).
 
@@ -100,6 +101,9 @@ def build_har(
     the requests after it belong to it), with its DOMContentLoaded and load times when the page
     reported them; requests captured before the first navigation seen belong to the page that
     was shown at attach (its load happened before capture: -1, as HAR says for unknown timings).
+    Response bodies are masked by the same name and value rules as every answer (a JWT, a Bearer
+    value, a secret-named field or URL parameter); ``raw_bodies`` keeps them as Chrome gave them,
+    for the person who asks for exactly that (headers, URLs and request bodies stay redacted).
     """
     started = recorder.captured_since or iso_time()
     pages, page_of = _pages(recorder, started, page_title or redact_url(page_url))
@@ -131,7 +135,8 @@ def build_har(
             content["size"] = len(body)
             if include_bodies and len(body) <= MAX_INLINE_BODY and is_text_mime(mime):
                 # A page's links and scripts carry secrets (phpMyAdmin's ``&amp;token=``, ``token: "..."``)
-                content["text"] = redact_url_params(redact_secrets_in_text(body.decode("utf-8", "replace")))
+                text = body.decode("utf-8", "replace")
+                content["text"] = text if raw_bodies else redact_url_params(redact_secrets_in_text(text))
         location = next((v for k, v in resp_headers.items() if k.lower() == "location"), "")
         response = {
             "status": int(status or 0),
@@ -179,7 +184,12 @@ def build_har(
             "creator": CREATOR,
             "pages": pages,
             "entries": entries,
-            "comment": f"captured since {started}; secrets redacted",
+            "comment": f"captured since {started}; "
+            + (
+                "headers, URLs and request bodies redacted, response bodies as received"
+                if raw_bodies
+                else "secrets redacted"
+            ),
         }
     }
 

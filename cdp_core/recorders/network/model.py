@@ -76,7 +76,17 @@ class EntryNotFound(LookupError):
 
 
 class BodyUnavailable(Exception):
-    """The browser no longer has this body (navigation, eviction) and we did not hold it."""
+    """The browser no longer has this body (navigation, eviction) and we did not hold it.
+
+    ``reason`` names the case in one word, so that the next step offered beside the message
+    fits it (an answer whose hint contradicts its message sends the agent the wrong way):
+    ``websocket``, ``redirect_hop``, ``no_response``, ``not_finished``, ``tab_closed``,
+    ``over_chrome_limit``, ``gone`` (Chrome no longer has it), ``no_request_body``, ``request_gone``.
+    """
+
+    def __init__(self, message: str, reason: str = "gone") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class BodyIsBinary(Exception):

@@ -25,6 +25,7 @@ from cdp_core.recorders.accessibility.format import MESSAGE_ROLES, SnapshotLine,
 from cdp_core.recorders.redact import redact_url_params_in
 from mcp_server.evidence.app_errors import held_app_error
 from mcp_server.evidence.body_preview import held_response_preview
+from mcp_server.evidence.console_requests import link_requests
 from mcp_server.evidence.dialogs import dialog_watch
 from mcp_server.evidence.reading import source_map_policy
 from mcp_server.evidence.server_errors import held_server_error, held_server_stack
@@ -76,7 +77,7 @@ def _distinct(messages: list[SnapshotLine]) -> list[SnapshotLine]:
 
 
 class DebugBundleArgs(ActionArgs):
-    include_snapshot: bool | None = Field(None, description="Snapshot preview; default: on a form error")
+    include_snapshot: bool | None = Field(None, description="Snapshot preview; default: on a form error not on screen")
     include_screenshot: bool = Field(False, description="Save a PNG (path only)")
     include_storage: bool | None = Field(
         None, description="Storage keys, cookie names; default: if errors involve them"
@@ -91,6 +92,9 @@ def _compact_console(e: dict[str, Any]) -> dict[str, Any]:
     stack = e.get("stack") or []
     keys = ("id", "timestamp", "type", "text", "location", "pageUrl", "frameUrl", "source", "replayed")
     out = {k: e.get(k) for k in keys}
+    for key in ("loadError", "linkedRequest"):  # a load error's own outcome and its request, by id
+        if e.get(key):
+            out[key] = e[key]
     if stack:
         out["stackTop"] = stack[:3]
     return out
@@ -332,9 +336,12 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
                 map_notes = [f"not mapped: {exc}"]
             if map_notes:
                 bundle["sourceMapNotes"] = map_notes
+            shown_errors, shown_warnings = errors[-n:], warnings[-n:]
+            link_requests(shown_errors, network)  # a load error names its own request, by Chrome's id
+            link_requests(shown_warnings, network)
             bundle["console"] = {
-                "errors": [_compact_console(e) for e in errors[-n:]],
-                "warnings": [_compact_console(e) for e in warnings[-n:]],
+                "errors": [_compact_console(e) for e in shown_errors],
+                "warnings": [_compact_console(e) for e in shown_warnings],
                 "errorCount": len(errors),
                 "warningCount": len(warnings),
                 "total": len(console),
@@ -378,7 +385,9 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
             notes.append(f"storage unavailable: {exc}")
     include_snapshot = args.include_snapshot
     if include_snapshot is None and dialog is None:
-        include_snapshot = await shows_form_error(page)
+        # The snapshot was the way to show a form error; where the on-screen section quotes the
+        # page's messages whole (uids included), it would only repeat them inside the page's chrome.
+        include_snapshot = not bundle.get("onScreen") and await shows_form_error(page)
         if not include_snapshot:
             left_out["snapshot"] = "include_snapshot=true"
     if include_snapshot and dialog is None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from cdp_core.recorders.accessibility.format import MAX_MESSAGE_CHARS, clip_message, quote
-from mcp_server.answers.console import console_line, console_row
+from cdp_core.recorders.console.load_errors import load_error_text
+from mcp_server.answers.console import console_line, console_row, request_link
 from mcp_server.answers.earlier_requests import Earlier, earlier_part
 from mcp_server.answers.listing import CONSOLE_COLUMNS, NETWORK_COLUMNS, frame_text
 from mcp_server.answers.network import network_line, network_row
@@ -42,7 +43,7 @@ def bundle_markdown(bundle: dict[str, Any]) -> str:
             "",
             f"## Console: {con['errorCount']} error(s), {con['warningCount']} warning(s), {con['total']} total",
         ]
-        lines += [f"- #{e['id']} [{e['type']}] {str(e['text'])[:160]}" for e in con["errors"][:10]]
+        lines += [f"- {_markdown_console(e)}" for e in con["errors"][:10]]
     net = bundle.get("network")
     if net:
         apps = f", {net['appErrorCount']} app error(s)" if net.get("appErrorCount") else ""
@@ -53,7 +54,9 @@ def bundle_markdown(bundle: dict[str, Any]) -> str:
             lines.append(f"- #{e['id']} {e['method']} {e['status']} {e['url']} app error: {e.get('appError')}")
     earlier = bundle.get("beforeAttach")
     if earlier:
-        part, _data = earlier_part(Earlier.from_record(earlier), page.get("url"))
+        part, _data = earlier_part(
+            Earlier.from_record(earlier), page.get("url"), with_last=not _captured_failure(bundle)
+        )
         lines += ["", "## Before attach", "", *part]
     if bundle.get("screenshot"):
         lines += ["", f"Screenshot: {bundle['screenshot']['relativePath']}"]
@@ -61,6 +64,19 @@ def bundle_markdown(bundle: dict[str, Any]) -> str:
         lines += ["", f"Screenshot failed: {bundle['screenshotError']}"]
     lines += ["", "Full data: bundle.json"]
     return "\n".join(lines) + "\n"
+
+
+def _captured_failure(bundle: dict[str, Any]) -> bool:
+    """Whether the capture since attach holds a failing request (the lead is there, not before attach)."""
+    net = bundle.get("network") or {}
+    return bool(net.get("failedCount") or net.get("httpErrorCount") or net.get("appErrorCount"))
+
+
+def _markdown_console(e: dict[str, Any]) -> str:
+    """``#1 [error] Failed to load resource: 500 (…) → #3 POST``: a console error of bundle.md."""
+    text = load_error_text(e["loadError"]) if e.get("loadError") else str(e["text"])[:160]
+    link = request_link(e.get("linkedRequest"))
+    return f"#{e['id']} [{e['type']}] {text}" + (f" → {link}" if link else "")
 
 
 def _on_screen_line(item: dict[str, Any]) -> str:
@@ -93,43 +109,25 @@ def _on_screen(bundle: dict[str, Any], lines: list[str], data: dict[str, Any]) -
     lines += [f"  {_on_screen_line(item)}" for item in items]
 
 
-#: Chrome's own console error for a request that answered an error or failed
-LOAD_ERROR = "Failed to load resource"
-
-
 def _origin(url: str) -> str:
     """``scheme://host:port`` of ``url`` ('' for a URL without one: about:, data:)."""
     scheme, sep, rest = url.partition("://")
     return f"{scheme}://{rest.split('/', 1)[0]}" if sep and rest else ""
 
 
-def _console_entry(e: dict[str, Any], requests: dict[str, int], origin: str = "") -> dict[str, Any]:
+def _console_entry(e: dict[str, Any], origin: str = "") -> dict[str, Any]:
     """A bundle's compact console entry in the shape the list renderers read.
 
-    ``requests``: the ids of the requests the answer shows, by URL. Chrome's "Failed to load
-    resource: the server responded with a status of 500 (Internal Server Error)" for one of them
-    names that request instead of restating its status (said once, in the network part). The
-    page's own origin in the text (an Error's ``at http://host/app.js:6:19``) goes, as in every
-    other URL of the answer.
+    Chrome's "Failed to load resource" keeps its own status or net error and names the request
+    it is about by Chrome's request id (``linkedRequest``, never the newest request with its
+    URL). The page's own origin in the text (an Error's ``at http://host/app.js:6:19``) goes, as
+    in every other URL of the answer.
     """
     out = {**e, "stack": e.get("stackTop") or []}
     text = str(e.get("text") or "")
     if origin and origin + "/" in text:
-        out["text"] = text = text.replace(origin + "/", "/")
-    where = (e.get("location") or {}).get("url") if isinstance(e.get("location"), dict) else None
-    if text.startswith(LOAD_ERROR) and where in requests:
-        out["text"] = f"{LOAD_ERROR}: request #{requests[where]}"
+        out["text"] = text.replace(origin + "/", "/")
     return out
-
-
-def _shown_requests(net: dict[str, Any] | None) -> dict[str, int]:
-    """URL -> id of the requests the network part shows (the newest one per URL)."""
-    shown: dict[str, int] = {}
-    for key in _SHOWN:
-        for e in (net or {}).get(key) or []:
-            if e.get("url"):
-                shown[e["url"]] = e["id"]
-    return shown
 
 
 def _network_extras(e: dict[str, Any], page_url: str) -> tuple[dict[str, Any], list[str]]:
@@ -216,10 +214,9 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     _on_screen(bundle, lines, data)
     con = bundle.get("console")
     if con:
-        requests = _shown_requests(bundle.get("network"))
         origin = _origin(url)
-        errors = [_console_entry(e, requests, origin) for e in con["errors"]]
-        warnings = [_console_entry(e, requests, origin) for e in con["warnings"]]
+        errors = [_console_entry(e, origin) for e in con["errors"]]
+        warnings = [_console_entry(e, origin) for e in con["warnings"]]
         head = f"console: {con['errorCount']} error(s), {con['warningCount']} warning(s) of {con['total']} entries"
         left = _left_out(con, (("errors", "errorCount", "errors"), ("warnings", "warningCount", "warnings")))
         if left:
@@ -281,7 +278,9 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         data["network"] = out
     earlier = bundle.get("beforeAttach")
     if earlier:
-        more, data["beforeAttach"] = earlier_part(Earlier.from_record(earlier), url)
+        more, data["beforeAttach"] = earlier_part(
+            Earlier.from_record(earlier), url, with_last=not _captured_failure(bundle)
+        )
         lines += more
     frames = bundle.get("frames") or []
     if len(frames) > 1:

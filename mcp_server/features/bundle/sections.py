@@ -3,7 +3,8 @@
 Why: every section costs the agent tokens on every bundle (the snapshot and storage names can
 be much of a diagnosis that needs neither). By default the bundle carries the
 accessibility snapshot only when the page shows a form error (a field the browser calls invalid,
-``aria-invalid``, a visible alert or error message), and storage key and cookie names only when
+``aria-invalid``, a visible alert or error message) that the on-screen section could not quote
+(it quotes alerts, messages and invalid fields whole, with their uids), and storage key and cookie names only when
 storage is involved (an error or a failing request mentions storage, cookies, a session, a login
 or CSRF, or a request was refused 401/403/419). The rules read the page and the captured errors,
 never a particular site; ``include_snapshot`` / ``include_storage`` ask for a section either way,

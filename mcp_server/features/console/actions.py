@@ -17,6 +17,7 @@ from mcp_server.answers.console import console_listing, console_record
 from mcp_server.answers.listing import LOCATED_TYPES
 from mcp_server.answers.models import ClearedAnswer, EntryAnswer, ListAnswer
 from mcp_server.evidence.capture import console_of
+from mcp_server.evidence.console_requests import link_requests
 from mcp_server.evidence.reading import LIST_MAX, closed_note, not_found, source_map_notes, source_map_policy
 from mcp_server.evidence.stacks import map_console_entries
 from mcp_server.server.registry import ActionArgs, ActionResult, NoArgs, action
@@ -74,6 +75,7 @@ async def console_list(ctx: ToolContext, args: ConsoleListArgs) -> ActionResult:
     notes = await map_console_entries(
         page, sel.entries, source_map_policy(ctx), stack=args.include_stack, copy=True, located=located
     )
+    link_requests(sel.entries, page.data.get("network"))  # a load error names its own request
     text, data = console_listing(
         sel,
         page_url=page.url,
@@ -97,7 +99,9 @@ async def console_get(ctx: ToolContext, args: ConsoleGetArgs) -> ActionResult:
     except EntryNotFound as exc:
         raise not_found(exc, "console") from None
     notes = await map_console_entries(page, [entry], source_map_policy(ctx))
-    text, record = console_record(entry, page.url, recorder.captured_since)
+    linked = [entry]
+    link_requests(linked, page.data.get("network"))
+    text, record = console_record(linked[0], page.url, recorder.captured_since)
     data = {"capturedSince": recorder.captured_since, "entry": record}
     text += source_map_notes(data, notes)
     return ActionResult(text=text + closed_note(page, data), data=data)

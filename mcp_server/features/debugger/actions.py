@@ -19,6 +19,7 @@ from cdp_core.sourcemap.scopes import split_top_level, translate_identifiers
 from mcp_server.answers import debug_lines as render
 from mcp_server.evidence.reading import source_map_policy
 from mcp_server.evidence.stacks import BUDGET_S
+from mcp_server.safety.read_only_expressions import refuse_code_in
 from mcp_server.server.registry import ActionArgs, ActionResult, action
 from targets.errors import ErrorCode, ToolFailure
 
@@ -125,9 +126,11 @@ async def source_get(ctx: ToolContext, args: SourceGetArgs) -> ActionResult:
 async def _add_point(ctx: ToolContext, args: LogpointArgs | SnapshotArgs, kind: str) -> ActionResult:
     from mcp_server.evidence.debug_points import locate, original_to_generated
 
+    expression = getattr(args, "expression", None)
+    refuse_code_in(expression, "expression", evaluate_enabled=ctx.settings.evaluate_enabled)
+    refuse_code_in(args.condition, "condition", evaluate_enabled=ctx.settings.evaluate_enabled)
     page, points = await _points(ctx)
     where = await locate(page, args.source, args.line, source_map_policy(ctx))
-    expression = getattr(args, "expression", None)
     renamed = original_to_generated(where, " ".join(filter(None, (expression, args.condition))))
     point = Point(
         id=points.next_id(),

@@ -14,7 +14,7 @@ import anyio
 from pydantic import Field
 
 from cdp_core.recorders.listing import Selection, select_window
-from cdp_core.recorders.network import BodyIsBinary, BodyUnavailable, EntryNotFound
+from cdp_core.recorders.network import BodyIsBinary, BodyUnavailable, EntryNotFound, NetworkRecorder
 from cdp_core.recorders.network.har import build_har, write_har
 from mcp_server.answers.earlier_requests import earlier_part, select_earlier
 from mcp_server.answers.models import ClearedAnswer, EntryAnswer, ListAnswer
@@ -25,6 +25,7 @@ from mcp_server.evidence.capture import network_of
 from mcp_server.evidence.reading import LIST_MAX, closed_note, not_found, source_map_notes, source_map_policy
 from mcp_server.evidence.server_errors import held_server_error, held_server_stack
 from mcp_server.evidence.stacks import map_initiator
+from mcp_server.features.network.body_hints import BodyFacts, missing_body_note, save_failure_hint
 from mcp_server.page.before_attach import read_before_attach
 from mcp_server.server.registry import ActionArgs, ActionResult, Answer, NoArgs, action
 from targets.errors import ErrorCode, ToolFailure
@@ -70,21 +71,13 @@ class HarAnswer(Answer):
     capturedSince: str | None = None
 
 
-def _body_hint(which: str, why: str) -> str:
-    """The next step for the body that was asked and the reason it is missing (not a response's hint for a GET)."""
-    if which == "request":
-        if "has no body" in why:
-            return "this request sent no body (GET, HEAD...); body='response' saves what came back"
-        return "request bodies are read from Chrome while it holds them; repeat the request to capture it"
-    if "WebSocket" in why:
-        return "network_get shows its frames"
-    if "redirect hop" in why:
-        return "save the body of the entry it was redirected to"
-    if "failed" in why:
-        return "there was no response: network_get shows why the request failed"
-    if "not finished" in why:
-        return "wait for it to finish (wait_for network_idle=true), then save again"
-    return "bodies of document/xhr/fetch responses are kept automatically; repeat the request to capture it"
+def _body_facts(recorder: NetworkRecorder, entry_id: int) -> BodyFacts:
+    """What the recorder knows around a body it may not have (for the line that says so)."""
+    return BodyFacts(
+        durable=recorder.durable_bodies,
+        navigated_to=recorder.navigated_after(entry_id),
+        eager_max_bytes=recorder.eager_body_max_bytes,
+    )
 
 
 # -- network ----------------------------------------------------------------------------------
@@ -114,6 +107,7 @@ class SaveBodyArgs(ActionArgs):
 
 class ExportHarArgs(ActionArgs):
     include_bodies: bool = Field(True, description="Inline held text bodies")
+    raw_bodies: bool = Field(False, description="Response bodies unmasked (only when the person asks)")
 
 
 @action(S, "network_list", NetworkListArgs, read_only=True, lock="read", result=NetworkListAnswer)
@@ -193,9 +187,9 @@ async def network_get(ctx: ToolContext, args: NetworkGetArgs) -> ActionResult:
         text += f"\nresponse{' (the page text)' if page_text else ''}: {record['response']}"
     data: dict[str, Any] = {"capturedSince": recorder.captured_since, "entry": record}
     text += source_map_notes(data, notes)
-    if not entry.get("bodyHeld") and entry.get("resourceType") != "websocket":
-        data["hint"] = "body not held in memory: network_save_body asks the browser for it"
-        text += f"\n{data['hint']}"
+    if not entry.get("bodyHeld") and (note := missing_body_note(entry, _body_facts(recorder, args.id))):
+        data["hint"] = note  # what is true of this body (its bodyState), and the step that can work
+        text += f"\n{note}"
     return ActionResult(text=text + closed_note(page, data), data=data)
 
 
@@ -223,9 +217,12 @@ async def network_save_body(ctx: ToolContext, args: SaveBodyArgs) -> ActionResul
     except EntryNotFound as exc:
         raise not_found(exc, "network") from None
     except BodyUnavailable as exc:
-        raise ToolFailure(
-            ErrorCode.BODY_UNAVAILABLE, str(exc), hint=_body_hint(args.body, str(exc)), id=args.id
-        ) from None
+        try:
+            entry: dict[str, Any] | None = recorder.get(args.id)
+        except EntryNotFound:
+            entry = None
+        hint = save_failure_hint(args.body, exc.reason, entry, _body_facts(recorder, args.id))
+        raise ToolFailure(ErrorCode.BODY_UNAVAILABLE, str(exc), hint=hint, id=args.id) from None
     except BodyIsBinary as exc:
         raise ToolFailure(ErrorCode.INVALID_ARGUMENT, str(exc), hint="pass allow_binary=true", id=args.id) from None
     data = saved.to_dict()
@@ -263,12 +260,23 @@ async def network_export_har(ctx: ToolContext, args: ExportHarArgs) -> ActionRes
     """Write the captured requests as a HAR 1.2 file (Chrome DevTools imports it), secrets redacted."""
     page = await ctx.page()
     recorder = network_of(page)
-    har = build_har(recorder, page_title=page.title, page_url=page.url, include_bodies=args.include_bodies)
+    har = build_har(
+        recorder,
+        page_title=page.title,
+        page_url=page.url,
+        include_bodies=args.include_bodies,
+        raw_bodies=args.raw_bodies,
+    )
     path = write_har(ctx.artifacts.new_path(NETWORK_KIND, "capture", ".har"), har)
     count = len(har["log"]["entries"])
     rel = ctx.artifacts.relative(path)
+    said = (
+        "headers redacted, response bodies as received"
+        if args.raw_bodies and args.include_bodies
+        else "secrets redacted"
+    )
     return ActionResult(
-        text=f"Wrote {count} entries to {rel} (secrets redacted)",
+        text=f"Wrote {count} entries to {rel} ({said})",
         data={"filePath": str(path), "relativePath": rel, "entries": count, "capturedSince": recorder.captured_since},
-        message="wrote the HAR file (secrets redacted)",  # its paths and count are keys of their own
+        message=f"wrote the HAR file ({said})",  # its paths and count are keys of their own
     )

@@ -188,7 +188,8 @@ async def attach_cdp(ctx: ToolContext, args: AttachArgs) -> ActionResult:
     found = info.get("found") or {}
     if found.get("browser"):
         where = found.get("profileDir") or f"port {found.get('port')}"
-        head += f" ({found['browser']}, {where}, {found.get('how')}, via {found.get('via')})"
+        owner = "; listener is this user's" if found.get("ownerCheck") == "socket owner" else ""
+        head += f" ({found['browser']}, {where}, {found.get('how')}, via {found.get('via')}{owner})"
     hints = []
     if info.get("alreadyAttached"):
         # The attachment and its capture go on: "starts now" with the old time would be untrue.

@@ -243,3 +243,15 @@ async def test_invalid_argument_hint_lists_the_fields(tmp_path):
         result = await client.call_tool("browser_session", {"action": "echo", "txt": "x"})
     assert result.structured_content["hint"] == "fields of echo (? = optional): text, times?, mode?"
     assert {e["field"] for e in result.structured_content["errors"]} == {"txt", "text"}
+
+
+def test_a_cdp_reply_without_a_field_it_must_carry_is_said_as_a_malformed_reply():
+    """Third attack review: a fake CDP server's reply without ``objectId`` ended in INTERNAL_ERROR KeyError."""
+    from mcp_server.server.envelope import failure_from_exception
+
+    failure = failure_from_exception(KeyError("objectId"), tool="browser_interact", action="click")
+    assert failure.code == "CDP_ERROR" and "malformed CDP reply" in failure.message, failure.message
+    assert "'objectId'" in failure.message and "KeyError" not in failure.message
+    # a KeyError on a name of ours is still a bug, and said as one
+    bug = failure_from_exception(KeyError("appErrorCount"), tool="browser_session", action="debug_bundle")
+    assert bug.code == "INTERNAL_ERROR"

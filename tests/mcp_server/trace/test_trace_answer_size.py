@@ -44,4 +44,5 @@ async def test_trace_answers_name_every_request_task_and_function_of_their_json(
         for hot in functions:
             assert hot["function"] in text, (hot, text)
         for task in (record(t, s["columns"]["longestTasks"]) for t in s["longestTasks"]):
-            assert task["activity"] in text and task["function"] in text, (task, text)
+            # a long task can have no function of its own (a parse, a GC under load): then none is named
+            assert task["activity"] in text and task.get("function", "") in text, (task, text)

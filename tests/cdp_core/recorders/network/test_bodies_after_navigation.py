@@ -8,6 +8,8 @@ import pytest
 from capture_util import open_tab, until
 from httpserver import Reply
 
+import cdp_core
+from cdp_core.errors import CDPError
 from cdp_core.recorders.network import BodyUnavailable, NetworkRecorder
 
 ERROR_HTML = "<h1>500</h1><p>Variable PROVINCIA is undefined.</p>" + "<!-- pad -->" * 50
@@ -24,8 +26,9 @@ def body_routes(http_server):
 
 
 async def test_post_500_body_saved_after_the_page_navigated(chromium, http_server, body_routes, tmp_path):
-    async with open_tab(chromium, http_server.url("/bod/blank.html")) as tab:
-        lazy = NetworkRecorder(eager_body_budget=0)  # what a lazy recorder would have
+    # durable messages off: what a Chrome that refuses them keeps (the eager copy must do it alone)
+    async with open_tab(chromium, http_server.url("/bod/blank.html"), durable_body_budget=0) as tab:
+        lazy = NetworkRecorder(eager_body_budget=0, durable_body_budget=0)  # what a lazy recorder would have
         await lazy.attach(tab.session)
         status = await tab.eval(
             "fetch('/bod/save.cfm', {method: 'POST', body: 'id=123&provincia='})"
@@ -44,6 +47,58 @@ async def test_post_500_body_saved_after_the_page_navigated(chromium, http_serve
         assert saved.source == "held"
         with pytest.raises(BodyUnavailable):  # the browser itself no longer has it
             await lazy.save_body(lazy_entry["id"], dest_dir=tmp_path)
+
+
+async def test_durable_messages_keep_a_body_nobody_read_across_the_navigation(
+    chromium, http_server, body_routes, tmp_path
+):
+    """A recorder that holds nothing itself still reads the body from Chrome after the page moved on:
+    Chrome kept it outside the renderer (``Network.configureDurableMessages``)."""
+    async with open_tab(
+        chromium, http_server.url("/bod/blank.html"), eager_body_budget=0, durable_body_budget=8 * 1024 * 1024
+    ) as tab:
+        assert tab.network.durable_bodies is True
+        await tab.eval("fetch('/bod/save.cfm', {method: 'POST', body: 'id=123'}).then(r => r.text())")
+        entry = (await until(lambda: tab.network.list(url_contains="save.cfm"), what="POST"))[0]
+        await tab.goto(http_server.url("/bod/elsewhere.html"))
+        assert tab.network.get(entry["id"])["bodyState"] == "none"  # never read before the navigation
+        saved = await tab.network.save_body(entry["id"], dest_dir=tmp_path)
+        assert saved.source == "browser" and Path(saved.file_path).read_text() == ERROR_HTML  # noqa: ASYNC240
+
+
+async def test_a_chrome_that_refuses_durable_messages_still_captures(
+    chromium, http_server, body_routes, tmp_path, monkeypatch
+):
+    """An old Chrome answers the command with "wasn't found": capture goes on with the eager copies,
+    and the recorder says bodies are not durable (the answers name it where a body was lost)."""
+    async with cdp_core.connect(chromium.http_url) as browser:
+        session = await browser.new_page("about:blank")
+        real_send = session.send
+
+        async def old_chrome_send(method, params=None, **kw):
+            if method == "Network.configureDurableMessages":
+                raise CDPError(method, -32601, f"'{method}' wasn't found")
+            return await real_send(method, params, **kw)
+
+        monkeypatch.setattr(session, "send", old_chrome_send)
+        recorder = NetworkRecorder()
+        await recorder.attach(session)
+        await session.send("Page.enable")
+        try:
+            assert recorder.durable_bodies is False and recorder.stats["bodiesDurable"] is False
+            await session.send("Page.navigate", {"url": http_server.url("/bod/blank.html")})
+            await until(lambda: recorder.list(url_contains="blank.html"), what="the page's document")
+            await session.send(
+                "Runtime.evaluate",
+                {"expression": "fetch('/bod/save.cfm', {method: 'POST'}).then(r => r.text())", "awaitPromise": True},
+            )
+            entry = (await until(lambda: recorder.list(url_contains="save.cfm"), what="POST"))[0]
+            await until(lambda: recorder.get(entry["id"])["bodyHeld"], what="body held")
+            saved = await recorder.save_body(entry["id"], dest_dir=tmp_path)
+            assert saved.source == "held" and Path(saved.file_path).read_text() == ERROR_HTML  # noqa: ASYNC240
+        finally:
+            recorder.detach()
+            await browser.close_target(session.target_info["targetId"])
 
 
 async def test_eager_budget_holds_under_200_large_responses(chromium, http_server, body_routes):
