@@ -11,68 +11,60 @@ next call finds what the person saw.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import anyio
 import anyio.to_thread
 
-from cdp_core.browser import connect_target
 from cdp_core.connection import Connection
 
+from .cdp_person import connect_tab, eval_js, type_into, until
 from .phpmyadmin import DB, DUP_CODE, TABLE, USER, PhpMyAdmin
-from .tabs import page_targets, reset_tabs
+from .tabs import reset_tabs
 
-__all__ = ["INSERT_QUERY", "BROWSE_QUERY", "open_logged_in", "insert_duplicate", "stop_db_then_browse"]
+__all__ = [
+    "INSERT_QUERY",
+    "BROWSE_QUERY",
+    "log_in",
+    "insert_code",
+    "open_logged_in",
+    "insert_duplicate",
+    "stop_db_then_browse",
+]
 
 #: The Insert form of the table, and its Browse page (the tabs the tasks start on).
 INSERT_QUERY = f"route=/table/change&db={DB}&table={TABLE}"
 BROWSE_QUERY = f"route=/sql&db={DB}&table={TABLE}&pos=0"
 #: The table tab the person clicks on while the database is down.
 NEXT_TAB = "Structure"
-#: Seconds a page may take to load or handle an answer (2 shared cores).
-WAIT = 60.0
-
-
-async def _eval(conn: Connection, expr: str, *, gesture: bool = False) -> Any:
-    reply = await conn.send(
-        "Runtime.evaluate",
-        {"expression": expr, "awaitPromise": True, "returnByValue": True, "userGesture": gesture},
-    )
-    if "exceptionDetails" in reply:
-        raise RuntimeError(f"{expr[:80]!r} threw: {reply['exceptionDetails'].get('text')}")
-    return reply.get("result", {}).get("value")
-
-
-async def _until(conn: Connection, expr: str, what: str) -> None:
-    """Poll ``expr`` until true (a navigation in between only fails one poll)."""
-    with anyio.move_on_after(WAIT):
-        while True:
-            try:
-                if await _eval(conn, expr):
-                    return
-            except Exception:  # noqa: BLE001 - the context was replaced by a navigation: poll again
-                pass
-            await anyio.sleep(0.1)
-    try:
-        state = await _eval(conn, "location.href + ' ' + document.title")
-    except Exception as exc:  # noqa: BLE001 - only for the message
-        state = repr(exc)
-    raise TimeoutError(f"{what} within {WAIT:.0f} s (the tab: {state})")
-
-
 _LOADED = "document.readyState === 'complete' && !!window.jQuery"
 
 
-async def _connect(cdp_url: str, needle: str) -> Connection:
-    targets = await anyio.to_thread.run_sync(page_targets, cdp_url)
-    target = next(t for t in targets if needle in t.get("url", ""))
-    return await connect_target(target["webSocketDebuggerUrl"])
+async def log_in(conn: Connection, pma: PhpMyAdmin) -> None:
+    """No cookies, the login form, the person's typed user and password, Log in: the home page."""
+    await conn.send("Network.clearBrowserCookies")
+    await conn.send("Page.navigate", {"url": pma.url()})
+    await until(conn, _LOADED + " && !!document.getElementById('input_go')", "the login form did not load")
+    await type_into(conn, "document.getElementById('input_username')", USER)
+    await type_into(conn, "document.getElementById('input_password')", pma.password)
+    await eval_js(conn, "document.getElementById('input_go').click(), true", gesture=True)
+    await until(conn, _LOADED + " && !!document.getElementById('topmenu')", "the login did not succeed")
 
 
-async def _type(conn: Connection, element: str, text: str) -> None:
-    """Focus ``element`` (a JS expression) and type ``text`` into it as keyboard input."""
-    await _eval(conn, f"({element}).focus(), ({element}).select && ({element}).select(), true", gesture=True)
-    await conn.send("Input.insertText", {"text": text})
+async def insert_code(conn: Connection, code: str, alert: str, text: str) -> None:
+    """Type ``code`` into the Insert form's ``codice``, press Go, wait for an ``alert`` holding ``text``."""
+    field = (
+        "(() => { const h = document.querySelector('#insertForm input[type=hidden]"
+        '[name^="fields_name[multi_edit][0]"][value="codice"]\');'
+        " return document.querySelector('#insertForm [name=\"fields' + h.name.slice(11) + '\"]'); })()"
+    )
+    await type_into(conn, field, code)
+    await eval_js(conn, "document.getElementById('buttonYes').click(), true", gesture=True)
+    await until(
+        conn,
+        f"[...document.querySelectorAll({json.dumps(alert)})]"
+        f".some(e => e.offsetParent && e.textContent.includes({json.dumps(text)}))",
+        f"no {alert} with {text!r} appeared after Go",
+    )
 
 
 async def open_logged_in(cdp_url: str, pma: PhpMyAdmin, around: list[str], query: str) -> str:
@@ -84,19 +76,13 @@ async def open_logged_in(cdp_url: str, pma: PhpMyAdmin, around: list[str], query
     pma.reset_table()
     urls = [around[0], pma.url(), *around[1:]]
     await anyio.to_thread.run_sync(reset_tabs, cdp_url, urls)
-    conn = await _connect(cdp_url, pma.base_url)
+    conn = await connect_tab(cdp_url, pma.base_url)
     try:
-        await conn.send("Network.clearBrowserCookies")
-        await conn.send("Page.navigate", {"url": pma.url()})
-        await _until(conn, _LOADED + " && !!document.getElementById('input_go')", "the login form did not load")
-        await _type(conn, "document.getElementById('input_username')", USER)
-        await _type(conn, "document.getElementById('input_password')", pma.password)
-        await _eval(conn, "document.getElementById('input_go').click(), true", gesture=True)
-        await _until(conn, _LOADED + " && !!document.getElementById('topmenu')", "the login did not succeed")
+        await log_in(conn, pma)
         url = pma.url(query)
-        await _eval(conn, f"location.href = {json.dumps(url)}, true", gesture=True)
+        await eval_js(conn, f"location.href = {json.dumps(url)}, true", gesture=True)
         ready = "#buttonYes" if query == INSERT_QUERY else "table.table_results"
-        await _until(
+        await until(
             conn,
             f"{_LOADED} && location.href === {json.dumps(url)} && !!document.querySelector({json.dumps(ready)})",
             f"{url} did not load",
@@ -109,21 +95,9 @@ async def open_logged_in(cdp_url: str, pma: PhpMyAdmin, around: list[str], query
 
 async def insert_duplicate(cdp_url: str, tab_url: str, pma: PhpMyAdmin) -> None:
     """Type the existing code into the Insert form's ``codice``, press Go, wait for the error on the page."""
-    conn = await _connect(cdp_url, tab_url)
+    conn = await connect_tab(cdp_url, tab_url)
     try:
-        field = (
-            "(() => { const h = document.querySelector('#insertForm input[type=hidden]"
-            '[name^="fields_name[multi_edit][0]"][value="codice"]\');'
-            " return document.querySelector('#insertForm [name=\"fields' + h.name.slice(11) + '\"]'); })()"
-        )
-        await _type(conn, field, DUP_CODE)
-        await _eval(conn, "document.getElementById('buttonYes').click(), true", gesture=True)
-        await _until(
-            conn,
-            "[...document.querySelectorAll('.alert-danger')]"
-            ".some(e => e.offsetParent && e.textContent.includes('#1062'))",
-            "no #1062 alert appeared after Go",
-        )
+        await insert_code(conn, DUP_CODE, ".alert-danger", "#1062")
     finally:
         await conn.close()
 
@@ -131,14 +105,14 @@ async def insert_duplicate(cdp_url: str, tab_url: str, pma: PhpMyAdmin) -> None:
 async def stop_db_then_browse(cdp_url: str, tab_url: str, pma: PhpMyAdmin) -> None:
     """The database stops; the person clicks the table's next tab; wait until the login page is shown."""
     await anyio.to_thread.run_sync(pma.stop_database)
-    conn = await _connect(cdp_url, tab_url)
+    conn = await connect_tab(cdp_url, tab_url)
     try:
-        await _eval(
+        await eval_js(
             conn,
             f"[...document.querySelectorAll('#topmenu a')]"
             f".find(a => a.textContent.trim() === {NEXT_TAB!r}).click(), true",
             gesture=True,
         )
-        await _until(conn, _LOADED + " && !!document.getElementById('input_username')", "the login page did not come")
+        await until(conn, _LOADED + " && !!document.getElementById('input_username')", "the login page did not come")
     finally:
         await conn.close()

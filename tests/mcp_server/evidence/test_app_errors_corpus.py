@@ -5,7 +5,9 @@ Pure logic (the detector reads bytes): the end-to-end tests of the answers that 
 real Chromium (test_app_errors_in_answers.py). ``corpus/app_errors.json`` holds the shapes of the
 frameworks, each with the line the answer must quote; ``corpus/real/`` holds bodies captured from
 real applications (phpMyAdmin 5.2.1 so far), their token values redacted, with
-the same expectations beside them.
+the same expectations beside them; ``corpus/sessions/<app>/`` holds every document, XHR and fetch
+answer of one whole recorded session of a real app (Adminer 4.8.1, WordPress 6.1: logins,
+dashboards, heartbeats, the failing call), made by tests/realapps/session_corpus.py.
 """
 
 from __future__ import annotations
@@ -29,6 +31,16 @@ def _cases() -> list[dict[str, Any]]:
         for case in json.loads(real.read_text(encoding="utf-8")):
             case["body"] = (CORPUS / "real" / case.pop("file")).read_text(encoding="utf-8")
             cases.append(case)
+    for index in sorted((CORPUS / "sessions").glob("*/index.json")):
+        cases.extend(_session(index))
+    return list(cases)
+
+
+def _session(index: Path) -> list[dict[str, Any]]:
+    """The answers of one recorded whole session, in the order the app sent them."""
+    cases: list[dict[str, Any]] = json.loads(index.read_text(encoding="utf-8"))
+    for case in cases:
+        case["body"] = (index.parent / case.pop("file")).read_text(encoding="utf-8")
     return cases
 
 
@@ -51,7 +63,7 @@ def _said(case: dict[str, Any], found: str | None) -> bool:
     """Whether ``found`` is the expected quote (``match: prefix``: it starts with it; the rest of
     phpMyAdmin's login error, ``(using password: YES)``, is for the redaction rules to decide)."""
     if case["expect"] is None or found is None:
-        return found == case["expect"]
+        return bool(found == case["expect"])
     return found.startswith(case["expect"]) if case.get("match") == "prefix" else found == case["expect"]
 
 
@@ -80,3 +92,15 @@ def test_a_message_deep_in_a_long_body_is_quoted_whole_and_short() -> None:
     long = {"success": False, "message": "Bad row: " + "x" * 2000}
     said = app_error_in(json.dumps(long).encode(), "application/json")
     assert said is not None and len(said) == APP_ERROR_CHARS and said.endswith("…")
+
+
+SESSIONS = sorted((CORPUS / "sessions").glob("*/index.json"))
+
+
+@pytest.mark.parametrize("index", SESSIONS, ids=[p.parent.name for p in SESSIONS])
+def test_a_whole_recorded_session_has_errors_only_where_the_app_failed(index: Path) -> None:
+    """Precision on everything a real session sends: the flagged answers are exactly the failures."""
+    cases = _session(index)
+    assert len(cases) >= 5
+    flagged = [(c["name"], found) for c in cases if (found := _detect(c)) is not None]
+    assert flagged == [(c["name"], c["expect"]) for c in cases if c["expect"] is not None]
