@@ -59,7 +59,7 @@ def _check(path: str | Path, info: os.stat_result, max_bytes: int, others_may_re
         raise UnsafeFile(f"{path} is not a regular file")
     if info.st_size > max_bytes:
         raise UnsafeFile(f"{path} holds {info.st_size} bytes (at most {max_bytes} expected)")
-    if sys.platform == "win32":
+    if sys.platform == "win32" or not hasattr(os, "geteuid"):
         return  # ownership and modes are what the folder's ACLs say there, not st_mode
     if info.st_uid != os.geteuid():
         raise UnsafeFile(f"{path} belongs to uid {info.st_uid}, not to this user (uid {os.geteuid()})")
