@@ -25,6 +25,7 @@ __all__ = [
     "flatten_frames",
     "frame_urls",
     "frames_of",
+    "navigated_during",
     "playwright_call",
     "run_js",
     "selected_frame",
@@ -106,6 +107,15 @@ async def _run_in_frame(page: PageHandle, fn: str, arg: Any, *, timeout: float) 
     if "exceptionDetails" in result:
         raise ToolFailure(ErrorCode.EVALUATION_FAILED, exception_text(result["exceptionDetails"]))
     return result.get("result", {}).get("value")
+
+
+#: What Chrome answers when the document an evaluation ran in was replaced under it
+_NAVIGATED = ("Cannot find context", "Execution context was destroyed", "Inspected target navigated")
+
+
+def navigated_during(exc: BaseException) -> bool:
+    """Whether ``exc`` says the page replaced its document during the call (read the new one)."""
+    return isinstance(exc, CDPError) and any(marker in exc.message for marker in _NAVIGATED)
 
 
 async def runaway_failure(

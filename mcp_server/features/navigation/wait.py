@@ -59,14 +59,23 @@ _TEXT_JS = """(function(t){
 POLL_S = 0.1
 
 
+class _PageMoved(Exception):
+    """The page replaced its document during a poll: that poll saw nothing, the next one reads the new page."""
+
+
 async def _eval(session: CDPSession, expression: str, timeout_ms: int = 5000) -> Any:
-    from mcp_server.page.js import runaway_failure
+    from mcp_server.page.js import navigated_during, runaway_failure
 
     started = asyncio.get_running_loop().time()
     params = {"expression": expression, "returnByValue": True, "awaitPromise": True, "timeout": timeout_ms}
     try:
         result = await session.send("Runtime.evaluate", params, timeout=timeout_ms / 1000 + 2)
-    except (CDPTimeout, CDPError) as exc:
+    except CDPError as exc:
+        if navigated_during(exc):
+            raise _PageMoved from None
+        elapsed = asyncio.get_running_loop().time() - started
+        raise await runaway_failure(session, exc, timeout_ms=timeout_ms, elapsed_s=elapsed, what="wait_for") from None
+    except CDPTimeout as exc:
         elapsed = asyncio.get_running_loop().time() - started
         raise await runaway_failure(session, exc, timeout_ms=timeout_ms, elapsed_s=elapsed, what="wait_for") from None
     if result.get("exceptionDetails"):
@@ -156,43 +165,46 @@ async def wait_for(ctx: ToolContext, args: WaitForArgs) -> ActionResult:
     while True:
         async with ctx.step(page):  # the page to ourselves for one poll; free in between
             require_no_dialog(watch, "wait_for")
-            ok = True
-            if pattern is not None:
-                url = await _current_url(page)
-                last["url"] = url
-                if url_checked is None or url_checked[0] != url:
-                    url_checked = (url, await search(pattern, url))
-                ok = ok and url_checked[1]
-            if ok and args.load_state:
-                state = await _eval(page.session, "document.readyState")
-                last["readyState"] = state
-                ok = state == "complete" or (args.load_state == "domcontentloaded" and state == "interactive")
-            if ok and args.text:
-                found = bool(await _eval(page.session, f"{_TEXT_JS}({json.dumps(args.text)})"))
-                last["textFound"] = found
-                ok = found
-            if ok and args.text_gone:
-                present = bool(await _eval(page.session, f"{_TEXT_JS}({json.dumps(args.text_gone)})"))
-                last["textGonePresent"] = present
-                ok = not present
-            if ok and args.predicate:
-                remaining_ms = int(max(0.0, deadline - loop.time()) * 1000)
-                # The agent's script may open a dialog (alert): that freezes the page, so it is
-                # said at once (DIALOG_OPEN, the dialog left for handle_dialog), not after a timeout.
-                call = _eval(page.session, args.predicate, timeout_ms=max(100, min(5000, remaining_ms)))
-                value = await unless_dialog(watch, call, "wait_for")
-                last["predicate"] = value if isinstance(value, (bool, int, float, str, type(None))) else str(value)
-                ok = bool(value)
-            if ok and args.network_idle:
-                now = loop.time()
-                busy = _in_flight(page, answered_at, now)
-                last["inFlight"] = busy
-                if busy:
-                    idle_since = None
-                    ok = False
-                else:
-                    idle_since = idle_since if idle_since is not None else now
-                    ok = (now - idle_since) * 1000 >= args.idle_ms
+            try:
+                ok = True
+                if pattern is not None:
+                    url = await _current_url(page)
+                    last["url"] = url
+                    if url_checked is None or url_checked[0] != url:
+                        url_checked = (url, await search(pattern, url))
+                    ok = ok and url_checked[1]
+                if ok and args.load_state:
+                    state = await _eval(page.session, "document.readyState")
+                    last["readyState"] = state
+                    ok = state == "complete" or (args.load_state == "domcontentloaded" and state == "interactive")
+                if ok and args.text:
+                    found = bool(await _eval(page.session, f"{_TEXT_JS}({json.dumps(args.text)})"))
+                    last["textFound"] = found
+                    ok = found
+                if ok and args.text_gone:
+                    present = bool(await _eval(page.session, f"{_TEXT_JS}({json.dumps(args.text_gone)})"))
+                    last["textGonePresent"] = present
+                    ok = not present
+                if ok and args.predicate:
+                    remaining_ms = int(max(0.0, deadline - loop.time()) * 1000)
+                    # The agent's script may open a dialog (alert): that freezes the page, so it is
+                    # said at once (DIALOG_OPEN, the dialog left for handle_dialog), not after a timeout.
+                    call = _eval(page.session, args.predicate, timeout_ms=max(100, min(5000, remaining_ms)))
+                    value = await unless_dialog(watch, call, "wait_for")
+                    last["predicate"] = value if isinstance(value, (bool, int, float, str, type(None))) else str(value)
+                    ok = bool(value)
+                if ok and args.network_idle:
+                    now = loop.time()
+                    busy = _in_flight(page, answered_at, now)
+                    last["inFlight"] = busy
+                    if busy:
+                        idle_since = None
+                        ok = False
+                    else:
+                        idle_since = idle_since if idle_since is not None else now
+                        ok = (now - idle_since) * 1000 >= args.idle_ms
+            except _PageMoved:  # a poll during the page's own navigation: the next one reads the new page
+                ok = False
         waited = round((loop.time() - started) * 1000)
         if ok:
             # what the page showed: its false and null values are the observation, not empty fields

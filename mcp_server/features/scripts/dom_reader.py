@@ -232,7 +232,6 @@ async def _frame_target(page: PageHandle, frame_sessions: dict[str, CDPSession])
     return page.session, page.target_id
 
 
-_NAVIGATED = ("Cannot find context", "Execution context was destroyed", "Inspected target navigated")
 #: Reads tried while the page keeps replacing its document under us (a page that keeps reloading).
 _ATTEMPTS = 5
 
@@ -242,7 +241,7 @@ async def _evaluate_isolated(
 ) -> dict[str, Any] | None:
     """Run ``expression`` in a fresh isolated world of ``frame_id``; retried when a navigation
     destroys the world between its creation and the read."""
-    from mcp_server.page.js import exception_text, runaway_failure
+    from mcp_server.page.js import exception_text, navigated_during, runaway_failure
 
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -271,10 +270,10 @@ async def _evaluate_isolated(
                 timeout=left + 2,
             )
         except CDPError as exc:
-            if any(marker in exc.message for marker in _NAVIGATED) and attempt + 1 < _ATTEMPTS:
+            if navigated_during(exc) and attempt + 1 < _ATTEMPTS:
                 await asyncio.sleep(0.05 * (attempt + 1))  # the page replaced its document: read the new one
                 continue
-            if any(marker in exc.message for marker in _NAVIGATED):
+            if navigated_during(exc):
                 raise ToolFailure(
                     ErrorCode.BUSY,
                     f"get_dom: the page replaced its document during each of {_ATTEMPTS} reads",

@@ -379,3 +379,21 @@ async def test_a_page_behind_http_authentication_says_it_asks_for_a_sign_in(http
         refused = await agent.err("navigate", "NAVIGATION_FAILED", url=http_server.url("/faults/admin/"))
         assert "asks for a sign-in of its own (HTTP authentication)" in refused["message"], refused
         assert "sign in to that site in their Chrome" in refused["hint"], refused
+
+
+_CHAIN = """<!doctype html><title>step</title><body><p>step</p><script>
+const n = +(new URLSearchParams(location.search).get("n") || 0);
+if (n < 150) { location.replace(location.pathname + "?n=" + (n + 1)); }
+else { document.title = "arrived"; document.body.insertAdjacentHTML("beforeend", "<p>arrived at the end</p>"); }
+</script></body>"""
+
+
+async def test_wait_for_text_across_the_pages_own_navigations_keeps_polling(http_server, tmp_path):
+    """A poll that lands in the page's navigation ("Inspected target navigated or closed") read
+    nothing: the wait goes on with the new document instead of failing with CDP_ERROR."""
+    http_server.route("/chain/step.html", Reply(200, _CHAIN))
+    async with serving(tmp_path / "artifacts") as agent:
+        await agent.s("navigate", url=http_server.url("/chain/step.html"), wait_until="commit")
+        found = await agent.call("browser_session", action="wait_for", text="arrived at the end", timeout_ms=40000)
+        assert not found.is_error, (found.content[0].text, found.structured_content, await agent.js("location.href"))
+        assert found.structured_content["state"]["textFound"] is True
