@@ -15,6 +15,7 @@ from pathlib import Path
 import anyio
 from faults_util import serving
 from httpserver import Reply
+from lean_util import records
 
 JWT = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhZGEiLCJyb2xlIjoib3BlcmF0b3JlIn0"
@@ -42,6 +43,10 @@ async def test_jwts_and_bearer_values_in_bodies_are_masked_unless_raw_is_asked(h
         await agent.s("navigate", url=http_server.url("/har-mask/page.html"))
         with anyio.fail_after(30):
             while await agent.js("document.title") != "loaded 3":
+                await asyncio.sleep(0.1)
+            # the page has read its JSON; the server's own copy of the body may come a moment later
+            data_id = next(e["id"] for e in records(await agent.s("network_list")) if e["url"].endswith("data.json"))
+            while (await agent.s("network_get", id=data_id))["entry"].get("bodyState") != "held":
                 await asyncio.sleep(0.1)
         masked = await agent.call("browser_session", action="network_export_har")
         assert "(secrets redacted)" in masked.content[0].text
