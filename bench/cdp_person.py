@@ -7,6 +7,7 @@ app scripts (``pma_person``, tests/realapps) build on these.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anyio
@@ -17,7 +18,7 @@ from cdp_core.connection import Connection
 
 from .tabs import page_targets
 
-__all__ = ["WAIT", "eval_js", "until", "connect_tab", "type_into", "press_end"]
+__all__ = ["WAIT", "eval_js", "until", "go_to", "connect_tab", "type_into", "press_end"]
 
 #: Seconds a page may take to load or handle an answer (2 shared cores).
 WAIT = 60.0
@@ -49,6 +50,20 @@ async def until(conn: Connection, expr: str, what: str) -> None:
     except Exception as exc:  # noqa: BLE001 - only for the message
         state = repr(exc)
     raise TimeoutError(f"{what} within {WAIT:.0f} s (the tab: {state})")
+
+
+async def go_to(conn: Connection, url: str, ready: str) -> None:
+    """Go to ``url`` as a click on a link does; wait for the new document, loaded, with ``ready`` true.
+
+    Why a mark on the page it leaves: that page may be the same URL with the same form (Adminer's
+    SQL box after a query), and a wait on it alone was met before the navigation began.
+    """
+    await eval_js(conn, f"window.__leaving = true, location.href = {json.dumps(url)}, true", gesture=True)
+    await until(
+        conn,
+        f"!window.__leaving && document.readyState === 'complete' && location.href === {json.dumps(url)} && ({ready})",
+        f"{url} did not load",
+    )
 
 
 async def connect_tab(cdp_url: str, needle: str) -> Connection:

@@ -17,7 +17,7 @@ import anyio.to_thread
 
 from cdp_core.connection import Connection
 
-from .cdp_person import connect_tab, eval_js, type_into, until
+from .cdp_person import connect_tab, eval_js, go_to, type_into, until
 from .phpmyadmin import DB, DUP_CODE, TABLE, USER, PhpMyAdmin
 from .tabs import reset_tabs
 
@@ -80,13 +80,8 @@ async def open_logged_in(cdp_url: str, pma: PhpMyAdmin, around: list[str], query
     try:
         await log_in(conn, pma)
         url = pma.url(query)
-        await eval_js(conn, f"location.href = {json.dumps(url)}, true", gesture=True)
         ready = "#buttonYes" if query == INSERT_QUERY else "table.table_results"
-        await until(
-            conn,
-            f"{_LOADED} && location.href === {json.dumps(url)} && !!document.querySelector({json.dumps(ready)})",
-            f"{url} did not load",
-        )
+        await go_to(conn, url, f"{_LOADED} && !!document.querySelector({json.dumps(ready)})")
         await anyio.sleep(1.0)  # its after-load AJAX (navigation tree, settings) answered
     finally:
         await conn.close()

@@ -66,13 +66,7 @@ async def _log_in_and_open_the_form(conn: Any, site: Any, session: WholeSession)
     await _run_sql(conn, site.url(f"{user}&sql="), session)
     for query, ready in ((f"{user}&select={adminer.TABLE}", "table.checkable"), (f"{user}&edit={adminer.TABLE}", _SKU)):
         url = site.url(query)
-        await person.eval_js(conn, f"location.href = {json.dumps(url)}, true", gesture=True)
-        await person.until(
-            conn,
-            f"document.readyState === 'complete' && location.href === {json.dumps(url)}"
-            f" && !!document.querySelector({json.dumps(ready)})",
-            f"{url} did not load",
-        )
+        await person.go_to(conn, url, f"!!document.querySelector({json.dumps(ready)})")
         await session.quiet()
     return str(url)
 
@@ -86,10 +80,7 @@ MISSING_TABLE = f"Error in query (1146): Table '{adminer.DB}.{adminer.TABLE[:-1]
 async def _run_sql(conn: Any, url: str, session: WholeSession) -> None:
     """The SQL command page: a query with a typo (Adminer's error block), then the right one (its rows)."""
     for query, shown in ((_MISTYPED, ".error"), (_RIGHT, "table.nowrap")):
-        await person.eval_js(conn, f"location.href = {json.dumps(url)}, true", gesture=True)
-        await person.until(
-            conn, "document.readyState === 'complete' && !!document.querySelector('textarea[name=query]')", "no SQL box"
-        )
+        await person.go_to(conn, url, "!!document.querySelector('textarea[name=query]')")
         # Adminer's highlighting puts an editable <pre> over the textarea (hidden): the person types there
         box = "[...document.querySelectorAll('pre.jush, textarea[name=query]')].find(e => e.offsetParent)"
         await person.type_into(conn, box, query)

@@ -84,8 +84,7 @@ async def test_a_whole_session_has_only_the_errors_the_person_saw(pma: Any, pers
             await pma_person.log_in(conn, pma)
             await session.quiet()
             browse = pma.url(pma_person.BROWSE_QUERY)
-            await person.eval_js(conn, f"location.href = {json.dumps(browse)}, true", gesture=True)
-            await person.until(conn, _LOADED + " && !!document.querySelector('table.table_results')", "no rows")
+            await person.go_to(conn, browse, _LOADED + " && !!document.querySelector('table.table_results')")
             for name, ready in _TABS:
                 await session.quiet()
                 await _click_tab(conn, name, ready)

@@ -15,13 +15,7 @@ __all__ = ["load", "log_in"]
 
 async def load(conn: Any, url: str, ready: str) -> None:
     """Go to ``url`` as a click on a link does; wait until it loaded and ``ready`` (a selector) is there."""
-    await person.eval_js(conn, f"location.href = {json.dumps(url)}, true", gesture=True)
-    await person.until(
-        conn,
-        f"document.readyState === 'complete' && location.href === {json.dumps(url)}"
-        f" && !!document.querySelector({json.dumps(ready)})",
-        f"{url} did not load",
-    )
+    await person.go_to(conn, url, f"!!document.querySelector({json.dumps(ready)})")
 
 
 async def log_in(conn: Any, site: Any) -> None:
