@@ -16,7 +16,7 @@ import stat
 import sys
 from pathlib import Path
 
-__all__ = ["UnsafeFile", "read_private_file"]
+__all__ = ["UnsafeFile", "read_private_file", "others_can_write"]
 
 
 class UnsafeFile(OSError):
@@ -54,6 +54,18 @@ def read_private_file(path: str | Path, max_bytes: int, *, others_may_read: bool
     return data
 
 
+def others_can_write(info: os.stat_result) -> bool:
+    """Whether another account may write the file or folder ``info`` describes (False where no uids are).
+
+    Group write is the user's own where the group is the user's (umask 002 with one group per
+    user, as many distributions set it: Chrome's file comes out 664 there).
+    """
+    if sys.platform == "win32" or not hasattr(os, "getegid"):
+        return False
+    writers = 0o002 if info.st_gid == os.getegid() else 0o022
+    return bool(stat.S_IMODE(info.st_mode) & writers)
+
+
 def _check(path: str | Path, info: os.stat_result, max_bytes: int, others_may_read: bool) -> None:
     if not stat.S_ISREG(info.st_mode):
         raise UnsafeFile(f"{path} is not a regular file")
@@ -64,10 +76,7 @@ def _check(path: str | Path, info: os.stat_result, max_bytes: int, others_may_re
     if info.st_uid != os.geteuid():
         raise UnsafeFile(f"{path} belongs to uid {info.st_uid}, not to this user (uid {os.geteuid()})")
     mode = stat.S_IMODE(info.st_mode)
-    # Group write is the user's own where the group is the user's (umask 002 with one group per
-    # user, as many distributions set it: Chrome's file comes out 664 there).
-    writers = 0o002 if info.st_gid == os.getegid() else 0o022
-    if mode & writers:
+    if others_can_write(info):
         raise UnsafeFile(f"{path} can be rewritten by other users (mode {mode:o})")
     if not others_may_read and mode & 0o077:
         raise UnsafeFile(f"{path} can be read by other users (mode {mode:o}); chmod 600 it")

@@ -21,14 +21,13 @@ import hmac
 import json
 import os
 import secrets
-import stat
 import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cdp_core.private_file import UnsafeFile, read_private_file
+from cdp_core.private_file import UnsafeFile, others_can_write, read_private_file
 from mcp_server.safety.owner_only import restrict_to_owner
 
 __all__ = ["HttpSecret", "BearerAuth", "resolve_secret", "DEFAULT_FILE_NAME", "MIN_SECRET_CHARS"]
@@ -74,9 +73,7 @@ def resolve_secret(token: str | None, token_file: Path | None, artifact_dir: Pat
 
 def _read_private(path: Path) -> str:
     """The secret in ``path``, checked on the opened file (owner, mode, size) and its folder, never by path alone."""
-    folder = path.parent.stat()
-    writers = 0o002 if folder.st_gid == getattr(os, "getegid", lambda: -1)() else 0o022
-    if os.name == "posix" and stat.S_IMODE(folder.st_mode) & writers:
+    if others_can_write(path.parent.stat()):
         # another account could replace the file between our check and the next start
         raise SecretError(f"MCP_HTTP_TOKEN_FILE {path} lies in a folder other users can write; move it")
     try:
