@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
@@ -147,30 +148,22 @@ async def highlight(ctx: ToolContext, args: HighlightArgs) -> ActionResult:
                 f"{name} has no box to show (it is not rendered)",
                 hint="css_styles says why it is hidden",
             )
-        seconds, _ = ctx.bound(args.seconds)
-        ctx.status(f"showing {name} in Chrome's overlay", total_s=seconds)
-        async with _overlay(session):
-            await session.send(
-                "Overlay.highlightNode", {"highlightConfig": HIGHLIGHT, "backendNodeId": node["backendNodeId"]}
-            )
-            try:
-                await asyncio.sleep(seconds)
-            finally:
-                await _quietly(session, "Overlay.hideHighlight")
+        seconds = args.seconds
+        await _show(ctx, page, session, node["backendNodeId"], seconds)
     finally:
         await element.release()
     shown = round(seconds, 1)
     where = f" [uid={args.uid}]" if args.uid is not None else ""
-    text = f"highlighted {name}{where} for {shown:g} s with Chrome's overlay (removed; the page is unchanged)"
+    text = f"showing {name}{where} for {shown:g} s with Chrome's overlay (it goes by itself; the page is unchanged)"
     data: dict[str, Any] = {"element": name, "seconds": shown}
     if args.uid is not None:
         data["uid"] = args.uid
     if place == "outside":
         text += "; it is outside the visible part of the page (scroll to it first)"
-        data["hint"] = "outside the visible part of the page: the person did not see it"
+        data["hint"] = "outside the visible part of the page: the person does not see it"
     elif await page.is_hidden():
-        text += "; the tab is in the background, so the person did not see it (pick_element brings it to front)"
-        data["hint"] = "the tab is in the background: the person did not see it"
+        text += "; the tab is in the background, so the person does not see it (pick_element brings it to front)"
+        data["hint"] = "the tab is in the background: the person does not see it"
     return ActionResult(text=text, data=data)
 
 
@@ -186,6 +179,52 @@ _NAME_JS = """function() {
     : r.bottom <= 0 || r.right <= 0 || r.top >= view.innerHeight || r.left >= view.innerWidth ? 'outside' : '';
   return [s.slice(0, 100), place];
 }"""
+
+
+#: the pending removal of each session's overlay (a new highlight replaces it)
+_removals: weakref.WeakKeyDictionary[Any, asyncio.Task[None]] = weakref.WeakKeyDictionary()
+
+
+async def _show(ctx: ToolContext, page: PageHandle, session: Any, backend_node_id: int, seconds: float) -> None:
+    """Show the overlay and answer at once; a background task removes it after ``seconds``.
+
+    Holding the call for the whole display kept the page's lock (and the agent) waiting for
+    nothing. The removal takes the page's lock, so it never disables DOM under another call,
+    and a second highlight of the same tab replaces the first one's removal.
+    """
+    pending = _removals.pop(session, None)
+    if pending is not None:
+        pending.cancel()
+    await session.send("DOM.enable", timeout=10)
+    await session.send("Overlay.enable", timeout=10)
+    try:
+        await session.send("Overlay.highlightNode", {"highlightConfig": HIGHLIGHT, "backendNodeId": backend_node_id})
+    except BaseException:
+        await _hide(session)
+        raise
+    lock = ctx.hold.locks.page_lock(page) if ctx.hold is not None else None
+
+    async def remove_later() -> None:
+        try:
+            await asyncio.sleep(seconds)
+        except asyncio.CancelledError:
+            return  # a newer highlight owns the overlay now
+        if _removals.get(session) is task:
+            del _removals[session]
+        if lock is None:
+            await _hide(session)
+            return
+        async with lock:
+            await _hide(session)
+
+    task = asyncio.get_running_loop().create_task(remove_later(), name="highlight removal")
+    _removals[session] = task
+
+
+async def _hide(session: Any) -> None:
+    await _quietly(session, "Overlay.hideHighlight")
+    await _quietly(session, "Overlay.disable")
+    await _quietly(session, "DOM.disable")
 
 
 class _overlay:  # noqa: N801 - used like a function

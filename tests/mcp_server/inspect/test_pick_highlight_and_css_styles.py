@@ -10,6 +10,7 @@ committed with its map), and puts a transparent shield over Save.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 from collections.abc import AsyncIterator
@@ -20,6 +21,7 @@ import anyio
 import paths
 from faults_util import Agent, UserTabs, serving
 from lean_util import assert_carries, assert_lean, records
+from png_pixels import png_rgb
 
 import cdp_core
 from targets.errors import ErrorCode
@@ -201,28 +203,44 @@ async def test_pick_element_escape_leaves_inspect_mode_with_a_hint(
                 await asyncio.sleep(0.05)
 
 
-async def test_highlight_uses_chromes_overlay_and_leaves_the_dom_as_it_was(headful_chromium, http_server, tmp_path):
+async def overlay_pixels(chrome: Any, target: str, box: dict[str, float]) -> int:
+    """How many pixels in ``box`` carry the overlay's content blue, in what the person's window shows."""
+    async with cdp_core.connect(chrome.http_url) as person:
+        session = await person.attach(target)
+        shot = await session.send("Page.captureScreenshot", {"format": "png"}, timeout=30)
+        await session.detach()
+    image = png_rgb(base64.b64decode(shot["data"]))
+    blue = 0
+    for y in range(int(box["y"]) + 1, int(box["y"] + box["height"]) - 1):
+        for x in range(int(box["x"]) + 1, int(box["x"] + box["width"]) - 1):
+            r, g, b = image.pixel(x, y)
+            # content colour rgba(111, 168, 220, 0.66) over the page: blue clearly above red
+            if b - r > 40 and b > 150:
+                blue += 1
+    return blue
+
+
+async def test_highlight_answers_at_once_and_removes_chromes_overlay_later(headful_chromium, http_server, tmp_path):
     async with looking(headful_chromium, http_server, tmp_path) as (agent, _, target):
         before = await agent.js("document.documentElement.outerHTML")
-        during: list[str] = []
+        box = json.loads(await agent.js("JSON.stringify(document.querySelector('#email').getBoundingClientRect())"))
+        assert await overlay_pixels(headful_chromium, target, box) == 0
 
-        async def look_meanwhile() -> None:
-            await asyncio.sleep(0.8)
-            async with cdp_core.connect(headful_chromium.http_url) as person:
-                session = await person.attach(target)
-                reply = await session.send(
-                    "Runtime.evaluate", {"expression": "document.documentElement.outerHTML", "returnByValue": True}
-                )
-                during.append(reply["result"]["value"])
-                await session.detach()
-
-        meanwhile = asyncio.ensure_future(look_meanwhile())
-        result = await agent.call("browser_session", action="highlight", selector="#email", seconds=2)
-        await meanwhile
+        # 60 s on screen: the call answers while the overlay is still there (it used to hold the call)
+        result = await agent.call("browser_session", action="highlight", selector="#email", seconds=60)
         assert not result.is_error, result.content[0].text
         sc = assert_lean(result)
-        assert sc["element"] == "input#email" and sc["seconds"] == 2
-        assert during == [before]
+        assert sc["element"] == "input#email" and sc["seconds"] == 60
+        assert "goes by itself" in result.content[0].text
+        assert await overlay_pixels(headful_chromium, target, box) > 0
+        # the page's lock is free: another call on the tab runs while it shows
+        assert await agent.js("document.documentElement.outerHTML") == before
+
+        # a second highlight replaces the first one's removal: a short one takes the overlay away
+        await agent.s("highlight", selector="#email", seconds=0.2)
+        with anyio.fail_after(60):
+            while await overlay_pixels(headful_chromium, target, box):
+                await anyio.sleep(0.3)
         assert await agent.js("document.documentElement.outerHTML") == before
 
 
