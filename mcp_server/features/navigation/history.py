@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import Field
 
+from mcp_server.answers.lean import page_title
 from mcp_server.answers.pages import move_notes
 from mcp_server.evidence.dialogs import no_dialog
 from mcp_server.page.loading import LOAD_TAKES, StatusFn, WaitUntil, bounded_load
@@ -36,7 +37,7 @@ def _moved(verb: str, info: dict[str, Any]) -> ActionResult:
     if "status" in data:  # the HTTP status; "status" is the envelope's ok/error
         data["httpStatus"] = data.pop("status")
     url, title = data.get("url", ""), data.get("title")
-    text = f"{verb} {url}" + (f" ({title})" if title else "")
+    text = f"{verb} {url}" + (f" ({page_title(title)})" if title else "")
     if data.get("httpStatus"):
         text += f", HTTP {data['httpStatus']}"
     if data.get("sameDocument"):

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from mcp_server.answers.lean import page_title
 from mcp_server.answers.pages import move_notes
 from mcp_server.evidence.dialogs import no_dialog
 from mcp_server.evidence.followup import last_id
@@ -93,7 +94,9 @@ async def _navigate(ctx: ToolContext, args: NavigateArgs, watch: Any = None) -> 
         info["httpStatus"] = info.pop("status")
     url = info.get("url", args.url)
     title = info.get("title")
-    text = f"Navigated {info.get('stable_page_id')} ({info.get('target')}) to {url}" + (f" ({title})" if title else "")
+    text = f"Navigated {info.get('stable_page_id')} ({info.get('target')}) to {url}"
+    if title:
+        text += f" ({page_title(title)})"
     if info.get("httpStatus") is not None:
         text += f", HTTP {info['httpStatus']}"
     after = ctx.ready_page()
