@@ -266,8 +266,10 @@ class SourceMapResolver:
         script.map_url = ref if ref.startswith("data:") else resolve_url(url, ref)
         try:
             if ref.startswith("data:"):
-                body = decode_data_url(ref)
                 script.map_url = "inline data: URL"
+                if len(ref) > self.max_map_bytes * 4 // 3 + 1024:
+                    raise SourceMapError(f"larger than {self.max_map_bytes // MiB} MiB, not read")
+                body = decode_data_url(ref)
                 smap = parse_source_map(body, url)
             else:
                 body = await self._fetch(script.map_url, same_origin=_same_origin(url, script.map_url))

@@ -37,6 +37,8 @@ __all__ = [
     "source_mapping_url",
     "decode_data_url",
     "resolve_url",
+    "printable_url",
+    "printable_name",
     "function_declaration",
 ]
 
@@ -205,10 +207,10 @@ class SourceMap:
             raise SourceMapError("a source map needs 'mappings' (a string) and 'sources' (a list)")
         root_value = data.get("sourceRoot")
         root = root_value if isinstance(root_value, str) else ""
-        self.sources = [resolve_url(map_url, _with_root(root, str(s or ""))) for s in sources]
+        self.sources = [printable_url(resolve_url(map_url, _with_root(root, str(s or "")))) for s in sources]
         content = data.get("sourcesContent")
         self.sources_content = [c if isinstance(c, str) else None for c in content] if isinstance(content, list) else []
-        self.names = [str(n) for n in data.get("names") or [] if n is not None]
+        self.names = [printable_name(str(n)) for n in data.get("names") or [] if n is not None]
         ignore = data.get("ignoreList", data.get("x_google_ignoreList"))
         if isinstance(ignore, list):
             self.ignore_list = frozenset(i for i in ignore if isinstance(i, int))
@@ -304,6 +306,33 @@ def _with_root(root: str, source: str) -> str:
     if not root or urllib.parse.urlsplit(source).scheme:
         return source
     return root if not source else (root.rstrip("/") + "/" + source if not root.endswith("/") else root + source)
+
+
+#: Characters a page's name must not carry into an answer: controls (a newline starts a line of
+#: its own), line/paragraph separators and the invisible format characters (bidi overrides)
+_UNPRINTABLE = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]"
+)
+#: A source name longer than this is cut (a map can name a source with megabytes)
+NAME_CHARS = 500
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= NAME_CHARS else text[: NAME_CHARS - 1] + "…"
+
+
+def printable_url(url: str) -> str:
+    """``url`` with the characters that would shape an answer percent-encoded, as a URL carries them.
+
+    Source names are the page's text: a newline in one would start a line of its own in an
+    answer, a bidi override would reorder what the person reads.
+    """
+    return _cut(_UNPRINTABLE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode("utf-8")), url))
+
+
+def printable_name(name: str) -> str:
+    """A function name from a map, its unprintable characters written as ``\\uXXXX``."""
+    return _cut(_UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", name))
 
 
 def resolve_url(base: str, ref: str) -> str:

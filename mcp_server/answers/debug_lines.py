@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import posixpath
+import re
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from mcp_server.answers.lean import short_url
 
@@ -10,18 +13,52 @@ if TYPE_CHECKING:
     from cdp_core.recorders.debugger import DebugPoints, Point
     from cdp_core.sourcemap import SourceMap
 
-__all__ = ["script_row", "source_listing", "source_lines", "point_added", "point_listing", "capture_lines"]
+__all__ = [
+    "map_source",
+    "script_row",
+    "source_listing",
+    "source_lines",
+    "point_added",
+    "point_listing",
+    "capture_lines",
+]
 
+#: controls but the tab, and the line separators: escaped in a source line shown
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 SCRIPTS_MAX = 60
 SOURCES_PER_SCRIPT = 40
 LINE_CHARS = 240
+
+
+#: said once in source_list and source_get: names and text a map gives are the page's, not files here
+FROM_MAP = "named by the page's source map, not files on this machine"
+
+
+def map_source(source: str, map_url: str) -> str:
+    """A source a map names, as a URL relative to the map (``./src/app.ts``, ``../lib/x.js``).
+
+    The names are the page's text: shown from the site's root (``/etc/passwd``) they would read
+    like a path on this machine. A source on another origin or scheme (``webpack://``,
+    ``file://``) keeps its full URL, which says where it claims to be.
+    """
+    try:
+        u, m = urlsplit(source), urlsplit(map_url)
+    except ValueError:
+        return source
+    if u.scheme not in ("http", "https") or (u.scheme, u.netloc) != (m.scheme, m.netloc):
+        return source
+    folder = posixpath.dirname(m.path) or "/"
+    relative = posixpath.relpath(u.path or "/", folder)
+    if not relative.startswith("../"):
+        relative = "./" + relative
+    return relative + (f"?{u.query}" if u.query else "")
 
 
 def script_row(url: str, smap: SourceMap | None, error: str | None) -> dict[str, Any]:
     row: dict[str, Any] = {"url": url}
     if smap is not None:
         embedded = set(i for i, c in enumerate(smap.sources_content) if c is not None)
-        row["sources"] = [s for s in smap.sources[:SOURCES_PER_SCRIPT]]
+        row["sources"] = [map_source(s, smap.map_url or url) for s in smap.sources[:SOURCES_PER_SCRIPT]]
         if len(smap.sources) > SOURCES_PER_SCRIPT:
             row["moreSources"] = len(smap.sources) - SOURCES_PER_SCRIPT
         if len(embedded) < len(smap.sources):
@@ -32,29 +69,31 @@ def script_row(url: str, smap: SourceMap | None, error: str | None) -> dict[str,
 
 
 def source_listing(scripts: list[dict[str, Any]], page_url: str) -> tuple[str, dict[str, Any]]:
-    lines = [f"{len(scripts)} script(s)"]
+    mapped = any(row.get("sources") for row in scripts)
+    lines = [
+        f"{len(scripts)} script(s)" + (f"; sources after -> are {FROM_MAP}, relative to the map" if mapped else "")
+    ]
     for row in scripts:
         head = short_url(row["url"], page_url)
         if row.get("mapError"):
             lines.append(f"{head} (map unreadable: {row['mapError']})")
         elif row.get("sources"):
             more = f" +{row['moreSources']} more" if row.get("moreSources") else ""
-            srcs = ", ".join(short_url(s, page_url) for s in row["sources"])
+            srcs = ", ".join(row["sources"])
             lines.append(f"{head} -> {srcs}{more}")
         else:
             lines.append(f"{head} (no source map)")
-    rows = [
-        {
-            **r,
-            "url": short_url(r["url"], page_url),
-            **({"sources": [short_url(s, page_url) for s in r["sources"]]} if r.get("sources") else {}),
-        }
-        for r in scripts
-    ]
-    return "\n".join(lines), {"scripts": rows}
+    rows = [{**r, "url": short_url(r["url"], page_url)} for r in scripts]
+    data: dict[str, Any] = {"scripts": rows}
+    if mapped:
+        data["sources"] = FROM_MAP + " (relative to the map)"
+    return "\n".join(lines), data
 
 
-def source_lines(name: str, text: str, line: int | None, around: int, page_url: str) -> tuple[str, dict[str, Any]]:
+def source_lines(
+    name: str, text: str, line: int | None, around: int, page_url: str, *, map_url: str | None = None
+) -> tuple[str, dict[str, Any]]:
+    """Numbered lines of a script, or of an original source embedded in ``map_url`` (said as the page's)."""
     all_lines = text.split("\n")
     if line is None:
         first, last = 1, min(len(all_lines), 2 * around + 1)
@@ -63,13 +102,19 @@ def source_lines(name: str, text: str, line: int | None, around: int, page_url: 
     shown = []
     for n in range(first, last + 1):
         code = all_lines[n - 1]
+        code = _CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", code)  # a \r or U+2028 shapes no answer
         shown.append(code if len(code) <= LINE_CHARS else code[: LINE_CHARS - 1] + "…")
     width = len(str(last))
-    head = f"{short_url(name, page_url)} lines {first}-{last} of {len(all_lines)}"
+    shown_name = map_source(name, map_url) if map_url is not None else short_url(name, page_url)
+    head = f"{shown_name} lines {first}-{last} of {len(all_lines)}"
+    if map_url is not None:
+        head += f", as embedded in {short_url(map_url, page_url)} ({FROM_MAP})"
     body = [
         f"{n:>{width}}{'>' if n == line else ' '} {code}" for n, code in zip(range(first, last + 1), shown, strict=True)
     ]
-    data = {"source": short_url(name, page_url), "firstLine": first, "totalLines": len(all_lines), "lines": shown}
+    data: dict[str, Any] = {"source": shown_name, "firstLine": first, "totalLines": len(all_lines), "lines": shown}
+    if map_url is not None:
+        data["embeddedIn"] = short_url(map_url, page_url)
     return "\n".join([head, *body]), data
 
 

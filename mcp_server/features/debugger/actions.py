@@ -101,16 +101,16 @@ async def source_list(ctx: ToolContext, args: NoArgs) -> ActionResult:
 async def source_get(ctx: ToolContext, args: SourceGetArgs) -> ActionResult:
     """Numbered lines of a script or original source."""
     page = await ctx.captured_page()
-    found: tuple[str, str] | None = None
+    found: tuple[str, str, str | None] | None = None
     for url, resolver in await _scripts(ctx, page):
         text, smap, _ = await resolver.script_and_map(url, budget_s=BUDGET_S)
         if smap is not None and not smap._sections:
             for i, name in enumerate(smap.sources):
                 if args.source in name and i < len(smap.sources_content) and smap.sources_content[i] is not None:
-                    found = (name, smap.sources_content[i] or "")
+                    found = (name, smap.sources_content[i] or "", smap.map_url or url)
                     break
         if found is None and args.source in url and text:
-            found = (url, text)
+            found = (url, text, None)
         if found is not None:
             break
     if found is None:
@@ -119,7 +119,7 @@ async def source_get(ctx: ToolContext, args: SourceGetArgs) -> ActionResult:
             f"no script or embedded original source matches {args.source!r}",
             hint="source_list shows what the page has (an original without sourcesContent cannot be shown)",
         )
-    text, data = render.source_lines(found[0], found[1], args.line, AROUND, page.url)
+    text, data = render.source_lines(found[0], found[1], args.line, AROUND, page.url, map_url=found[2])
     return ActionResult(text=text, data=data)
 
 
