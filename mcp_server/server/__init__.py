@@ -6,7 +6,7 @@ finds the action of a call; ``registry`` is the action table the features fill w
 ``context`` is what a handler gets (``ToolContext``); ``catalog``, ``schema``, ``schema_defs`` and
 ``schema_output`` build ``tools/list``; ``envelope`` turns a handler's result or exception into
 both renderings in the light form of ``tool_answer``; ``answer_cap`` is the last byte cap;
-``settings`` and ``version`` describe the process; ``client_log`` the log notifications.
+``settings`` and ``version`` describe the process.
 
 May import ``answers`` and ``safety``; loads the features by name (``mcp_server.features``), never
 imports one.

@@ -27,7 +27,6 @@ import functools
 import itertools
 import logging
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -37,7 +36,6 @@ from pydantic import ValidationError
 from mcp_server.safety.artifacts import Artifacts
 from mcp_server.server import registry
 from mcp_server.server.answer_cap import final_pass
-from mcp_server.server.client_log import CALL_SESSION, client_log
 from mcp_server.server.context import ToolContext
 from mcp_server.server.envelope import error_result, failure_from_exception, ok_result, validation_failure
 from mcp_server.server.locking import Busy, CallHold, CallLocks, locks_for, overrun_grace
@@ -319,10 +317,20 @@ class BrowserMCP:
         """
         import mcp_types as types
         from mcp.server import Server
-        from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+        from mcp.shared.exceptions import MCPError
         from mcp_types import INVALID_PARAMS
 
-        log_handler = client_log()
+        class QuietServer(Server):
+            """The SDK's server without the ``logging`` capability (deprecated by SEP-2577, 2026-07-28).
+
+            The SDK declares the capability when a ``logging/setLevel`` handler exists; older
+            clients still send that request whatever we declare, so it is answered (and ignored)
+            without being declared. What the agent must know is in the answers; the server's own
+            diagnostics go to stderr.
+            """
+
+            def get_capabilities(self, *args: Any, **kwargs: Any) -> types.ServerCapabilities:
+                return super().get_capabilities(*args, **kwargs).model_copy(update={"logging": None})
 
         async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
             return types.ListToolsResult(tools=self.list_tools())
@@ -330,11 +338,7 @@ class BrowserMCP:
         async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:
             session = getattr(ctx, "session", None)
             progress = session.report_progress if session is not None else None
-            token = CALL_SESSION.set(session)
-            try:
-                answer = await self.answer(params.name, params.arguments, progress=progress)
-            finally:
-                CALL_SESSION.reset(token)
+            answer = await self.answer(params.name, params.arguments, progress=progress)
             if params.name not in self.calls:
                 # The spec: an unknown tool is a protocol error (-32602), not a tool result the model
                 # should read; answer() above still recorded it for the audit log.
@@ -346,22 +350,18 @@ class BrowserMCP:
             return answer.wire_form()
 
         async def on_set_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
-            log_handler.set_level(params.level, getattr(ctx, "session", None))
-            return types.EmptyResult()
+            return types.EmptyResult()  # accepted from older clients; nothing is sent as a log message
 
-        with warnings.catch_warnings():
-            # logging/setLevel is deprecated for 2026-07-28+ connections (SEP-2577); older clients still send it.
-            warnings.simplefilter("ignore", MCPDeprecationWarning)
-            server: Server = Server(
-                SERVER_NAME,
-                version=server_version(),
-                instructions=INSTRUCTIONS,
-                on_list_tools=on_list_tools,
-                # The SDK's runner takes a handler's dict as the result's wire form (wire_form: why we
-                # give one); its annotation names only the result models.
-                on_call_tool=on_call_tool,  # type: ignore[arg-type]
-                on_set_logging_level=on_set_level,
-            )
+        server: Server = QuietServer(
+            SERVER_NAME,
+            version=server_version(),
+            instructions=INSTRUCTIONS,
+            on_list_tools=on_list_tools,
+            # The SDK's runner takes a handler's dict as the result's wire form (wire_form: why we
+            # give one); its annotation names only the result models.
+            on_call_tool=on_call_tool,  # type: ignore[arg-type]
+        )
+        server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, on_set_level)
         server.browser_mcp = self  # type: ignore[attr-defined]  # reachable from tests and the CLI
         return server
 
