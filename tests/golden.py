@@ -205,6 +205,10 @@ def render(tool: str, args: dict[str, Any], result: Any, norm: Normaliser) -> st
         kind = getattr(block, "type", "")
         if kind == "text":
             blocks.append(norm.text(block.text))
+        elif kind == "resource_link":  # what a client can open: its name, type and whether it has bytes
+            blocks.append(
+                norm.text(f"[resource_link {block.name} {block.mime_type} {'empty' if not block.size else 'N bytes'}]")
+            )
         else:
             blocks.append(f"[{kind} {getattr(block, 'mime_type', '') or getattr(block, 'mimeType', '')}]".strip())
     sc = result.structured_content

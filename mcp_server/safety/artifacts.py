@@ -10,16 +10,19 @@ of what the agent did must not be readable, overwritable or deletable through a 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import itertools
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from mcp_server.safety.owner_only import restrict_to_owner
 from targets.errors import ErrorCode, ToolFailure
 from targets.policies.file_identity import is_within, same_path
 
-__all__ = ["Artifacts", "AUDIT_FILE_NAME", "PRIVATE_KINDS"]
+__all__ = ["Artifacts", "AUDIT_FILE_NAME", "PRIVATE_KINDS", "recording_use"]
 
 #: The audit log's default name under the root (``MCP_AUDIT_LOG`` may put it elsewhere).
 AUDIT_FILE_NAME = "audit.jsonl"
@@ -38,6 +41,26 @@ def _owner_only(path: Path) -> None:
 
 
 _counter = itertools.count(1)
+
+#: the folders and paths the running call asked for (None outside a recorded call)
+_USED: contextvars.ContextVar[list[Path] | None] = contextvars.ContextVar("mcp_artifacts_used", default=None)
+
+
+@contextlib.contextmanager
+def recording_use() -> Iterator[list[Path]]:
+    """Collect the folders and paths the calls inside ask :class:`Artifacts` for (the call's writes)."""
+    used: list[Path] = []
+    token = _USED.set(used)
+    try:
+        yield used
+    finally:
+        _USED.reset(token)
+
+
+def _used(path: Path) -> None:
+    used = _USED.get()
+    if used is not None and path not in used:
+        used.append(path)
 
 
 class Artifacts:
@@ -85,7 +108,12 @@ class Artifacts:
         return self.root
 
     def dir(self, kind: str) -> Path:
-        """``<root>/<kind>/``, created on first use, owner-only."""
+        """``<root>/<kind>/``, created on first use, owner-only (the call's folder, for its resource links)."""
+        path = self._folder(kind)
+        _used(path)
+        return path
+
+    def _folder(self, kind: str) -> Path:
         safe = _SAFE.sub("-", kind).strip(".-") or "misc"
         path = self.ensure_root() / safe
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -97,10 +125,11 @@ class Artifacts:
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
         clean = re.sub(r"\.{2,}", ".", _SAFE.sub("-", stem)).strip(".-")[:60] or "artifact"
         suffix = suffix if not suffix or suffix.startswith(".") else "." + suffix
-        directory = self.dir(kind)
+        directory = self._folder(kind)
         while True:
             path = directory / f"{stamp}-{next(_counter):04d}-{clean}{suffix}"
             if not path.exists():
+                _used(path)
                 return path
 
     def resolve_inside(self, path: str | Path, *, kind: str | None = None) -> Path:

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from mcp_server.safety.artifacts import Artifacts
+from mcp_server.safety.artifacts import Artifacts, recording_use
 from mcp_server.server import registry
 from mcp_server.server.answer_cap import final_pass
 from mcp_server.server.context import ToolContext
@@ -41,6 +41,7 @@ from mcp_server.server.envelope import error_result, failure_from_exception, ok_
 from mcp_server.server.locking import Busy, CallHold, CallLocks, locks_for, overrun_grace
 from mcp_server.server.progress import Progress
 from mcp_server.server.registry import ActionResult, ActionSpec
+from mcp_server.server.resource_links import ArtifactLinks
 from mcp_server.server.routes import CallRoute, call_routes
 from mcp_server.server.settings import Settings
 from mcp_server.server.tool_answer import ToolAnswer
@@ -103,6 +104,8 @@ class BrowserMCP:
         self.settings = settings
         self.manager = manager
         self.artifacts = Artifacts(settings.artifact_dir)
+        #: the files answers wrote, as resource links, and resources/read of them
+        self.links = ArtifactLinks(self.artifacts)
         self.toolset = toolset or settings.toolset
         self._specs = specs  # None: every action module is imported at the first need (``specs``)
         self.observers: list[Callable[[CallRecord], None]] = []
@@ -156,10 +159,12 @@ class BrowserMCP:
     async def answer(self, name: str, arguments: dict[str, Any] | None, *, progress: Any = None) -> ToolAnswer:
         """Run one tool call, answered in the light form (tool_answer.py); never raises (except cancellation)."""
         started = time.time()
+        since_ns = time.time_ns()
         arrived = asyncio.get_running_loop().time()
         args = dict(arguments or {})
         action_name: str | None = None
         adapter: dict[str, Any] | None = None
+        used: list[Any] = []
         try:
             route = self.calls.get(name)
             if route is None:
@@ -181,7 +186,8 @@ class BrowserMCP:
                 parsed = spec.args.model_validate(args)
             except ValidationError as exc:
                 raise validation_failure(exc, tool=name, action=action_name, model=spec.args) from None
-            result = await self._run(name, spec, parsed, progress, arrived)
+            with recording_use() as used:
+                result = await self._run(name, spec, parsed, progress, arrived)
             if not isinstance(result, ActionResult):
                 raise TypeError(f"handler of {spec.tool}.{spec.name} returned {type(result).__name__}")
             answer = ok_result(result, adapter)
@@ -193,6 +199,8 @@ class BrowserMCP:
             self._notify(name, action_name, args, None, started)
             raise
         answer = final_pass(answer, self.manager, limit=self.settings.max_answer_bytes)
+        if used:  # the call asked for artifact paths: link the files it wrote
+            answer.content += self.links.blocks(self.links.written(used, since_ns))
         self._notify(name, action_name, args, answer, started)
         return answer
 
@@ -349,6 +357,26 @@ class BrowserMCP:
                 )
             return answer.wire_form()
 
+        async def on_list_resources(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+            listed = [
+                types.Resource(uri=link.uri, name=link.name, mime_type=link.mime_type, size=link.size)
+                for link in self.links.listed()
+            ]
+            return types.ListResourcesResult(resources=listed)
+
+        async def on_read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+            uri = str(params.uri)
+            try:
+                mime, text, blob = await asyncio.to_thread(self.links.read, uri)
+            except (LookupError, OSError) as exc:
+                raise MCPError(INVALID_PARAMS, f"cannot read {uri[:300]}: {exc}") from None
+            contents: list[types.TextResourceContents | types.BlobResourceContents] = [
+                types.TextResourceContents(uri=uri, mime_type=mime, text=text)
+                if text is not None
+                else types.BlobResourceContents(uri=uri, mime_type=mime, blob=blob or "")
+            ]
+            return types.ReadResourceResult(contents=contents)
+
         async def on_set_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
             return types.EmptyResult()  # accepted from older clients; nothing is sent as a log message
 
@@ -360,6 +388,8 @@ class BrowserMCP:
             # The SDK's runner takes a handler's dict as the result's wire form (wire_form: why we
             # give one); its annotation names only the result models.
             on_call_tool=on_call_tool,  # type: ignore[arg-type]
+            on_list_resources=on_list_resources,
+            on_read_resource=on_read_resource,
         )
         server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, on_set_level)
         server.browser_mcp = self  # type: ignore[attr-defined]  # reachable from tests and the CLI

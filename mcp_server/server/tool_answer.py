@@ -17,10 +17,12 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from mcp_server.server.resource_links import LinkBlock
+
 if TYPE_CHECKING:
     import mcp_types
 
-__all__ = ["TextBlock", "ImageBlock", "Block", "ToolAnswer"]
+__all__ = ["TextBlock", "ImageBlock", "LinkBlock", "Block", "ToolAnswer"]
 
 
 @dataclass(slots=True)
@@ -54,7 +56,7 @@ class ImageBlock:
         return {"type": "image", "data": self.data, "mimeType": self.mime_type}
 
 
-Block = TextBlock | ImageBlock
+Block = TextBlock | ImageBlock | LinkBlock
 
 
 @dataclass(slots=True)
@@ -84,12 +86,18 @@ class ToolAnswer:
         """The SDK's ``CallToolResult`` of this answer (imports ``mcp_types``: only where one is promised)."""
         import mcp_types as types
 
-        content: list[types.ContentBlock] = [
-            types.TextContent(type="text", text=block.text)
-            if isinstance(block, TextBlock)
-            else types.ImageContent(type="image", data=block.data, mime_type=block.mime_type)
-            for block in self.content
-        ]
+        content: list[types.ContentBlock] = []
+        for block in self.content:
+            if isinstance(block, TextBlock):
+                content.append(types.TextContent(type="text", text=block.text))
+            elif isinstance(block, ImageBlock):
+                content.append(types.ImageContent(type="image", data=block.data, mime_type=block.mime_type))
+            else:
+                content.append(
+                    types.ResourceLink(
+                        type="resource_link", uri=block.uri, name=block.name, mime_type=block.mime_type, size=block.size
+                    )
+                )
         return types.CallToolResult(content=content, structured_content=self.structured_content, is_error=self.is_error)
 
     def replace(self, **changes: Any) -> ToolAnswer:
