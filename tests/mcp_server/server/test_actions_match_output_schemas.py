@@ -223,7 +223,7 @@ async def test_screenshot_goes_to_a_file(mcp: Session, http_server):
     png = await anyio.Path(path).read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and sc["bytes"] == len(png)
     assert [c.type for c in result.content] == ["text", "resource_link"]  # no inline image unless asked
-    assert result.content[1].uri == path.resolve().as_uri()
+    assert result.content[1].uri == (await anyio.Path(path).resolve()).as_uri()
     full = await mcp.call("browser_session", action="screenshot", full_page=True, inline=True)
     assert [c.type for c in full.content] == ["text", "image", "resource_link"]
     image = base64.b64decode(full.content[1].data)

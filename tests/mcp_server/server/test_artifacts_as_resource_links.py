@@ -23,6 +23,19 @@ PAGE = """<!doctype html><title>Links</title>
 <script>fetch('/links/api', {method: 'POST', body: JSON.stringify({n: 1})})</script><p>saved?</p>"""
 
 
+def on_disk(uri: str) -> Path:
+    return Path(uri.removeprefix("file://"))
+
+
+def file_bytes(uri: str) -> bytes:
+    return on_disk(uri).read_bytes()
+
+
+def swap_for_link(uri: str, to: Path) -> None:
+    on_disk(uri).unlink()
+    os.symlink(to, on_disk(uri))
+
+
 def links(result: Any) -> list[Any]:
     return [block for block in result.content if block.type == "resource_link"]
 
@@ -47,16 +60,15 @@ async def test_written_files_are_linked_and_read_back_byte_for_byte(app_client, 
 
     shot = await call(app_client, "screenshot")
     (link,) = links(shot)
-    path = Path(link.uri.removeprefix("file://"))
-    assert link.mime_type == "image/png" and link.size == path.stat().st_size > 0
+    assert link.mime_type == "image/png" and link.size == len(file_bytes(link.uri)) > 0
     assert link.name.startswith("screenshots/")
     read = await app_client.read_resource(link.uri)
-    assert base64.b64decode(read.contents[0].blob) == path.read_bytes()
+    assert base64.b64decode(read.contents[0].blob) == file_bytes(link.uri)
 
     har = await call(app_client, "network_export_har")
     (har_link,) = links(har)
     text = (await app_client.read_resource(har_link.uri)).contents[0].text
-    assert json.loads(text)["log"]["entries"] and text == Path(har_link.uri.removeprefix("file://")).read_text()
+    assert json.loads(text)["log"]["entries"] and text.encode() == file_bytes(har_link.uri)
 
     # a bundle writes a folder: each of its files is linked, with its place in the folder
     bundle = await call(app_client, "debug_bundle", save_artifacts=True)
@@ -90,9 +102,7 @@ async def test_only_announced_files_of_ours_are_served(app_client, page, tmp_pat
         assert "cannot read" in caught.value.error.message, uri
 
     # an announced file swapped for a link to another file is no longer served
-    path = Path(link.uri.removeprefix("file://"))
-    path.unlink()
-    os.symlink(root / "audit.jsonl", path)
+    swap_for_link(link.uri, root / "audit.jsonl")
     with pytest.raises(MCPError):
         await app_client.read_resource(link.uri)
     # the server goes on answering
