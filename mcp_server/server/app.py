@@ -38,6 +38,7 @@ from mcp_server.server import registry
 from mcp_server.server.answer_cap import final_pass
 from mcp_server.server.context import ToolContext
 from mcp_server.server.envelope import error_result, failure_from_exception, ok_result, validation_failure
+from mcp_server.server.icons import SERVER_ICON, icons_of
 from mcp_server.server.locking import Busy, CallHold, CallLocks, locks_for, overrun_grace
 from mcp_server.server.progress import Progress
 from mcp_server.server.registry import ActionResult, ActionSpec
@@ -390,6 +391,7 @@ class BrowserMCP:
             on_call_tool=on_call_tool,  # type: ignore[arg-type]
             on_list_resources=on_list_resources,
             on_read_resource=on_read_resource,
+            icons=icons_of(SERVER_ICON),
         )
         server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, on_set_level)
         server.browser_mcp = self  # type: ignore[attr-defined]  # reachable from tests and the CLI

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import mcp_types as types
 
+from mcp_server.server.icons import SERVER_ICON, TOOL_ICONS, icons_of
 from mcp_server.server.registry import CONDENSED_TOOLS, ActionSpec
 from mcp_server.server.schema import args_schema, condensed_schema
 from mcp_server.server.schema_output import condensed_output_schema, output_schema
@@ -83,6 +84,7 @@ def build_routes(specs: list[ActionSpec], toolset: str) -> dict[str, Route]:
                     input_schema=condensed_schema(own),
                     output_schema=condensed_output_schema(own),
                     annotations=_condensed_hints(own),
+                    icons=icons_of(TOOL_ICONS[tool]),
                 ),
                 actions={s.name: s for s in own},
             )
@@ -98,6 +100,7 @@ def build_routes(specs: list[ActionSpec], toolset: str) -> dict[str, Route]:
                     input_schema=args_schema(spec.args),
                     output_schema=output_schema(spec.result, adapter=False),
                     annotations=_hints(spec.read_only, spec.destructive),
+                    icons=icons_of(TOOL_ICONS.get(spec.tool, SERVER_ICON)),
                 ),
                 spec=spec,
             )

@@ -282,3 +282,20 @@ def test_the_map_holds_ok_answers_of_actions_with_a_model_only():
     assert result_keys(schema)["removed"]["type"] == "array"
     assert not list(validator.iter_errors(cleared))
     assert not list(validator.iter_errors({**pages, "status": "error", "code": "X", "pages": "p1"}))
+
+
+async def test_server_and_every_tool_carry_a_small_inline_icon():
+    """SEP-973 icons: inline SVG data URIs (no fetch anywhere), none in what the model reads."""
+    import base64
+
+    app = _app("all")
+    async with Client(app.build()) as client:
+        listed = await client.list_tools()
+        server_icons = client.server_info.icons if client.server_info else None
+    for icons in [server_icons, *(t.icons for t in listed.tools)]:
+        assert icons and icons[0].mime_type == "image/svg+xml"
+        head, data = icons[0].src.split(",", 1)
+        assert head == "data:image/svg+xml;base64"
+        svg = base64.b64decode(data).decode()
+        assert svg.startswith("<svg") and len(svg) < 400
+    assert "icons" not in model_visible(listed.tools)
