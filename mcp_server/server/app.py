@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from pydantic import ValidationError
 
 from mcp_server.safety.artifacts import Artifacts, recording_use
@@ -38,14 +39,15 @@ from mcp_server.server import registry
 from mcp_server.server.answer_cap import final_pass
 from mcp_server.server.context import ToolContext
 from mcp_server.server.envelope import error_result, failure_from_exception, ok_result, validation_failure
-from mcp_server.server.icons import SERVER_ICON, icons_of
 from mcp_server.server.locking import Busy, CallHold, CallLocks, locks_for, overrun_grace
+from mcp_server.server.mcp_features import ask_person
+from mcp_server.server.mcp_features.icons import SERVER_ICON, icons_of
+from mcp_server.server.mcp_features.resource_links import ArtifactLinks
 from mcp_server.server.progress import Progress
 from mcp_server.server.registry import ActionResult, ActionSpec
-from mcp_server.server.resource_links import ArtifactLinks
 from mcp_server.server.routes import CallRoute, call_routes
 from mcp_server.server.settings import Settings
-from mcp_server.server.tool_answer import ToolAnswer
+from mcp_server.server.tool_answer import TextBlock, ToolAnswer
 from mcp_server.server.version import SERVER_NAME, server_version
 from targets.errors import ErrorCode, ToolFailure
 
@@ -317,6 +319,61 @@ class BrowserMCP:
             except Exception:  # noqa: BLE001 - an observer must never fail a call
                 log.exception("call observer failed")
 
+    # -- asking the person ---------------------------------------------------------------------
+
+    async def _ask_person(
+        self, ctx: Any, params: Any, answer: ToolAnswer, progress: Any
+    ) -> ToolAnswer | types.InputRequiredResult:
+        """An ambiguous answer the person can settle, settled by them when the client can ask (ask_person.py).
+
+        Returns the answer to give: the chosen call's, the ambiguous one with what happened, or (on a
+        2026-07-28 connection, first round) the input-required result that asks.
+        """
+        import mcp_types as types
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        sc = answer.structured_content
+        action = ((sc or {}).get("adapter") or {}).get("action")
+        choice = ask_person.choice_of(action, sc) if answer.is_error else None
+        session = getattr(ctx, "session", None)
+        capabilities = getattr(session, "client_capabilities", None)
+        if choice is None or sc is None or session is None or getattr(capabilities, "elicitation", None) is None:
+            return answer
+        form = types.ElicitRequestFormParams(
+            mode="form", message=choice.message, requested_schema=ask_person.form_schema(choice)
+        )
+        if getattr(ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
+            responses = getattr(params, "input_responses", None) or {}
+            response = responses.get(ask_person.FIELD)
+            if not isinstance(response, types.ElicitResult):
+                return types.InputRequiredResult(
+                    input_requests={ask_person.FIELD: types.ElicitRequest(params=form)},
+                    request_state="ask-person",
+                )
+        else:
+            bound = min(ASK_PERSON_SECONDS, self.settings.max_call_seconds)
+            try:
+                with anyio.fail_after(bound):
+                    response = await session.elicit_form(
+                        form.message, form.requested_schema, related_request_id=getattr(ctx, "request_id", None)
+                    )
+            except TimeoutError:
+                return self._asked(answer, f"no answer in {bound:g} s")
+            except Exception as exc:  # noqa: BLE001 - a client that cannot ask: today's answer
+                return self._asked(answer, f"the client could not ask ({type(exc).__name__})")
+        outcome = ask_person.chosen(choice, response.action, response.content)
+        if isinstance(outcome, str):
+            return self._asked(answer, outcome)
+        label, arguments = outcome
+        again = await self.answer("browser_session", arguments, progress=progress)
+        data, text = ask_person.with_lead(again.structured_content, _text_of(again), label)
+        return _retexted(again, data, text)
+
+    @staticmethod
+    def _asked(answer: ToolAnswer, said: str) -> ToolAnswer:
+        data, text = ask_person.with_hint(answer.structured_content or {}, _text_of(answer), said)
+        return _retexted(answer, data, text)
+
     # -- the SDK server -------------------------------------------------------------------------
 
     def build(self) -> Server:
@@ -348,6 +405,11 @@ class BrowserMCP:
             session = getattr(ctx, "session", None)
             progress = session.report_progress if session is not None else None
             answer = await self.answer(params.name, params.arguments, progress=progress)
+            asked = await self._ask_person(ctx, params, answer, progress)
+            if isinstance(asked, types.InputRequiredResult):
+                wire: dict[str, Any] = asked.model_dump(by_alias=True, mode="json", exclude_none=True)
+                return wire
+            answer = asked
             if params.name not in self.calls:
                 # The spec: an unknown tool is a protocol error (-32602), not a tool result the model
                 # should read; answer() above still recorded it for the audit log.
@@ -396,6 +458,25 @@ class BrowserMCP:
         server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, on_set_level)
         server.browser_mcp = self  # type: ignore[attr-defined]  # reachable from tests and the CLI
         return server
+
+
+#: how long the person has to choose in a 2025 elicitation (the call bound cuts it shorter)
+ASK_PERSON_SECONDS = 120.0
+
+
+def _text_of(answer: ToolAnswer) -> str:
+    return next((b.text for b in answer.content if isinstance(b, TextBlock)), "")
+
+
+def _retexted(answer: ToolAnswer, data: dict[str, Any] | None, text: str) -> ToolAnswer:
+    """``answer`` with its first text block and its structured content replaced."""
+    content: list[Any] = list(answer.content)
+    at = next((i for i, b in enumerate(content) if isinstance(b, TextBlock)), None)
+    if at is None:
+        content.insert(0, TextBlock(text))
+    else:
+        content[at] = TextBlock(text)
+    return answer.replace(content=content, structured_content=data)
 
 
 #: the failures of a wait that ran out of time: when the call bound cut the wait, the hint says so

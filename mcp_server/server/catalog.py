@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import mcp_types as types
 
-from mcp_server.server.icons import SERVER_ICON, TOOL_ICONS, icons_of
+from mcp_server.server.mcp_features.icons import SERVER_ICON, TOOL_ICONS, icons_of
 from mcp_server.server.registry import CONDENSED_TOOLS, ActionSpec
 from mcp_server.server.schema import args_schema, condensed_schema
 from mcp_server.server.schema_output import condensed_output_schema, output_schema

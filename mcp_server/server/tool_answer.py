@@ -17,7 +17,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcp_server.server.resource_links import LinkBlock
+from mcp_server.server.mcp_features.resource_links import LinkBlock
 
 if TYPE_CHECKING:
     import mcp_types
