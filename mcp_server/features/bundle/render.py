@@ -109,6 +109,47 @@ def _on_screen(bundle: dict[str, Any], lines: list[str], data: dict[str, Any]) -
     lines += [f"  {_on_screen_line(item)}" for item in items]
 
 
+def _screen_text(item: dict[str, Any]) -> str:
+    return _on_screen_line({k: v for k, v in item.items() if k != "uid"})
+
+
+def _changes(changes: dict[str, Any], mark: str, lines: list[str], data: dict[str, Any]) -> None:
+    """The one line on the failure before the mark, then what changed against the span before it."""
+    lines.append(changes["line"])
+    against = changes["against"]
+    lines.append(f"changes vs the {against['seconds']:g} s before {mark} (from {against['from']}, {against['rule']}):")
+    out: dict[str, Any] = {k: changes.get(k) for k in ("line", "failure", "against")}
+    said = False
+    if changes.get("requests"):
+        out["requests"] = changes["requests"]
+        for r in changes["requests"]:
+            ids = ", ".join(f"#{i}" for i in r["ids"])
+            lines.append(f"  request {r['request']}: {r['before']} → {r['after']} ({ids})")
+        said = True
+    gone, new = changes.get("consoleGone") or [], changes.get("consoleNew") or []
+    out["consoleErrors"] = {"gone": len(gone), "new": len(new)}
+    out["consoleGone"], out["consoleNew"] = gone, new
+    lines.append(f"  console errors: {len(gone) or 'none'} gone, {len(new) or 'none'} new")
+    for word, rows in (("gone", gone), ("new", new)):
+        for row in rows:
+            at = f" at {row['at']}" if row.get("at") else ""
+            times = f" ({row['times']} times)" if row.get("times") else ""
+            lines.append(f"    {word}: #{row['id']} {quote(row['text'], MAX_MESSAGE_CHARS, message=True)}{at}{times}")
+    if "onScreenGone" in changes:
+        went, came = changes["onScreenGone"], changes["onScreenNew"]
+        out["onScreenGone"], out["onScreenNew"] = went, came
+        if went or came:
+            lines.append(f"  on screen: {len(went) or 'none'} gone, {len(came) or 'none'} new")
+            lines += [f"    gone: {_screen_text(i)}" for i in went]
+            lines += [f"    new: {_screen_text(i)}" for i in came]
+            said = True
+    if not said:
+        lines.append(
+            "  no request changed its outcome" + ("" if "onScreenGone" not in changes else "; on screen the same")
+        )
+    data["changes"] = out
+
+
 def _origin(url: str) -> str:
     """``scheme://host:port`` of ``url`` ('' for a URL without one: about:, data:)."""
     scheme, sep, rest = url.partition("://")
@@ -209,8 +250,19 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     url = page.get("url") or ""
     since = bundle.get("capturedSince")
     title = f" ({page['title']})" if page.get("title") else ""
-    lines = [f"Debug bundle of {page.get('stable_page_id')} {url}{title}, captured since {since}"]
+    mark = bundle.get("sinceMark")
+    if mark:
+        label = f" ({mark['label']})" if mark.get("label") else ""
+        lines = [
+            f"Debug bundle of {page.get('stable_page_id')} {url}{title}, after {mark['mark']}{label} at "
+            f"{mark['at']} (captured since {since})"
+        ]
+    else:
+        lines = [f"Debug bundle of {page.get('stable_page_id')} {url}{title}, captured since {since}"]
     data: dict[str, Any] = {"capturedSince": since, "page": page}
+    if mark:
+        data["sinceMark"] = mark
+        _changes(bundle["changes"], mark["mark"], lines, data)
     _on_screen(bundle, lines, data)
     con = bundle.get("console")
     if con:
