@@ -95,6 +95,9 @@ class Failure:
     said: str
     epoch: float | None
     id: int
+    #: the id of a later request with the same key that succeeded before the mark (the failure
+    #: was gone already: nothing to check after the mark), else None
+    resolved_by: int | None = None
 
 
 @dataclass(frozen=True)
@@ -113,15 +116,31 @@ def _shown(key: str, origin: str) -> str:
     return f"{method} {url}"
 
 
+def _request_failure(item: dict[str, Any], origin: str, resolved_by: int | None = None) -> Failure:
+    key = request_key(item)
+    status = item.get("status")
+    # a status of 400 or more says it; the error line is the gist of a 200 that failed
+    said = outcome({**item, "error": None}) if status is not None and status >= 400 else outcome(item)
+    when = epoch_of(item.get("timestamp"))
+    return Failure("request", key, f"{_shown(key, origin)} {said}", when, item["id"], resolved_by)
+
+
 def newest_failure(requests: list[dict[str, Any]], console: list[dict[str, Any]], origin: str = "") -> Failure | None:
-    """The newest failing request before the mark, else the newest console error, else None."""
+    """The failure the person saw before the mark: the newest request whose newest outcome before the
+    mark fails; else, when every failing request was answered well later (``resolved_by``), the
+    newest of those; else the newest console error; else None."""
+    newest = _newest_by_key(requests, request_key)
+    resolved = None
     for item in reversed(requests):
-        if failing(item):
-            key = request_key(item)
-            status = item.get("status")
-            # a status of 400 or more says it; the error line is the gist of a 200 that failed
-            said = outcome({**item, "error": None}) if status is not None and status >= 400 else outcome(item)
-            return Failure("request", key, f"{_shown(key, origin)} {said}", epoch_of(item.get("timestamp")), item["id"])
+        if not failing(item):
+            continue
+        last = newest[request_key(item)]
+        if failing(last):
+            return _request_failure(last, origin)
+        if resolved is None:
+            resolved = _request_failure(item, origin, resolved_by=last["id"])
+    if resolved is not None:
+        return resolved
     for item in reversed(console):
         text = str(item.get("text") or "").splitlines()[0][:120] if item.get("text") else ""
         return Failure(
@@ -157,11 +176,14 @@ def _newest_by_key(items: list[dict[str, Any]], key: Any) -> dict[str, dict[str,
     return out
 
 
-def _console_row(item: dict[str, Any], count: int) -> dict[str, Any]:
+def _console_row(item: dict[str, Any], count: int, origin: str) -> dict[str, Any]:
     where = item.get("location") or {}
     row: dict[str, Any] = {"id": item["id"], "text": str(item.get("text") or "")[:300]}
     if where.get("url"):
-        row["at"] = f"{_no_query(str(where['url']))}:{where.get('lineNumber')}"
+        url = _no_query(str(where["url"]))
+        url = url[len(origin) :] if origin and url.startswith(origin + "/") else url
+        line = where.get("lineNumber")
+        row["at"] = url if line is None else f"{url}:{line}"
     if count > 1:
         row["times"] = count
     return row
@@ -172,7 +194,8 @@ def _screen_key(item: dict[str, Any]) -> tuple[str, str, str]:
 
 
 def _screen_row(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: item[k] for k in ("kind", "field", "text", "uid") if item.get(k) not in (None, "")}
+    """An on-screen item without its uid: a gone message has none any more, a new one is in the on-screen section."""
+    return {k: item[k] for k in ("kind", "field", "text") if item.get(k) not in (None, "")}
 
 
 def compare(
@@ -212,8 +235,11 @@ def compare(
         counts_after[console_key(item)] = counts_after.get(console_key(item), 0) + 1
     first_before = {console_key(e): e for e in reversed(con_before)}
     first_after = {console_key(e): e for e in reversed(con_after)}
-    out["consoleGone"] = [_console_row(first_before[k], n) for k, n in counts_before.items() if k not in counts_after]
-    out["consoleNew"] = [_console_row(first_after[k], n) for k, n in counts_after.items() if k not in counts_before]
+    gone = [_console_row(first_before[k], n, origin) for k, n in counts_before.items() if k not in counts_after]
+    out["consoleGone"] = gone
+    out["consoleNew"] = [
+        _console_row(first_after[k], n, origin) for k, n in counts_after.items() if k not in counts_before
+    ]
     if screen_at_mark is not None and screen_now is not None:
         then_keys = {_screen_key(i) for i in screen_at_mark}
         now_keys = {_screen_key(i) for i in screen_now}
@@ -238,6 +264,11 @@ def failure_state(
     """
     if failure is None:
         return "none", f"No failure was captured before {mark}."
+    if failure.resolved_by is not None:
+        return "none", (
+            f"No failure was left before {mark}: the last one ({failure.said}, #{failure.id}) was answered "
+            f"well by #{failure.resolved_by} before it."
+        )
     head = f"The failure before {mark} ({failure.said})"
     requests, console = after
     if captured_after == 0:

@@ -378,7 +378,7 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         lines += [f"source map: {n}" for n in bundle["sourceMapNotes"]]
     replayed = bool(con and any(e.get("replayed") for e in con["errors"]))
     specific = (data.get("beforeAttach") or {}).get("hint")  # names the request from before attach
-    if (replayed or (net and net["total"] == 0)) and not specific:
+    if (replayed or (net and net["total"] == 0)) and not specific and not mark:  # after a mark, 0 is the answer
         # The two-prompt workflow: what happened before attach has no requests here; say what to do.
         data["hint"] = (
             "requests are captured only since capturedSince ([replayed] console entries are older). If the"

@@ -110,7 +110,8 @@ def mark_changes(
     con_after = [e for e in errors if e["id"] > after.console_id]
     failure = newest_failure(before_all, con_before_all, origin)
     captured = [t for r in (network, console) if r is not None and (t := epoch_of(r.captured_since)) is not None]
-    span = span_before(mark.epoch, now, min(captured) if captured else None, failure.epoch if failure else None)
+    live = failure.epoch if failure is not None and failure.resolved_by is None else None
+    span = span_before(mark.epoch, now, min(captured) if captured else None, live)
     before = (in_span(before_all, span), in_span(con_before_all, span))
     captured_after = (len(network.list(since_id=after.network_id)) if network is not None else 0) + (
         len(console.list(since_id=after.console_id)) if console is not None else 0
