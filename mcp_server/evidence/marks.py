@@ -31,10 +31,9 @@ MAX_MARKS = 50
 
 @dataclass(frozen=True)
 class Mark:
-    """One mark: its name (``m1``), the caller's label, when, and the selected tab's capture positions."""
+    """One mark: its name (``m1``), when, and the selected tab's capture positions."""
 
     name: str
-    label: str | None
     #: seconds since the epoch, and the same as ISO-8601 UTC (how every capture time reads)
     epoch: float
     at: str
@@ -49,11 +48,13 @@ class Mark:
 
     def brief(self) -> dict[str, Any]:
         """The mark as answers show it (the positions included: they say what "after" means)."""
-        out: dict[str, Any] = {"mark": self.name, "at": self.at}
-        if self.label:
-            out["label"] = self.label
-        out.update({"page": self.page, "afterNetworkId": self.network_id, "afterConsoleId": self.console_id})
-        return out
+        return {
+            "name": self.name,
+            "at": self.at,
+            "page": self.page,
+            "afterNetworkId": self.network_id,
+            "afterConsoleId": self.console_id,
+        }
 
 
 class Marks:
@@ -74,7 +75,6 @@ class Marks:
     def add(
         self,
         *,
-        label: str | None,
         page: str | None,
         network_id: int,
         console_id: int,
@@ -87,7 +87,6 @@ class Marks:
         now = time.time() if epoch is None else epoch
         mark = Mark(
             name=f"m{self._made}",
-            label=label,
             epoch=now,
             at=iso_time(now),
             page=page,

@@ -86,14 +86,13 @@ async def on_screen_items(ctx: ToolContext, page: PageHandle) -> list[dict[str, 
 class DebugBundleArgs(ActionArgs):
     include_snapshot: bool | None = Field(None, description="Snapshot preview; default: on a form error not on screen")
     include_screenshot: bool = Field(False, description="Save a PNG (path only)")
-    include_storage: bool | None = Field(
-        None, description="Storage keys, cookie names; default: if errors involve them"
-    )
+    include_storage: bool | None = Field(None, description="Storage keys, cookie names; default: if involved")
     include_network: bool = Field(True, description="Network errors")
     include_console: bool = Field(True, description="Console errors")
-    max_items: int = Field(30, ge=1, le=500, description="Max items per list")
-    save_artifacts: bool = Field(False, description="Write bundle.json + bundle.md")
-    since_mark: str | None = Field(None, description="Only after this capture_mark, with changes vs before it")
+    max_items: int = Field(30, ge=1, le=500, description="Items per list")
+    save_artifacts: bool = Field(False, description="Write bundle files")
+    #: no description: the name says it, and tools/list has no tokens to spare (the skill shows the workflow)
+    since_mark: str | None = None
 
 
 def _origin_of(url: str) -> str:
@@ -400,7 +399,7 @@ async def build_bundle(
             if earlier is not None:
                 bundle["beforeAttach"] = earlier.record()
     if mark is not None and after is not None:
-        bundle["sinceMark"] = mark.brief()
+        bundle["mark"] = mark.brief()
         bundle["changes"] = mark_changes(page, mark, after, screen_now, _origin_of(page.url or ""))
     left_out = {}
     include_storage = args.include_storage
@@ -458,7 +457,7 @@ class BundleAnswer(Answer):
     #: sections the default left out (nothing pointed at them): section -> the argument that asks for it
     leftOutSections: dict[str, str] | None = None
     #: since_mark: the mark (its time and positions); the bundle holds only what came after it
-    sinceMark: dict[str, Any] | None = None
+    mark: dict[str, Any] | None = None
     #: since_mark: the one line on the failure before the mark, the span compared with, what changed
     changes: dict[str, Any] | None = None
 

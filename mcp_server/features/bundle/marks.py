@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import Field
-
 from cdp_core.errors import CDPException
 from mcp_server.evidence.dialogs import dialog_watch
 from mcp_server.evidence.followup import last_id
@@ -28,18 +26,14 @@ __all__ = ["CaptureMarkArgs"]
 
 
 class CaptureMarkArgs(ActionArgs):
-    label: str | None = Field(None, max_length=200, description="Your name for it, e.g. 'after the patch'")
+    """No arguments: the mark is named ``m1``, ``m2``... (a label would cost every tools/list its tokens)."""
 
 
 class MarkAnswer(Answer):
-    mark: str
-    at: str
-    label: str | None = None
-    page: str | None = None
-    #: the newest network and console ids at the mark: what is captured after it has higher ids
-    afterNetworkId: int = 0
-    afterConsoleId: int = 0
-    onScreen: int | None = None
+    #: name (m1), at, page, the newest network and console ids then (what comes after has higher
+    #: ids), how many messages were on screen. One object, the key debug_bundle since_mark answers
+    #: it under too: every key costs each tools/list its outputSchema bytes
+    mark: dict[str, Any] | None = None
     hint: str | None = None
 
 
@@ -70,19 +64,17 @@ async def capture_mark(ctx: ToolContext, args: CaptureMarkArgs) -> ActionResult:
             notes.append(f"on-screen messages unavailable: {exc}")
     since = [r.captured_since for r in (network, console) if r is not None and r.captured_since]
     mark = marks_of(ctx).add(
-        label=args.label,
         page=page.stable_page_id,
         network_id=last_id(network),
         console_id=last_id(console),
         captured_since=min(since) if since else None,
         on_screen=screen,
     )
-    data: dict[str, Any] = {**mark.brief(), "onScreen": len(screen)}
+    data: dict[str, Any] = {"mark": {**mark.brief(), "onScreen": len(screen)}}
     hint = f"let the person repeat the action, then debug_bundle since_mark={mark.name}"
     data["hint"] = "; ".join([*notes, hint])
-    label = f" ({mark.label})" if mark.label else ""
     text = (
-        f"mark {mark.name}{label} at {mark.at} on {page.stable_page_id}: after network #{mark.network_id}, "
+        f"mark {mark.name} at {mark.at} on {page.stable_page_id}: after network #{mark.network_id}, "
         f"console #{mark.console_id}; {len(screen)} message(s) on screen"
     )
     text += "".join(f"\nnote: {n}" for n in notes) + f"\nnext: {hint}"

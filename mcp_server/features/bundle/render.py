@@ -34,6 +34,12 @@ def bundle_markdown(bundle: dict[str, Any]) -> str:
         f"- Page: {page.get('stable_page_id')} (index {page.get('page_id')})",
         f"- Captured since: {bundle.get('capturedSince')}",
     ]
+    mark, changes = bundle.get("mark"), bundle.get("changes")
+    if mark and changes:
+        lines += ["", f"## After {mark['name']} ({mark['at']})", "", changes["line"], ""]
+        lines += [f"- request {r['request']}: {r['before']} → {r['after']}" for r in changes.get("requests") or []]
+        lines += [f"- console error gone: {e['text'][:160]}" for e in changes.get("consoleGone") or []]
+        lines += [f"- console error new: {e['text'][:160]}" for e in changes.get("consoleNew") or []]
     if bundle.get("onScreen"):
         lines += ["", "## On screen", ""]
         lines += [f"- {_on_screen_line(item)}" for item in bundle["onScreen"]]
@@ -250,19 +256,18 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     url = page.get("url") or ""
     since = bundle.get("capturedSince")
     title = f" ({page['title']})" if page.get("title") else ""
-    mark = bundle.get("sinceMark")
+    mark = bundle.get("mark")
     if mark:
-        label = f" ({mark['label']})" if mark.get("label") else ""
         lines = [
-            f"Debug bundle of {page.get('stable_page_id')} {url}{title}, after {mark['mark']}{label} at "
+            f"Debug bundle of {page.get('stable_page_id')} {url}{title}, after {mark['name']} at "
             f"{mark['at']} (captured since {since})"
         ]
     else:
         lines = [f"Debug bundle of {page.get('stable_page_id')} {url}{title}, captured since {since}"]
     data: dict[str, Any] = {"capturedSince": since, "page": page}
     if mark:
-        data["sinceMark"] = mark
-        _changes(bundle["changes"], mark["mark"], lines, data)
+        data["mark"] = mark
+        _changes(bundle["changes"], mark["name"], lines, data)
     _on_screen(bundle, lines, data)
     con = bundle.get("console")
     if con:

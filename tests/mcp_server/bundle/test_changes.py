@@ -157,7 +157,7 @@ def test_the_span_before_is_as_long_as_after_unless_a_failure_or_the_capture_say
 
 def test_marks_are_named_in_order_and_an_unknown_one_lists_the_known() -> None:
     marks = Marks(limit=2)
-    names = [marks.add(label=None, page="p1", network_id=i, console_id=0, captured_since=None).name for i in range(3)]
+    names = [marks.add(page="p1", network_id=i, console_id=0, captured_since=None).name for i in range(3)]
     assert names == ["m1", "m2", "m3"] and marks.names == ["m2", "m3"]  # the oldest went
     assert marks.get("m3").network_id == 2
     with pytest.raises(ToolFailure) as failure:

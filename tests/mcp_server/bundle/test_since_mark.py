@@ -9,7 +9,6 @@ In the internal browser (the goldens) and in a background tab of the user's Chro
 
 from __future__ import annotations
 
-import itertools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +24,6 @@ from lean_util import assert_lean, records
 import cdp_core
 
 GOLDEN = Path(__file__).parent / "golden"
-
-_apps = itertools.count(1)
 
 FATAL = (
     "<br />\n<b>Fatal error</b>:  Uncaught Error: Call to undefined function save_note() in "
@@ -75,9 +72,9 @@ class SaveApp:
         self.patched = True
 
 
-def serve_app(http_server: Any) -> SaveApp:
-    n = next(_apps)
-    app = SaveApp(prefix=f"/marks{n}", title=f"Notes {n}")
+def serve_app(http_server: Any, name: str) -> SaveApp:
+    """The app under ``/<name>/`` (a name per test: the goldens show its paths)."""
+    app = SaveApp(prefix=f"/{name}", title=f"Notes of {name}")
     http_server.route(f"{app.prefix}/index.php", Reply(200, PAGE.format(title=app.title)))
     http_server.route(f"{app.prefix}/save.php", app.save)
     return app
@@ -113,7 +110,7 @@ async def g(app_client, http_server) -> Golden:
 
 
 async def test_since_mark_after_the_patch_internal_browser(g: Golden, http_server) -> None:
-    app = serve_app(http_server)
+    app = serve_app(http_server, "notes")
     await g.call("navigate", url=http_server.url(f"{app.prefix}/index.php"))
 
     async def errors() -> dict[str, Any]:
@@ -127,8 +124,8 @@ async def test_since_mark_after_the_patch_internal_browser(g: Golden, http_serve
     await g.call("wait_for", text="Could not save the note")
     await until(errors, lambda sc: "save failed" in json.dumps(sc) and "500" in json.dumps(sc), "the errors")
     await until(save_list, lambda sc: [e.get("status") for e in saves(sc)] == [500], "the 500")
-    mark = await g.check("capture_mark", label="after the patch", subs=MARK_SUBS)
-    assert mark["mark"] == "m1"
+    mark = await g.check("capture_mark", subs=MARK_SUBS)
+    assert mark["mark"]["name"] == "m1" and mark["mark"]["onScreen"] == 1
     app.patch()
     # the person repeats the save
     await g.call("click", tool="browser_interact", selector="#save")
@@ -159,12 +156,15 @@ async def test_since_mark_after_the_patch_internal_browser(g: Golden, http_serve
     assert sc["network"]["httpErrorCount"] == 0 and sc["console"]["errorCount"] == 0
     assert_lean(await g.call("debug_bundle", since_mark="m1"))
     assert "is gone" in sc["changes"]["line"]
+    saved = (await g.call("debug_bundle", since_mark="m1", save_artifacts=True)).structured_content
     text = (await g.call("debug_bundle", since_mark="m1")).content[0].text
-    assert text.splitlines()[1].startswith("The failure before m1 (POST /marks") and "is gone" in text.splitlines()[1]
+    markdown = (g.artifacts / saved["files"]["bundleMd"]).read_text(encoding="utf-8")
+    assert "## After m1" in markdown and changes["line"] in markdown
+    assert text.splitlines()[1].startswith("The failure before m1 (POST /notes/save.php 500)") and "is gone" in text.splitlines()[1]
 
     # a mark with nothing after it
     empty = await g.check("capture_mark", scenario="second", subs=MARK_SUBS)
-    assert empty["mark"] == "m2"
+    assert empty["mark"]["name"] == "m2"
     sc = await g.check(
         "debug_bundle",
         scenario="since-mark-nothing-after",
@@ -174,7 +174,7 @@ async def test_since_mark_after_the_patch_internal_browser(g: Golden, http_serve
     )
     # the save's failure was answered well before m2: nothing to check, and nothing changed
     assert sc["changes"]["failure"]["state"] == "none"
-    assert sc["changes"]["line"].startswith("No failure was left before m2: the last one (POST /marks")
+    assert sc["changes"]["line"].startswith("No failure was left before m2: the last one (POST /notes/save.php 500")
     assert sc["network"]["total"] == 0 and sc["console"]["total"] == 0
     assert "requests" not in sc["changes"] and sc["changes"]["consoleErrors"] == {"gone": 0, "new": 0}
 
@@ -207,7 +207,7 @@ async def person_clicks_save(http_url: str, title: str) -> None:
 
 @pytest.mark.parametrize("users_chrome", ["headless"], indirect=True)
 async def test_since_mark_in_a_background_tab_of_the_users_chrome(users_chrome, http_server, tmp_path) -> None:
-    app = serve_app(http_server)
+    app = serve_app(http_server, "users-notes")
     async with agent_in_hidden_tab(users_chrome, http_server, tmp_path, f"{app.prefix}/index.php", app.title) as agent:
 
         async def save_list() -> dict[str, Any]:
@@ -220,7 +220,7 @@ async def test_since_mark_in_a_background_tab_of_the_users_chrome(users_chrome, 
         await until(save_list, lambda sc: [e.get("status") for e in saves(sc)] == [500], "the 500")
         await until(errors, lambda sc: "save failed" in json.dumps(sc), "the page's error")
         mark = await agent.s("capture_mark")
-        assert mark["mark"] == "m1" and mark["onScreen"] == 1
+        assert mark["mark"]["name"] == "m1" and mark["mark"]["onScreen"] == 1
         app.patch()
         await person_clicks_save(users_chrome.http_url, app.title)
         await until(save_list, lambda sc: [e.get("status") for e in saves(sc)] == [500, 200], "the 200")
