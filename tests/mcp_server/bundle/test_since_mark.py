@@ -160,7 +160,8 @@ async def test_since_mark_after_the_patch_internal_browser(g: Golden, http_serve
     text = (await g.call("debug_bundle", since_mark="m1")).content[0].text
     markdown = (g.artifacts / saved["files"]["bundleMd"]).read_text(encoding="utf-8")
     assert "## After m1" in markdown and changes["line"] in markdown
-    assert text.splitlines()[1].startswith("The failure before m1 (POST /notes/save.php 500)") and "is gone" in text.splitlines()[1]
+    line = text.splitlines()[1]  # the one line, right under the bundle's head
+    assert line.startswith("The failure before m1 (POST /notes/save.php 500) is gone"), line
 
     # a mark with nothing after it
     empty = await g.check("capture_mark", scenario="second", subs=MARK_SUBS)
