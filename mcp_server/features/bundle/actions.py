@@ -91,8 +91,7 @@ class DebugBundleArgs(ActionArgs):
     include_console: bool = Field(True, description="Console errors")
     max_items: int = Field(30, ge=1, le=500, description="Items per list")
     save_artifacts: bool = Field(False, description="Write bundle files")
-    #: no description: the name says it, and tools/list has no tokens to spare (the skill shows the workflow)
-    since_mark: str | None = None
+    since_mark: str | None = Field(None, description="From capture_mark")
 
 
 def _origin_of(url: str) -> str:
