@@ -34,6 +34,7 @@ MODULES: list[str] = [
     "console.actions",
     "network.actions",
     "bundle.actions",
+    "bundle.marks",
     "snapshot.actions",
     "navigation.wait",
     "dialogs.actions",

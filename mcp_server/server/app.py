@@ -109,6 +109,8 @@ class BrowserMCP:
         self.artifacts = Artifacts(settings.artifact_dir)
         #: the files answers wrote, as resource links, and resources/read of them
         self.links = ArtifactLinks(self.artifacts)
+        #: what features keep between calls (``ToolContext.state``): the server's for now
+        self.state: dict[str, Any] = {}
         self.toolset = toolset or settings.toolset
         self._specs = specs  # None: every action module is imported at the first need (``specs``)
         self.observers: list[Callable[[CallRecord], None]] = []
@@ -233,6 +235,7 @@ class BrowserMCP:
             hold=hold,
             reporter=reporter,
             deadline=arrived + self.settings.max_call_seconds,
+            state=self.state,
         )
         call_id = next(self._call_ids)
         self.running[call_id] = RunningCall(tool, spec.name, hold.mode)

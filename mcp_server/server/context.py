@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mcp_server.safety.artifacts import Artifacts
@@ -55,6 +55,9 @@ class ToolContext:
     deadline: float | None = None
     #: set by :meth:`bound` when it cut a wait short of the caller's timeout
     cut: bool = False
+    #: what features keep between calls, by name (the capture marks: ``mcp_server.evidence.marks``);
+    #: one dict the server owns, so a server with several MCP sessions can hand each its own
+    state: dict[str, Any] = field(default_factory=dict)
 
     def remaining(self) -> float | None:
         """Seconds left before the call must answer (None: unbounded, unit tests)."""

@@ -27,11 +27,13 @@ from mcp_server.evidence.app_errors import held_app_error
 from mcp_server.evidence.body_preview import held_response_preview
 from mcp_server.evidence.console_requests import link_requests
 from mcp_server.evidence.dialogs import dialog_watch
+from mcp_server.evidence.marks import Mark, marks_of
 from mcp_server.evidence.reading import source_map_policy
 from mcp_server.evidence.server_errors import held_server_error, held_server_stack
 from mcp_server.evidence.stacks import map_console_entries
 from mcp_server.features.bundle.render import bundle_answer, bundle_markdown
 from mcp_server.features.bundle.sections import shows_form_error, storage_involved
+from mcp_server.features.bundle.since_mark import after_mark, mark_changes
 from mcp_server.input.element import registry_of
 from mcp_server.page.before_attach import read_before_attach
 from mcp_server.page.screenshots import capture_png
@@ -76,16 +78,26 @@ def _distinct(messages: list[SnapshotLine]) -> list[SnapshotLine]:
     return out
 
 
+async def on_screen_items(ctx: ToolContext, page: PageHandle) -> list[dict[str, Any]]:
+    """What the page shows the person now, each message once, as the bundle (and a capture mark) keeps it."""
+    return [_on_screen_item(line) for line in _distinct(await on_screen(ctx, page))]
+
+
 class DebugBundleArgs(ActionArgs):
     include_snapshot: bool | None = Field(None, description="Snapshot preview; default: on a form error not on screen")
     include_screenshot: bool = Field(False, description="Save a PNG (path only)")
-    include_storage: bool | None = Field(
-        None, description="Storage keys, cookie names; default: if errors involve them"
-    )
+    include_storage: bool | None = Field(None, description="Storage keys, cookie names; default: if involved")
     include_network: bool = Field(True, description="Network errors")
     include_console: bool = Field(True, description="Console errors")
-    max_items: int = Field(30, ge=1, le=500, description="Max items per list")
-    save_artifacts: bool = Field(False, description="Write bundle.json + bundle.md")
+    max_items: int = Field(30, ge=1, le=500, description="Items per list")
+    save_artifacts: bool = Field(False, description="Write bundle files")
+    since_mark: str | None = Field(None, description="From capture_mark")
+
+
+def _origin_of(url: str) -> str:
+    """``scheme://host:port`` of the page (how the changes print its own requests: by path)."""
+    scheme, sep, rest = url.partition("://")
+    return f"{scheme}://{rest.split('/', 1)[0]}" if sep and rest else ""
 
 
 def _compact_console(e: dict[str, Any]) -> dict[str, Any]:
@@ -147,12 +159,12 @@ SERVER_ERROR_SCAN = 50
 
 
 def _answers_with_errors(
-    recorder: Any,
+    recorder: Any, since_id: int | None = None
 ) -> tuple[list[tuple[dict[str, Any], str]], list[tuple[dict[str, Any], str]]]:
     """(entry, error) of the newest document/xhr/fetch requests answered below 400 whose body holds a
     server error, and those whose body holds an application error (``success:false``, an error
     block) and no server error: a request is listed once, by its worse error."""
-    recent = recorder.list(resource_types=["document", "xhr", "fetch"], limit=SERVER_ERROR_SCAN)
+    recent = recorder.list(resource_types=["document", "xhr", "fetch"], limit=SERVER_ERROR_SCAN, since_id=since_id)
     server, app = [], []
     for e in recent:
         if e.get("status") is None or e["status"] >= 400:
@@ -284,11 +296,21 @@ async def _screenshot(ctx: ToolContext, page: PageHandle, directory: Any | None)
     return {"filePath": str(path), "relativePath": ctx.artifacts.relative(path), "bytes": len(data)}
 
 
-async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs) -> tuple[dict[str, Any], list[str]]:
-    """The bundle dict and the notes of parts that could not be read (each part fails alone)."""
+async def build_bundle(
+    ctx: ToolContext, page: PageHandle, args: DebugBundleArgs, mark: Mark | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """The bundle dict and the notes of parts that could not be read (each part fails alone).
+
+    With ``mark``: only what was captured after it, and the changes against the span before it.
+    """
     notes: list[str] = []
     network = page.data.get("network")
     console = page.data.get("console")
+    after = after_mark(page, mark) if mark is not None else None
+    net_since = after.network_id if after is not None else None
+    con_since = after.console_id if after is not None else None
+    if after is not None:
+        notes += after.notes
     since = [r.captured_since for r in (network, console) if r is not None and r.captured_since]
     bundle: dict[str, Any] = {
         "capturedSince": min(since) if since else page.attached_at,
@@ -313,6 +335,7 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
             notes.append(f"frames unavailable: {exc}")
             bundle["frames"] = []
     shown: set[int] = set()
+    screen_now: list[dict[str, Any]] | None = None
     if dialog is None:
         ctx.status("reading what the page shows: alerts, messages, invalid fields")
         try:
@@ -320,7 +343,8 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
         except (CDPException, ToolFailure) as exc:
             notes.append(f"on-screen messages unavailable: {exc}")
         else:
-            bundle["onScreen"] = [_on_screen_item(line) for line in messages[:ON_SCREEN_ITEMS]]
+            screen_now = [_on_screen_item(line) for line in messages]
+            bundle["onScreen"] = screen_now[:ON_SCREEN_ITEMS]
             bundle["onScreenCount"] = len(messages)
             shown = {line.uid for line in messages[:ON_SCREEN_ITEMS] if line.uid is not None}
     n = args.max_items
@@ -328,8 +352,8 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
         if console is None:
             notes.append("no console capture on this page")
         else:
-            errors = console.list(types=["error", "pageerror"], include_stack=True)
-            warnings = console.list(types=["warning"], include_stack=True)
+            errors = console.list(types=["error", "pageerror"], include_stack=True, since_id=con_since)
+            warnings = console.list(types=["warning"], include_stack=True, since_id=con_since)
             try:
                 map_notes = await map_console_entries(page, errors[-n:], source_map_policy(ctx))
             except CDPException as exc:
@@ -344,17 +368,17 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
                 "warnings": [_compact_console(e) for e in shown_warnings],
                 "errorCount": len(errors),
                 "warningCount": len(warnings),
-                "total": len(console),
+                "total": len(console) if con_since is None else len(console.list(since_id=con_since)),
                 "evicted": console.evicted,
             }
     if args.include_network:
         if network is None:
             notes.append("no network capture on this page")
         else:
-            failed = network.list(failed_only=True)
-            http_errors = network.list(status_min=400)
-            last = network.list(resource_types=["xhr", "fetch"], limit=1)
-            server_errors, app_errors = _answers_with_errors(network)
+            failed = network.list(failed_only=True, since_id=net_since)
+            http_errors = network.list(status_min=400, since_id=net_since)
+            last = network.list(resource_types=["xhr", "fetch"], limit=1, since_id=net_since)
+            server_errors, app_errors = _answers_with_errors(network, net_since)
             bundle["network"] = {
                 "failed": [_network_item(network, e) for e in failed[-n:]],
                 "httpErrors": [_network_item(network, e) for e in http_errors[-n:]],
@@ -365,12 +389,17 @@ async def build_bundle(ctx: ToolContext, page: PageHandle, args: DebugBundleArgs
                 "lastXhrOrFetch": _network_item(network, last[0]) if last else None,
                 "failedCount": len(failed),
                 "httpErrorCount": len(http_errors),
-                "total": len(network),
+                "total": len(network) if net_since is None else len(network.list(since_id=net_since)),
                 "evicted": network.evicted,
             }
-            earlier = None if dialog is not None else await read_before_attach(page, network.captured_since)
+            # after a mark, what came before attach is not "after" it
+            skip_earlier = dialog is not None or mark is not None
+            earlier = None if skip_earlier else await read_before_attach(page, network.captured_since)
             if earlier is not None:
                 bundle["beforeAttach"] = earlier.record()
+    if mark is not None and after is not None:
+        bundle["mark"] = mark.brief()
+        bundle["changes"] = mark_changes(page, mark, after, screen_now, _origin_of(page.url or ""))
     left_out = {}
     include_storage = args.include_storage
     if include_storage is None and dialog is None:
@@ -426,6 +455,10 @@ class BundleAnswer(Answer):
     sourceMapNotes: list[str] = []
     #: sections the default left out (nothing pointed at them): section -> the argument that asks for it
     leftOutSections: dict[str, str] | None = None
+    #: since_mark: the mark (its time and positions); the bundle holds only what came after it
+    mark: dict[str, Any] | None = None
+    #: since_mark: the one line on the failure before the mark, the span compared with, what changed
+    changes: dict[str, Any] | None = None
 
 
 @action(
@@ -439,8 +472,9 @@ class BundleAnswer(Answer):
 )
 async def debug_bundle(ctx: ToolContext, args: DebugBundleArgs) -> ActionResult:
     """One answer for 'what is wrong with this page': errors, failed requests; storage, snapshot if they matter."""
+    mark = marks_of(ctx).get(args.since_mark) if args.since_mark is not None else None  # before reading anything
     page = await ctx.page()
-    bundle, _notes = await build_bundle(ctx, page, args)
+    bundle, _notes = await build_bundle(ctx, page, args, mark)
     # The page's URL, its frames', a dialog's, a snapshot's links: secret URL parameters masked before
     # the files are written (the answer's own pass would come after them).
     bundle = redact_url_params_in(bundle)

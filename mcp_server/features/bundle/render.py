@@ -34,6 +34,12 @@ def bundle_markdown(bundle: dict[str, Any]) -> str:
         f"- Page: {page.get('stable_page_id')} (index {page.get('page_id')})",
         f"- Captured since: {bundle.get('capturedSince')}",
     ]
+    mark, changes = bundle.get("mark"), bundle.get("changes")
+    if mark and changes:
+        lines += ["", f"## After {mark['name']} ({mark['at']})", "", changes["line"], ""]
+        lines += [f"- request {r['request']}: {r['before']} → {r['after']}" for r in changes.get("requests") or []]
+        lines += [f"- console error gone: {e['text'][:160]}" for e in changes.get("consoleGone") or []]
+        lines += [f"- console error new: {e['text'][:160]}" for e in changes.get("consoleNew") or []]
     if bundle.get("onScreen"):
         lines += ["", "## On screen", ""]
         lines += [f"- {_on_screen_line(item)}" for item in bundle["onScreen"]]
@@ -107,6 +113,47 @@ def _on_screen(bundle: dict[str, Any], lines: list[str], data: dict[str, Any]) -
         data["onScreenMore"] = more
     lines.append(head)
     lines += [f"  {_on_screen_line(item)}" for item in items]
+
+
+def _screen_text(item: dict[str, Any]) -> str:
+    return _on_screen_line({k: v for k, v in item.items() if k != "uid"})
+
+
+def _changes(changes: dict[str, Any], mark: str, lines: list[str], data: dict[str, Any]) -> None:
+    """The one line on the failure before the mark, then what changed against the span before it."""
+    lines.append(changes["line"])
+    against = changes["against"]
+    lines.append(f"changes vs the {against['seconds']:g} s before {mark} (from {against['from']}, {against['rule']}):")
+    out: dict[str, Any] = {k: changes.get(k) for k in ("line", "failure", "against")}
+    said = False
+    if changes.get("requests"):
+        out["requests"] = changes["requests"]
+        for r in changes["requests"]:
+            ids = ", ".join(f"#{i}" for i in r["ids"])
+            lines.append(f"  request {r['request']}: {r['before']} → {r['after']} ({ids})")
+        said = True
+    gone, new = changes.get("consoleGone") or [], changes.get("consoleNew") or []
+    out["consoleErrors"] = {"gone": len(gone), "new": len(new)}
+    out["consoleGone"], out["consoleNew"] = gone, new
+    lines.append(f"  console errors: {len(gone) or 'none'} gone, {len(new) or 'none'} new")
+    for word, rows in (("gone", gone), ("new", new)):
+        for row in rows:
+            at = f" at {row['at']}" if row.get("at") else ""
+            times = f" ({row['times']} times)" if row.get("times") else ""
+            lines.append(f"    {word}: #{row['id']} {quote(row['text'], MAX_MESSAGE_CHARS, message=True)}{at}{times}")
+    if "onScreenGone" in changes:
+        went, came = changes["onScreenGone"], changes["onScreenNew"]
+        out["onScreenGone"], out["onScreenNew"] = went, came
+        if went or came:
+            lines.append(f"  on screen: {len(went) or 'none'} gone, {len(came) or 'none'} new")
+            lines += [f"    gone: {_screen_text(i)}" for i in went]
+            lines += [f"    new: {_screen_text(i)}" for i in came]
+            said = True
+    if not said:
+        lines.append(
+            "  no request changed its outcome" + ("" if "onScreenGone" not in changes else "; on screen the same")
+        )
+    data["changes"] = out
 
 
 def _origin(url: str) -> str:
@@ -209,8 +256,18 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     url = page.get("url") or ""
     since = bundle.get("capturedSince")
     title = f" ({page['title']})" if page.get("title") else ""
-    lines = [f"Debug bundle of {page.get('stable_page_id')} {url}{title}, captured since {since}"]
+    mark = bundle.get("mark")
+    if mark:
+        lines = [
+            f"Debug bundle of {page.get('stable_page_id')} {url}{title}, after {mark['name']} at "
+            f"{mark['at']} (captured since {since})"
+        ]
+    else:
+        lines = [f"Debug bundle of {page.get('stable_page_id')} {url}{title}, captured since {since}"]
     data: dict[str, Any] = {"capturedSince": since, "page": page}
+    if mark:
+        data["mark"] = mark
+        _changes(bundle["changes"], mark["name"], lines, data)
     _on_screen(bundle, lines, data)
     con = bundle.get("console")
     if con:
@@ -326,7 +383,7 @@ def bundle_answer(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         lines += [f"source map: {n}" for n in bundle["sourceMapNotes"]]
     replayed = bool(con and any(e.get("replayed") for e in con["errors"]))
     specific = (data.get("beforeAttach") or {}).get("hint")  # names the request from before attach
-    if (replayed or (net and net["total"] == 0)) and not specific:
+    if (replayed or (net and net["total"] == 0)) and not specific and not mark:  # after a mark, 0 is the answer
         # The two-prompt workflow: what happened before attach has no requests here; say what to do.
         data["hint"] = (
             "requests are captured only since capturedSince ([replayed] console entries are older). If the"
