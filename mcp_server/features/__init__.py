@@ -33,6 +33,7 @@ MODULES: list[str] = [
     "interact.selectors",
     "console.actions",
     "network.actions",
+    "network.replay",
     "bundle.actions",
     "snapshot.actions",
     "navigation.wait",

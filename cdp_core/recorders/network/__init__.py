@@ -39,6 +39,7 @@ from .model import (
     is_text_mime,
     iso_time,
 )
+from .resend import Resend, resend_of
 from .shape import RecordShaper
 from .store import DEFAULT_MAX_BYTES, EntryStore
 
@@ -52,6 +53,7 @@ __all__ = [
     "is_text_mime",
     "DEFAULT_MAX_BYTES",
     "Selection",
+    "Resend",
 ]
 
 
@@ -360,6 +362,24 @@ class NetworkRecorder:
     async def body_bytes(self, entry_id: int, which: str = "response") -> tuple[bytes, str, str]:
         """Raw body bytes, its mime type and where it came from (held/browser/request)."""
         return await self._bodies.body_bytes(entry_id, which)
+
+    async def resend(self, entry_id: int) -> Resend:
+        """What sending entry ``entry_id`` again from its page would send (raw: the caller redacts).
+
+        The request body is the captured one, or Chrome's copy when the event left it out (over
+        ``maxPostDataSize``); ``body_known`` is False when neither has it, so that a caller never
+        sends such a request with an empty body.
+        """
+        e = self._store.find(entry_id)
+        if e.post_data is not None:
+            return resend_of(e, e.post_data, True)
+        if not e.has_post_data:
+            return resend_of(e, None, True)
+        try:
+            data, _, _ = await self._bodies.body_bytes(entry_id, "request")
+        except BodyUnavailable:
+            return resend_of(e, None, False)
+        return resend_of(e, data.decode("utf-8", "surrogateescape"), True)
 
     async def save_body(
         self,

@@ -1,0 +1,235 @@
+"""``network_replay`` through the SDK's real client, on a real Chromium: checking a patch without the person.
+
+A PHP-style app on the loopback test server: the edit page sets its session cookie, its save
+(an AJAX POST with a CSRF header and a password field) dies with a PHP fatal error and a 500, and
+its lookup (a GET) answers 200 with an app error, until the test "patches" the server. The agent
+replays what was captured: the POST is refused with what would be sent until confirm=true, then
+the server gets the same body with the page's cookie, and the answer puts 200 next to the 500.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from golden import Golden
+from httpserver import Reply, Request
+from lean_util import records
+from mcp.client import Client
+
+from mcp_server.cli.main import build_app
+from mcp_server.server.settings import Settings
+
+pytestmark = pytest.mark.anyio
+
+GOLDEN = Path(__file__).parent / "golden"
+SESSION = "sess-replay-secret-77"
+CSRF = "csrf-replay-secret-99"
+PASSWORD = "hunter2-replay-secret"
+BODY = f"id=12&city=Rome&password={PASSWORD}"
+FATAL = (
+    "<br />\n<b>Fatal error</b>:  Uncaught Error: Call to undefined function save_city() in "
+    "/var/www/rp/save.php:7\nStack trace:\n#0 {main}\n  thrown in <b>/var/www/rp/save.php</b> on line <b>7</b><br />"
+)
+
+EDIT = f"""<!doctype html><html><head><title>Edit city</title></head><body>
+<div id="msg"></div>
+<script>
+async function save() {{
+  const r = await fetch("/rp/save.php", {{method: "POST", body: "{BODY}",
+    headers: {{"Content-Type": "application/x-www-form-urlencoded", "X-CSRF-Token": "{CSRF}",
+               "X-Requested-With": "XMLHttpRequest"}}}});
+  document.getElementById("msg").textContent = "saved " + r.status + " " + (await r.text()).length;
+}}
+async function lookup() {{
+  const r = await fetch("/rp/lookup.php?id=12");
+  document.getElementById("msg").textContent = "looked up " + (await r.json()).success;
+}}
+async function upload() {{
+  const r = await fetch("/rp/upload.php", {{method: "POST", body: new Blob(["a file the page read"])}});
+  document.getElementById("msg").textContent = "uploaded " + (await r.text());
+}}
+async function elsewhere() {{
+  try {{ await fetch("/elsewhere/ping"); }} catch (e) {{ document.getElementById("msg").textContent = "blocked"; }}
+}}
+</script></body></html>"""
+
+
+@dataclass
+class App:
+    """The server side: what it received, and whether the fix is deployed."""
+
+    patched: bool = False
+    saves: list[Request] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def edit(self, req: Request) -> Reply:
+        return Reply(200, EDIT, headers={"Set-Cookie": f"PHPSESSID={SESSION}; Path=/; HttpOnly"})
+
+    def save(self, req: Request) -> Reply:
+        with self.lock:
+            self.saves.append(req)
+        if not self.patched:
+            return Reply(500, FATAL)
+        return Reply(200, '{"success":true,"id":12}', "application/json")
+
+    def lookup(self, req: Request) -> Reply:
+        if not self.patched:
+            return Reply(200, '{"success":false,"error":"no town with id 12"}', "application/json")
+        return Reply(200, '{"success":true,"town":"Rome"}', "application/json")
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def app(http_server) -> App:
+    served = App()
+    http_server.route("/rp/edit.php", served.edit)
+    http_server.route("/rp/save.php", served.save)
+    http_server.route("/rp/lookup.php", served.lookup)
+    http_server.route("/rp/upload.php", Reply(200, "ok", "text/plain"))
+    http_server.route("/elsewhere/ping", Reply(200, "pong", "text/plain"))
+    return served
+
+
+@pytest.fixture(scope="module")
+async def client(http_server, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Client]:
+    """One server and browser for the module; ALLOWED_URLS admits only the app's /rp/ pages."""
+    artifacts = tmp_path_factory.mktemp("replay") / "artifacts"
+    manager, server = build_app(Settings(artifact_dir=str(artifacts), allowed_urls=[http_server.url("/rp")]))
+    try:
+        async with Client(server) as c:
+            yield c
+    finally:
+        await manager.close()
+
+
+@pytest.fixture(scope="module")
+async def g(client: Client, http_server) -> Golden:
+    return await Golden.open(client, GOLDEN, http_server=http_server)
+
+
+async def call(client: Client, action: str, **args: Any) -> tuple[Any, dict[str, Any]]:
+    result = await client.call_tool("browser_session", {"action": action, **args})
+    return result, result.structured_content or {}
+
+
+async def ok(client: Client, action: str, **args: Any) -> dict[str, Any]:
+    result, sc = await call(client, action, **args)
+    assert not result.is_error, sc
+    return sc
+
+
+async def captured(client: Client, script: str, path: str, method: str) -> int:
+    """Run one of the page's functions (as the person's click would) and return its request's entry id."""
+    await ok(client, "evaluate_js", expression=f"{script}(); true")
+    for _ in range(500):
+        listing = await ok(client, "network_list", url_contains=path, method=method)
+        if records(listing):
+            entry_id = int(records(listing)[-1]["id"])
+            got = (await ok(client, "network_get", id=entry_id))["entry"]
+            ended = isinstance(got.get("status"), int) or got.get("failed")
+            if ended and got.get("bodyState") not in ("pending", "none"):
+                return entry_id
+            if got.get("failed"):
+                return entry_id
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{path} was never captured: {got}")
+
+
+@pytest.fixture(scope="module")
+async def page(client: Client, app: App, http_server) -> str:
+    url = http_server.url("/rp/edit.php")
+    await ok(client, "navigate", url=url)
+    return url
+
+
+def everything(result: Any) -> str:
+    return json.dumps(result.structured_content) + "\n".join(getattr(b, "text", "") for b in result.content)
+
+
+async def test_a_post_waits_for_confirm_then_goes_with_the_same_body_and_cookie(
+    client: Client, app: App, page: str, g: Golden
+) -> None:
+    app.patched = False
+    save = await captured(client, "save", "/rp/save.php", "POST")
+    assert len(app.saves) == 1
+    first = app.saves[0]
+    assert first.body.decode() == BODY and f"PHPSESSID={SESSION}" in first.headers["cookie"]
+
+    refused = await g.check("network_replay", scenario="confirm", error=True, id=save)
+    assert refused["code"] == "CONFIRM_REQUIRED"
+    said = everything(await client.call_tool("browser_session", {"action": "network_replay", "id": save}))
+    assert "POST" in said and "/rp/save.php" in said and "city=Rome" in said
+    for secret in (PASSWORD, CSRF, SESSION):
+        assert secret not in said
+    assert len(app.saves) == 1  # nothing was sent
+
+    app.patched = True  # the fix is deployed
+    replayed = await g.check(
+        "network_replay", id=save, confirm=True, keys={"durationMs": "<MS>"}, subs=[(r"\d+ ms", "<N> ms")]
+    )
+    assert len(app.saves) == 2
+    again = app.saves[1]
+    assert again.method == "POST" and again.body == first.body
+    assert f"PHPSESSID={SESSION}" in again.headers["cookie"]  # the browser added the page's cookie
+    assert again.headers["x-csrf-token"] == CSRF and again.headers["content-type"] == first.headers["content-type"]
+    assert again.headers.get("origin") == first.headers.get("origin")
+    assert replayed["original"]["status"] == 500 and replayed["replay"]["status"] == 200
+    assert "save.php:7" in replayed["original"]["serverError"]
+    assert "serverError" not in replayed["replay"]
+    assert replayed["replay"]["id"] > save
+    body_file = Path(g.artifacts) / replayed["body"]["relativePath"]
+    assert json.loads(body_file.read_text()) == {"success": True, "id": 12}
+
+    # the replay is an ordinary request of the tab: listed, read and saved like the person's own
+    got = await ok(client, "network_get", id=replayed["replay"]["id"])
+    assert (got["entry"]["method"], got["entry"]["status"]) == ("POST", 200)
+    assert got["entry"]["postDataPreview"].startswith("id=12&city=Rome&password=")
+
+
+async def test_a_get_replays_at_once_next_to_its_app_error(client: Client, app: App, page: str, g: Golden) -> None:
+    app.patched = False
+    lookup = await captured(client, "lookup", "/rp/lookup.php", "GET")
+    app.patched = True
+    replayed = await g.check(
+        "network_replay", scenario="get", id=lookup, keys={"durationMs": "<MS>"}, subs=[(r"\d+ ms", "<N> ms")]
+    )
+    assert replayed["original"]["appError"] == "no town with id 12"
+    assert "appError" not in replayed["replay"] and replayed["replay"]["status"] == 200
+    assert replayed["body"]["preview"] == '{"success":true,"town":"Rome"}'
+
+
+async def test_a_body_that_was_not_captured_is_not_sent(client: Client, app: App, page: str, g: Golden) -> None:
+    upload = await captured(client, "upload", "/rp/upload.php", "POST")
+    before = len(app.saves)
+    refused = await g.check("network_replay", scenario="no-body", error=True, id=upload, confirm=True)
+    assert refused["code"] == "BODY_UNAVAILABLE"
+    assert "not captured" in refused["message"]
+    assert len(app.saves) == before
+
+
+async def test_a_url_outside_allowed_urls_is_refused(client: Client, app: App, page: str, http_server) -> None:
+    await ok(client, "evaluate_js", expression="elsewhere(); true")
+    await ok(client, "wait_for", text="blocked")
+    listing = await ok(client, "network_list", url_contains="/elsewhere/ping")
+    blocked = int(records(listing)[-1]["id"])
+    requests_before = sum(1 for r in http_server.requests if r.path == "/elsewhere/ping")
+    result, sc = await call(client, "network_replay", id=blocked)
+    assert result.is_error and sc["code"] == "BLOCKED_BY_POLICY", sc
+    assert "ALLOWED_URLS" in sc["message"] + sc.get("hint", "")
+    assert sum(1 for r in http_server.requests if r.path == "/elsewhere/ping") == requests_before
+
+
+async def test_an_unknown_entry_is_named(client: Client, page: str) -> None:
+    result, sc = await call(client, "network_replay", id=99999)
+    assert result.is_error and sc["code"] == "ENTRY_NOT_FOUND", sc
