@@ -38,6 +38,7 @@ from .model import (
     SavedBody,
     is_text_mime,
     iso_time,
+    post_data_bytes,
 )
 from .resend import Resend, resend_of
 from .shape import RecordShaper
@@ -366,20 +367,23 @@ class NetworkRecorder:
     async def resend(self, entry_id: int) -> Resend:
         """What sending entry ``entry_id`` again from its page would send (raw: the caller redacts).
 
-        The request body is the captured one, or Chrome's copy when the event left it out (over
-        ``maxPostDataSize``); ``body_known`` is False when neither has it, so that a caller never
-        sends such a request with an empty body.
+        The request body is Chrome's own copy (exact, binary included) while it has one, else the
+        captured text; ``body_known`` is False when neither exists (over ``maxPostDataSize`` and gone
+        from Chrome since, e.g. after a navigation), so that a caller never sends it with an empty body.
         """
         e = self._store.find(entry_id)
-        if e.post_data is not None:
-            return resend_of(e, e.post_data, True)
-        if not e.has_post_data:
+        if not e.has_post_data and e.post_data is None:
             return resend_of(e, None, True)
-        try:
-            data, _, _ = await self._bodies.body_bytes(entry_id, "request")
-        except BodyUnavailable:
-            return resend_of(e, None, False)
-        return resend_of(e, data.decode("utf-8", "surrogateescape"), True)
+        if not e.session.closed:
+            try:
+                result = await e.session.send("Network.getRequestPostData", {"requestId": e.request_id}, timeout=15)
+            except CDPException:
+                pass
+            else:
+                return resend_of(e, post_data_bytes(result), True)
+        if e.post_data is not None:
+            return resend_of(e, e.post_data.encode("utf-8", "surrogateescape"), True)
+        return resend_of(e, None, False)
 
     async def save_body(
         self,

@@ -66,7 +66,7 @@ class Resend:
     #: the header names of the original left to the browser (cookies, origin, sizes...)
     left_to_browser: tuple[str, ...]
     #: the request body as sent; None when there was none or it is unknown (``body_known``)
-    body: str | None
+    body: bytes | None
     #: False when the request carried a body that was not captured (too large, gone from Chrome)
     body_known: bool
     content_type: str | None
@@ -79,7 +79,7 @@ class Resend:
     session: CDPSession
 
 
-def resend_of(e: Entry, body: str | None, body_known: bool) -> Resend:
+def resend_of(e: Entry, body: bytes | None, body_known: bool) -> Resend:
     """The :class:`Resend` of a stored entry, given its request body (read by the caller)."""
     headers: dict[str, str] = {}
     left: list[str] = []

@@ -16,6 +16,7 @@ request, so ``ALLOWED_URLS`` is checked here even in the user's Chrome, where on
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -25,6 +26,7 @@ from pydantic import Field
 
 from cdp_core.errors import CDPError, CDPException, CDPTimeout
 from cdp_core.recorders.network import BodyUnavailable, EntryNotFound, NetworkRecorder, Resend
+from cdp_core.recorders.network.model import looks_textual
 from cdp_core.recorders.network.payload_preview import payload_preview
 from cdp_core.recorders.redact import HeaderRedactor, redact_url
 from mcp_server.answers.lean import short_url
@@ -63,7 +65,7 @@ SETTLE_S = 10.0
 _FETCH_JS = """async (r) => {
   const init = {method: r.method, headers: r.headers, credentials: r.credentials, cache: "no-store",
     redirect: "follow"};
-  if (r.body !== null) init.body = r.body;
+  if (r.body !== null) init.body = Uint8Array.from(atob(r.body), (c) => c.charCodeAt(0));
   try {
     const res = await fetch(r.url, init);
     await res.arrayBuffer();
@@ -191,9 +193,7 @@ def _confirm_required(ctx: ToolContext, page: PageHandle, r: Resend) -> ToolFail
     headers = redactor.headers(r.headers)
     lines = [f"{r.method} {redact_url(r.url)}"]
     if r.body is not None:
-        preview = payload_preview(r.body, r.content_type, BODY_PREVIEW_CHARS)
-        size = len(r.body.encode("utf-8", "surrogateescape"))
-        lines.append(f"body ({size} bytes): {preview}")
+        lines.append(f"body ({len(r.body)} bytes): {_body_preview(r)}")
     if headers:
         lines.append("headers: " + "; ".join(f"{k}: {v}" for k, v in headers.items()))
     lines.append("the browser adds the page's cookies, Origin and Referer")
@@ -205,6 +205,14 @@ def _confirm_required(ctx: ToolContext, page: PageHandle, r: Resend) -> ToolFail
     )
 
 
+def _body_preview(r: Resend) -> str:
+    """The body as the request payload's preview shows it (secrets masked), or that it is binary."""
+    body = r.body or b""
+    if not looks_textual(body):
+        return f"binary ({r.content_type or 'no Content-Type'})"
+    return payload_preview(body.decode("utf-8", "replace"), r.content_type, BODY_PREVIEW_CHARS)
+
+
 # -- sending -------------------------------------------------------------------------------------
 
 
@@ -213,7 +221,8 @@ async def _send(r: Resend, wait_s: float) -> dict[str, Any]:
     session = r.session
     if session.closed:
         raise ToolFailure(ErrorCode.FRAME_NOT_FOUND, f"the frame that sent #{r.entry_id} is gone")
-    arg = {"method": r.method, "url": r.url, "headers": r.headers, "body": r.body, "credentials": r.credentials}
+    body = base64.b64encode(r.body).decode("ascii") if r.body is not None else None
+    arg = {"method": r.method, "url": r.url, "headers": r.headers, "body": body, "credentials": r.credentials}
     params: dict[str, Any] = {
         "expression": f"({_FETCH_JS})({json.dumps(arg)})\n//# sourceURL={SOURCE_URL}",
         "awaitPromise": True,
