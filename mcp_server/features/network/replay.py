@@ -12,6 +12,12 @@ A GET or HEAD goes at once. Anything else may change data on the server, so it a
 ``confirm=true``, after the person's OK. A request whose body was not captured is refused, never
 sent with an empty one. The URL policy holds in both browsers: the replay is the agent's own
 request, so ``ALLOWED_URLS`` is checked here even in the user's Chrome, where only navigations are.
+
+The answer: ``method``, ``url``, ``original`` and ``replay`` with the same keys (``id``, ``status``,
+``durationMs``, ``failed``, ``serverError``, ``appError``: the replay's are its own entry's, the last hop
+after redirects), and ``saved`` (the replay's response body as network_save_body saves it:
+``relativePath``, ``bytes``, ``mimeType``, ``preview``) or ``bodyNote`` (why not). No answer model is
+declared: the condensed outputSchema says each key of every action once and must stay small.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from mcp_server.evidence.dialogs import no_dialog, unless_dialog
 from mcp_server.evidence.followup import last_id
 from mcp_server.evidence.reading import not_found
 from mcp_server.evidence.server_errors import held_server_error
-from mcp_server.server.registry import ActionArgs, ActionResult, Answer, action
+from mcp_server.server.registry import ActionArgs, ActionResult, action
 from targets.errors import ErrorCode, ToolFailure
 from targets.policies.policy import scheme_of
 
@@ -45,7 +51,7 @@ if TYPE_CHECKING:
     from mcp_server.server.context import ToolContext
     from targets import PageHandle
 
-__all__ = ["ReplayArgs", "ReplayAnswer", "network_replay"]
+__all__ = ["ReplayArgs", "network_replay"]
 
 S = "browser_session"
 #: methods that change nothing on a well-behaved server: replayed without asking
@@ -81,26 +87,12 @@ class ReplayArgs(ActionArgs):
     confirm: bool = Field(False, description="Send a non-GET (the person's OK first)")
 
 
-class ReplayAnswer(Answer):
-    method: str
-    url: str
-    #: ``{id, status, durationMs, failed, serverError, appError}`` of the captured request
-    original: dict[str, Any]
-    #: the same keys for the replay's own entry (the last hop after redirects)
-    replay: dict[str, Any]
-    #: the replay's response saved as network_save_body saves it: ``{relativePath, bytes, mimeType, preview}``
-    body: dict[str, Any] | None = None
-    #: why the body was not saved (HEAD, no response, ...)
-    bodyNote: str | None = None
-
-
 @action(
     S,
     "network_replay",
     ReplayArgs,
     lock="page",
     destructive=True,
-    result=ReplayAnswer,
     takes="as long as the server takes to answer; progress: which request",
 )
 async def network_replay(ctx: ToolContext, args: ReplayArgs) -> ActionResult:
@@ -334,7 +326,7 @@ async def _save(ctx: ToolContext, recorder: NetworkRecorder, entry_id: int, data
         head = await anyio.to_thread.run_sync(_file_head, saved.file_path, HTML_SCAN_BYTES)
         body["preview"], page_text = readable_preview(head, saved.mime_type, RESPONSE_PREVIEW_CHARS)
         body["previewIsPageText"] = page_text or None
-    data["body"] = body
+    data["saved"] = body
 
 
 def _file_head(path: str, size: int) -> bytes:
@@ -360,7 +352,7 @@ def _text(data: dict[str, Any], entry_id: int, page_url: str) -> str:
         if before.get(key) or after.get(key):
             lines.append(f"{label}: {_side(before, key)} -> {_side(after, key)}")
     lines.append(f"time: {_side(before, 'durationMs')} -> {_side(after, 'durationMs')}")
-    body = data.get("body")
+    body = data.get("saved")
     if body:
         size = f"{body['bytes']} bytes" + (f" of {body['totalBytes']}" if body.get("totalBytes") else "")
         lines.append(f"body: {body['relativePath']} ({size}, {body['mimeType']})")

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from golden import Golden
 from httpserver import Reply, Request
-from lean_util import records
+from lean_util import assert_carries, assert_lean, records
 from mcp.client import Client
 
 from mcp_server.cli.main import build_app
@@ -156,6 +157,16 @@ async def page(client: Client, app: App, http_server) -> str:
     return url
 
 
+async def replay(client: Client, **args: Any) -> Any:
+    """One network_replay call, its answer checked as every answer is: the outputSchema, the size rule."""
+    result = await client.call_tool("browser_session", {"action": "network_replay", **args})
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    jsonschema.validate(result.structured_content, tools["browser_session"].output_schema)
+    if not result.is_error:
+        assert_lean(result)
+    return result
+
+
 def everything_text(result: Any) -> str:
     return "\n".join(getattr(b, "text", "") for b in result.content)
 
@@ -195,7 +206,8 @@ async def test_a_post_waits_for_confirm_then_goes_with_the_same_body_and_cookie(
     first = app.saves[-1]
     assert first.body.decode() == BODY and f"PHPSESSID={SESSION}" in first.headers["cookie"]
 
-    result, refused = await call(client, "network_replay", id=save)
+    result = await replay(client, id=save)
+    refused = result.structured_content or {}
     assert result.is_error and refused["code"] == "CONFIRM_REQUIRED", refused
     said = everything(result)
     assert f"POST {page.replace('edit.php', 'save.php')}" in said and "id=12&city=Rome&password=" in said
@@ -205,7 +217,7 @@ async def test_a_post_waits_for_confirm_then_goes_with_the_same_body_and_cookie(
     assert len(app.saves) == saves + 1  # nothing was sent
 
     app.patched = True  # the fix is deployed
-    result = await client.call_tool("browser_session", {"action": "network_replay", "id": save, "confirm": True})
+    result = await replay(client, id=save, confirm=True)
     assert not result.is_error, result.content
     replayed = result.structured_content or {}
     assert len(app.saves) == saves + 2
@@ -219,10 +231,10 @@ async def test_a_post_waits_for_confirm_then_goes_with_the_same_body_and_cookie(
     assert "serverError" not in replayed["replay"]
     assert replayed["replay"]["id"] > save
     artifacts = Path((await ok(client, "get_capabilities"))["settings"]["artifactDir"])
-    assert json.loads((artifacts / replayed["body"]["relativePath"]).read_text()) == {"success": True, "id": 12}
+    assert json.loads((artifacts / replayed["saved"]["relativePath"]).read_text()) == {"success": True, "id": 12}
     text = everything_text(result)  # the same facts for a text-only client
     assert "status: 500 -> 200" in text and "save.php:7) -> none" in text
-    assert replayed["body"]["relativePath"] in text
+    assert replayed["saved"]["relativePath"] in text
 
     # the replay is an ordinary request of the tab: listed, read and saved like the person's own
     got = await ok(client, "network_get", id=replayed["replay"]["id"])
@@ -234,21 +246,23 @@ async def test_a_get_replays_at_once_next_to_its_app_error(client: Client, app: 
     app.patched = False
     lookup = await captured(client, "lookup", "/rp/lookup.php", "GET")
     app.patched = True
-    result = await client.call_tool("browser_session", {"action": "network_replay", "id": lookup})
+    result = await replay(client, id=lookup)
     assert not result.is_error, result.content
     replayed = result.structured_content or {}
     assert replayed["original"]["appError"] == "no town with id 12"
     assert "appError" not in replayed["replay"] and replayed["replay"]["status"] == 200
-    assert replayed["body"]["preview"] == '{"success":true,"town":"Rome"}'
+    assert replayed["saved"]["preview"] == '{"success":true,"town":"Rome"}'
     assert "app error: no town with id 12 -> none" in everything_text(result)
     assert "status: 200 -> 200" in everything_text(result)
+    assert_carries(result, "no town with id 12", replayed["saved"]["relativePath"])
 
 
 async def test_a_body_that_was_not_captured_is_not_sent(client: Client, app: App, page: str, http_server) -> None:
     upload = await captured(client, "upload", "/rp/upload.php", "POST")
     await ok(client, "navigate", url=page)  # the person opens the page again: Chrome forgets the big body
     uploads = sum(1 for r in http_server.requests if r.path == "/rp/upload.php")
-    result, refused = await call(client, "network_replay", id=upload, confirm=True)
+    result = await replay(client, id=upload, confirm=True)
+    refused = result.structured_content or {}
     assert result.is_error and refused["code"] == "BODY_UNAVAILABLE", refused
     assert "not captured" in refused["message"]
     assert sum(1 for r in http_server.requests if r.path == "/rp/upload.php") == uploads
@@ -260,7 +274,8 @@ async def test_a_url_outside_allowed_urls_is_refused(client: Client, app: App, p
     listing = await ok(client, "network_list", url_contains="/elsewhere/ping")
     blocked = int(records(listing)[-1]["id"])
     requests_before = sum(1 for r in http_server.requests if r.path == "/elsewhere/ping")
-    result, sc = await call(client, "network_replay", id=blocked)
+    result = await replay(client, id=blocked)
+    sc = result.structured_content or {}
     assert result.is_error and sc["code"] == "BLOCKED_BY_POLICY", sc
     assert "ALLOWED_URLS" in sc["message"] + sc.get("hint", "")
     assert sum(1 for r in http_server.requests if r.path == "/elsewhere/ping") == requests_before
