@@ -19,6 +19,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from background_tabs import agent_in_hidden_tab, visibility
 from golden import Golden
 from httpserver import Reply, Request
 from lean_util import assert_carries, assert_lean, records
@@ -284,3 +285,25 @@ async def test_a_url_outside_allowed_urls_is_refused(client: Client, app: App, p
 async def test_an_unknown_entry_is_named(client: Client, page: str) -> None:
     result, sc = await call(client, "network_replay", id=99999)
     assert result.is_error and sc["code"] == "ENTRY_NOT_FOUND", sc
+
+
+async def test_in_the_users_chrome_from_a_background_tab(users_chrome, app: App, http_server, tmp_path: Path) -> None:
+    """The person's Chrome, the app's tab behind the one they look at: the replay goes from that tab,
+    with its cookie, and leaves the tab where it was (hidden, same page)."""
+    app.patched = False
+    async with agent_in_hidden_tab(users_chrome, http_server, tmp_path, "/rp/edit.php", "Edit city") as agent:
+        save = await captured(agent.client, "save", "/rp/save.php", "POST")
+        saves = len(app.saves)
+        refused = await agent.err("network_replay", "CONFIRM_REQUIRED", id=save)
+        assert PASSWORD not in json.dumps(refused) and CSRF not in json.dumps(refused)
+        assert len(app.saves) == saves
+
+        app.patched = True
+        replayed = await agent.s("network_replay", id=save, confirm=True)
+        assert (replayed["original"]["status"], replayed["replay"]["status"]) == (500, 200)
+        again = app.saves[-1]
+        assert len(app.saves) == saves + 1 and again.body.decode() == BODY
+        assert f"PHPSESSID={SESSION}" in again.headers["cookie"]
+        tab = agent.manager.ready_page()
+        assert tab is not None and tab.url == http_server.url("/rp/edit.php")  # the page stayed where it was
+        assert await visibility(users_chrome.http_url, tab.target_id) == "hidden"  # never brought to front
