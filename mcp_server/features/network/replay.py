@@ -152,7 +152,15 @@ def _check_allowed(ctx: ToolContext, page: PageHandle, r: Resend) -> None:
     shown = redact_url(r.url)
     if scheme_of(r.url) not in ("http", "https"):
         raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"#{r.entry_id} is not an http(s) request ({shown[:80]})")
-    verdict = ctx.manager.gate.policy.check_url(r.url)
+    policy = ctx.manager.gate.policy
+    sender = policy.check_local(r.document_url) if r.document_url else None
+    if sender is not None and not sender.allowed:  # an iframe showing a local or browser-internal page
+        raise ToolFailure(
+            ErrorCode.BLOCKED_BY_POLICY,
+            f"#{r.entry_id} was sent by {redact_url(r.document_url)[:200]}: the server does not act there "
+            f"({sender.reason}).",
+        )
+    verdict = policy.check_url(r.url)
     if not verdict.allowed:
         raise ToolFailure(
             ErrorCode.BLOCKED_BY_POLICY,
