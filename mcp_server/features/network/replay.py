@@ -69,8 +69,7 @@ SEND_TIMEOUT_S = 30.0
 SETTLE_S = 10.0
 
 _FETCH_JS = """async (r) => {
-  const init = {method: r.method, headers: r.headers, credentials: r.credentials, cache: "no-store",
-    redirect: "follow"};
+  const init = {method: r.method, headers: r.headers, credentials: r.credentials, cache: r.cache, redirect: "follow"};
   if (r.body !== null) init.body = Uint8Array.from(atob(r.body), (c) => c.charCodeAt(0));
   try {
     const res = await fetch(r.url, init);
@@ -222,7 +221,11 @@ async def _send(r: Resend, wait_s: float) -> dict[str, Any]:
     if session.closed:
         raise ToolFailure(ErrorCode.FRAME_NOT_FOUND, f"the frame that sent #{r.entry_id} is gone")
     body = base64.b64encode(r.body).decode("ascii") if r.body is not None else None
+    # A GET must reach the server to check a patch, not come from the HTTP cache ("no-store": the browser
+    # adds Pragma and Cache-Control: no-cache); other methods are never cached, so nothing is added to them.
+    cache = "no-store" if r.method in SAFE_METHODS else "default"
     arg = {"method": r.method, "url": r.url, "headers": r.headers, "body": body, "credentials": r.credentials}
+    arg["cache"] = cache
     params: dict[str, Any] = {
         "expression": f"({_FETCH_JS})({json.dumps(arg)})\n//# sourceURL={SOURCE_URL}",
         "awaitPromise": True,

@@ -227,6 +227,7 @@ async def test_a_post_waits_for_confirm_then_goes_with_the_same_body_and_cookie(
     assert f"PHPSESSID={SESSION}" in again.headers["cookie"]  # the browser added the page's cookie
     assert again.headers["x-csrf-token"] == CSRF and again.headers["content-type"] == first.headers["content-type"]
     assert again.headers.get("origin") == first.headers.get("origin")
+    assert again.headers == first.headers  # the same request, header for header: the browser set the rest
     assert replayed["original"]["status"] == 500 and replayed["replay"]["status"] == 200
     assert "save.php:7" in replayed["original"]["serverError"]
     assert "serverError" not in replayed["replay"]
