@@ -14,8 +14,8 @@ sent with an empty one. The URL policy holds in both browsers: the replay is the
 request, so ``ALLOWED_URLS`` is checked here even in the user's Chrome, where only navigations are.
 
 The answer: ``method``, ``url``, ``original`` and ``replay`` with the same keys (``id``, ``status``,
-``durationMs``, ``failed``, ``serverError``, ``appError``: the replay's are its own entry's, the last hop
-after redirects), and ``saved`` (the replay's response body as network_save_body saves it:
+``durationMs``, ``failed``, ``serverError``, ``appError``: each the last hop after redirects, so that
+the outcomes are compared), and ``saved`` (the replay's response body as network_save_body saves it:
 ``relativePath``, ``bytes``, ``mimeType``, ``preview``) or ``bodyNote`` (why not). No answer model is
 declared: the condensed outputSchema says each key of every action once and must stay small.
 """
@@ -132,7 +132,7 @@ async def network_replay(ctx: ToolContext, args: ReplayArgs) -> ActionResult:
     data: dict[str, Any] = {
         "method": resend.method,
         "url": redact_url(resend.url),
-        "original": _facts(recorder, original),
+        "original": _facts(recorder, _last_hop(recorder, original)),
         "replay": _facts(recorder, entry),
     }
     if resend.method == "HEAD":
@@ -284,13 +284,18 @@ def _ours(recorder: NetworkRecorder, r: Resend, baseline: int) -> dict[str, Any]
             continue
         stack = (entry.get("initiator") or {}).get("stack") or []
         if any(frame.get("url") == SOURCE_URL for frame in stack):
-            while entry.get("redirectedTo") is not None:
-                try:
-                    entry = recorder.get(int(entry["redirectedTo"]))
-                except EntryNotFound:
-                    break
-            return entry
+            return _last_hop(recorder, entry)
     return None
+
+
+def _last_hop(recorder: NetworkRecorder, entry: dict[str, Any]) -> dict[str, Any]:
+    """Where a request ended after its redirects: the original and the replay are compared there."""
+    while entry.get("redirectedTo") is not None:
+        try:
+            entry = recorder.get(int(entry["redirectedTo"]))
+        except EntryNotFound:
+            break
+    return entry
 
 
 def _ended(entry: dict[str, Any]) -> bool:

@@ -60,6 +60,10 @@ async function upload() {{
     headers: {{"Content-Type": "application/x-www-form-urlencoded"}}}});
   document.getElementById("msg").textContent = "uploaded " + (await r.text());
 }}
+async function moved() {{
+  const r = await fetch("/rp/moved.php?id=12");
+  document.getElementById("msg").textContent = "moved " + (await r.json()).success;
+}}
 async function elsewhere() {{
   try {{ await fetch("/elsewhere/ping"); }} catch (e) {{ document.getElementById("msg").textContent = "blocked"; }}
 }}
@@ -102,6 +106,7 @@ def app(http_server) -> App:
     http_server.route("/rp/save.php", served.save)
     http_server.route("/rp/lookup.php", served.lookup)
     http_server.route("/rp/upload.php", Reply(200, "ok", "text/plain"))
+    http_server.route("/rp/moved.php", Reply(302, "", headers={"Location": "/rp/lookup.php?id=12"}))
     http_server.route("/elsewhere/ping", Reply(200, "pong", "text/plain"))
     return served
 
@@ -142,6 +147,8 @@ async def captured(client: Client, script: str, path: str, method: str) -> int:
         if records(listing):
             entry_id = int(records(listing)[-1]["id"])
             got = (await ok(client, "network_get", id=entry_id))["entry"]
+            while got.get("redirectedTo"):  # where it ended holds the body
+                got = (await ok(client, "network_get", id=got["redirectedTo"]))["entry"]
             ended = isinstance(got.get("status"), int) or got.get("failed")
             if ended and got.get("bodyState") not in ("pending", "none"):
                 return entry_id
@@ -257,6 +264,20 @@ async def test_a_get_replays_at_once_next_to_its_app_error(client: Client, app: 
     assert "app error: no town with id 12 -> none" in everything_text(result)
     assert "status: 200 -> 200" in everything_text(result)
     assert_carries(result, "no town with id 12", replayed["saved"]["relativePath"])
+
+
+async def test_a_redirected_request_is_compared_where_it_ended(client: Client, app: App, page: str) -> None:
+    app.patched = False
+    moved = await captured(client, "moved", "/rp/moved.php", "GET")
+    app.patched = True
+    replayed = (await replay(client, id=moved)).structured_content or {}
+    assert replayed["original"]["appError"] == "no town with id 12" and replayed["original"]["id"] > moved
+    assert "appError" not in replayed["replay"]
+    for side in ("original", "replay"):
+        hop = (await ok(client, "network_get", id=replayed[side]["id"]))["entry"]
+        assert hop["url"].endswith("/rp/lookup.php?id=12") and hop["status"] == 200, hop
+    first = (await ok(client, "network_get", id=replayed["replay"]["id"]))["entry"]["redirectedFrom"]
+    assert first > moved  # the replay sent the redirecting request itself, and followed it as the page did
 
 
 async def test_a_body_that_was_not_captured_is_not_sent(client: Client, app: App, page: str, http_server) -> None:
