@@ -70,6 +70,11 @@ async function elsewhere() {{
 </script></body></html>"""
 
 
+#: a frame of the page that asks for its own data: its request is replayed from the frame, not the page
+INNER = """<script>fetch("/rp/lookup.php?id=12&from=frame").then((r) => r.text())
+  .then((t) => { document.body.textContent = "frame got " + t; });</script>"""
+
+
 @dataclass
 class App:
     """The server side: what it received, and whether the fix is deployed."""
@@ -106,6 +111,8 @@ def app(http_server) -> App:
     http_server.route("/rp/save.php", served.save)
     http_server.route("/rp/lookup.php", served.lookup)
     http_server.route("/rp/upload.php", Reply(200, "ok", "text/plain"))
+    http_server.route("/rp/framed.php", Reply(200, '<title>Framed</title><iframe src="/rp/inner.php"></iframe>'))
+    http_server.route("/rp/inner.php", Reply(200, INNER))
     http_server.route("/rp/moved.php", Reply(302, "", headers={"Location": "/rp/lookup.php?id=12"}))
     http_server.route("/elsewhere/ping", Reply(200, "pong", "text/plain"))
     return served
@@ -278,6 +285,25 @@ async def test_a_redirected_request_is_compared_where_it_ended(client: Client, a
         assert hop["url"].endswith("/rp/lookup.php?id=12") and hop["status"] == 200, hop
     first = (await ok(client, "network_get", id=replayed["replay"]["id"]))["entry"]["redirectedFrom"]
     assert first > moved  # the replay sent the redirecting request itself, and followed it as the page did
+
+
+async def test_a_frames_request_is_replayed_from_that_frame(client: Client, app: App, page: str, http_server) -> None:
+    await ok(client, "navigate", url=http_server.url("/rp/framed.php"))
+    try:
+        listing: dict[str, Any] = {}
+        for _ in range(500):
+            listing = await ok(client, "network_list", url_contains="from=frame")
+            if records(listing) and isinstance(records(listing)[-1].get("status"), int):
+                break
+            await asyncio.sleep(0.05)
+        framed = int(records(listing)[-1]["id"])
+        replayed = (await replay(client, id=framed)).structured_content or {}
+        assert replayed["replay"]["status"] == 200
+        sent = [r for r in http_server.requests if r.path == "/rp/lookup.php" and r.query.get("from") == ["frame"]]
+        assert len(sent) == 2  # the frame's own, then the replay: sent by the frame (its URL is the referrer)
+        assert sent[1].headers["referer"] == sent[0].headers["referer"] == http_server.url("/rp/inner.php")
+    finally:
+        await ok(client, "navigate", url=page)
 
 
 async def test_a_body_that_was_not_captured_is_not_sent(client: Client, app: App, page: str, http_server) -> None:
