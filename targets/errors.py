@@ -53,6 +53,8 @@ class ErrorCode:
     NAVIGATION_FAILED = "NAVIGATION_FAILED"
     LAUNCH_FAILED = "LAUNCH_FAILED"
     BUSY = "BUSY"
+    #: the call would change something the person should agree to first (replaying a POST): repeat with confirm=true
+    CONFIRM_REQUIRED = "CONFIRM_REQUIRED"
 
 
 class ToolFailure(Exception):

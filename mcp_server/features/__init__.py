@@ -33,6 +33,7 @@ MODULES: list[str] = [
     "interact.selectors",
     "console.actions",
     "network.actions",
+    "network.replay",
     "bundle.actions",
     "bundle.marks",
     "snapshot.actions",

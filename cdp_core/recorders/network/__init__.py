@@ -38,7 +38,9 @@ from .model import (
     SavedBody,
     is_text_mime,
     iso_time,
+    post_data_bytes,
 )
+from .resend import Resend, resend_of
 from .shape import RecordShaper
 from .store import DEFAULT_MAX_BYTES, EntryStore
 
@@ -52,6 +54,7 @@ __all__ = [
     "is_text_mime",
     "DEFAULT_MAX_BYTES",
     "Selection",
+    "Resend",
 ]
 
 
@@ -360,6 +363,27 @@ class NetworkRecorder:
     async def body_bytes(self, entry_id: int, which: str = "response") -> tuple[bytes, str, str]:
         """Raw body bytes, its mime type and where it came from (held/browser/request)."""
         return await self._bodies.body_bytes(entry_id, which)
+
+    async def resend(self, entry_id: int) -> Resend:
+        """What sending entry ``entry_id`` again from its page would send (raw: the caller redacts).
+
+        The request body is Chrome's own copy (exact, binary included) while it has one, else the
+        captured text; ``body_known`` is False when neither exists (over ``maxPostDataSize`` and gone
+        from Chrome since, e.g. after a navigation), so that a caller never sends it with an empty body.
+        """
+        e = self._store.find(entry_id)
+        if not e.has_post_data and e.post_data is None:
+            return resend_of(e, None, True)
+        if not e.session.closed:
+            try:
+                result = await e.session.send("Network.getRequestPostData", {"requestId": e.request_id}, timeout=15)
+            except CDPException:
+                pass
+            else:
+                return resend_of(e, post_data_bytes(result), True)
+        if e.post_data is not None:
+            return resend_of(e, e.post_data.encode("utf-8", "surrogateescape"), True)
+        return resend_of(e, None, False)
 
     async def save_body(
         self,

@@ -25,6 +25,7 @@ from .model import (
     header,
     is_text_mime,
     looks_textual,
+    post_data_bytes,
     slug,
     write_file,
 )
@@ -94,7 +95,7 @@ class BodyReader:
             raise BodyUnavailable(
                 f"the browser no longer has the request body of entry {e.id}: {exc}", "request_gone"
             ) from exc
-        return str(result.get("postData", "")).encode("utf-8", "surrogateescape"), "browser"
+        return post_data_bytes(result), "browser"
 
     async def body_bytes(self, entry_id: int, which: str = "response") -> tuple[bytes, str, str]:
         """Raw body bytes, its mime type and where it came from (held/browser/request)."""

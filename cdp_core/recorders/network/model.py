@@ -33,6 +33,7 @@ __all__ = [
     "MiB",
     "write_file",
     "decode_body",
+    "post_data_bytes",
     "header",
     "content_length",
     "looks_textual",
@@ -232,6 +233,14 @@ def decode_body(result: dict[str, Any]) -> bytes:
     if result.get("base64Encoded"):
         return base64.b64decode(body)
     return str(body).encode("utf-8", "surrogateescape")
+
+
+def post_data_bytes(result: dict[str, Any]) -> bytes:
+    """The bytes of a ``Network.getRequestPostData`` answer (base64 for a binary body, else text)."""
+    data = str(result.get("postData", ""))
+    if result.get("base64Encoded"):
+        return base64.b64decode(data)
+    return data.encode("utf-8", "surrogateescape")
 
 
 def header(headers: dict[str, Any] | None, name: str) -> str | None:
