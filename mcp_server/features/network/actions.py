@@ -129,10 +129,10 @@ async def network_list(ctx: ToolContext, args: NetworkListArgs) -> ActionResult:
         if entry.get("resourceType") in ("document", "xhr", "fetch") and (found := held_app_error(recorder, entry)):
             entry["appError"] = found  # the row's marker: the app's own error text, shortened
     if args.app_errors_only:
-        picked, earlier, after = select_window(
+        picked, older, after = select_window(
             [e for e in sel.entries if e.get("appError")], limit=args.limit, since_id=args.since_id
         )
-        sel = Selection(picked, earlier, after)
+        sel = Selection(picked, older, after)
     text, data = network_listing(
         sel, page_url=page.url, since=recorder.captured_since, evicted=recorder.evicted, since_id=args.since_id
     )
