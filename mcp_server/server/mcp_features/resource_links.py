@@ -93,7 +93,7 @@ class ArtifactLinks:
     def _modified_in(folder: Path, since_ns: int, *, deep: bool) -> list[Path]:
         out: list[Path] = []
         try:
-            entries = list(os.scandir(folder))
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
         except OSError:
             return out
         for entry in entries:

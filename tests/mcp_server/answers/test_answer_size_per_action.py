@@ -155,6 +155,9 @@ async def _on_the_internal_browser(a: Recorder, url: str, http_server, artifacts
     saves = records(await a("network_list", url_contains="save.php"))
     await a("network_get", id=saves[-1]["id"])
     await a("network_save_body", id=saves[-1]["id"])
+    mark = await a("capture_mark")
+    await a("network_replay", id=saves[-1]["id"], confirm=True)  # the 500 again, from the page
+    await a("debug_bundle", since_mark=mark["mark"]["name"])
     await a("get_network_errors")
     await a("get_console_logs")
     await a("debug_bundle")
