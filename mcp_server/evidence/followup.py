@@ -316,13 +316,13 @@ class Followup:
         """Tabs our page opened during the action (``openerId``), each once its URL is known (bounded)."""
         if self.tabs is None:
             return []
-        for _ in range(NEW_TAB_POLLS):
+        for poll in range(NEW_TAB_POLLS):
             tabs = await _tabs(self.page.session) or []
             new = [t for t in tabs if t["targetId"] not in self.tabs and t.get("openerId") == self.page.target_id]
-            if all(t.get("url") for t in new):
+            if all(t.get("url") for t in new) and (poll >= TITLE_POLLS or all(_page_title(t) for t in new)):
                 break
-            await asyncio.sleep(0.1)  # a target=_blank tab has no URL for its first few ms
-        return [{"url": t.get("url") or "(loading)", "title": t.get("title") or ""} for t in new]
+            await asyncio.sleep(0.1)  # a target=_blank tab has no URL for its first few ms, no title for more
+        return [{"url": t.get("url") or "(loading)", "title": _page_title(t)} for t in new]
 
 
 def last_id(recorder: Any) -> int:
@@ -336,9 +336,19 @@ def last_id(recorder: Any) -> int:
     return int(last[-1]["id"]) if last else 0
 
 
-#: How many times (0.1 s apart) a new tab's URL is asked for before it is said to be loading: a
-#: target=_blank tab shows its URL only once its document commits (0.5-1 s here).
-NEW_TAB_POLLS = 15
+#: How many times (0.1 s apart) a new tab's URL and title are asked for before it is said to be
+#: loading: a target=_blank tab shows its URL only once its document commits, its title once parsed.
+NEW_TAB_POLLS = 30
+#: Of those, how many may wait for a title (a page without one must not hold every answer to the end).
+TITLE_POLLS = 15
+
+
+def _page_title(tab: dict[str, Any]) -> str:
+    """The tab's own title, or "" while Chrome shows its URL in its place (the document has no title yet)."""
+    title = str(tab.get("title") or "")
+    url = str(tab.get("url") or "")
+    placeholder = url.split("://", 1)[-1]
+    return "" if title in (url, placeholder) else title
 
 
 async def _tabs(session: CDPSession) -> list[dict[str, Any]] | None:
