@@ -1,5 +1,5 @@
 # The two commands of the README. Both install what they need first (idempotent).
-.PHONY: setup serve test lint golden bench bench-peers
+.PHONY: setup serve test lint golden bench bench-peers mcpb
 
 setup:
 	bash scripts/setup.sh
@@ -24,6 +24,9 @@ test: setup
 	@# must validate against its outputSchema under ajv too (it fails without the SDK, skips without Node).
 	@[ -d bench/peers/node_modules/@modelcontextprotocol/sdk ] || npm install --prefix bench/peers --no-audit \
 		--no-fund --silent @modelcontextprotocol/sdk >/dev/null 2>&1 || echo "test: @modelcontextprotocol/sdk not installed"
+	@# tests/project/test_mcpb_bundle.py validates the .mcpb bundle with the official CLI (fails without it).
+	@[ -d bench/peers/node_modules/@anthropic-ai/mcpb ] || npm install --prefix bench/peers --no-audit \
+		--no-fund --silent @anthropic-ai/mcpb >/dev/null 2>&1 || echo "test: @anthropic-ai/mcpb not installed"
 	timeout --signal=INT --kill-after=60 $(TEST_TIMEOUT) .venv/bin/python -m pytest $(PYTEST_ARGS)
 
 lint: setup
@@ -44,3 +47,7 @@ bench: setup
 
 bench-peers: setup
 	.venv/bin/python -m bench.peer_benchmark
+
+# The Claude Desktop bundle: dist/mcp-browser-debug-VERSION.mcpb (scripts/build_mcpb.py).
+mcpb: setup
+	.venv/bin/python scripts/build_mcpb.py
