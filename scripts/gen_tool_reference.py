@@ -30,6 +30,7 @@ from mcp.client import Client  # noqa: E402
 
 from mcp_server.server import registry  # noqa: E402
 from mcp_server.server.app import build_server  # noqa: E402
+from mcp_server.server.mcp_features.sessions import SESSION_ARG  # noqa: E402
 from mcp_server.server.schema import args_schema  # noqa: E402
 from mcp_server.server.settings import Settings  # noqa: E402
 
@@ -144,7 +145,7 @@ def _check_agreement(tool: dict[str, Any], specs: list[registry.ActionSpec]) -> 
     enum = tool["inputSchema"]["properties"]["action"]["enum"]
     if enum != [s.name for s in specs]:
         raise SystemExit(f"{tool['name']}: tools/list actions {enum} differ from the action table")
-    union = {"action"} | {f for s in specs for f in args_schema(s.args).get("properties", {})}
+    union = {"action", SESSION_ARG} | {f for s in specs for f in args_schema(s.args).get("properties", {})}
     listed = set(tool["inputSchema"]["properties"])
     if union != listed:
         raise SystemExit(f"{tool['name']}: tools/list fields {sorted(listed ^ union)} differ from the actions'")
@@ -212,6 +213,9 @@ def render(tools: list[dict[str, Any]], specs: list[registry.ActionSpec]) -> str
         "this page lists everything (`all`).",
         "",
         "Send only the fields of the action you call: unknown fields are refused with `INVALID_ARGUMENT`. "
+        f"Both condensed tools also take `{SESSION_ARG}`: a name of the caller's own view (tab, frame, marks, "
+        "clears, debug points) when several agents share one HTTP server; 2025-11-25 HTTP sessions get their "
+        "own view without it. "
         "Every answer has a short text `content` and a `structuredContent` object with the action's data next to "
         "the envelope (see [Output envelope](#output-envelope)).",
         "",

@@ -27,8 +27,7 @@ __all__ = ["SESSION_ARG", "SESSION_PROPERTY", "caller_of", "named_caller", "on_s
 SESSION_ARG = "session"
 SESSION_PROPERTY = {
     "type": "string",
-    "maxLength": 64,
-    "description": "Your own tab/frame/marks when agents share this server: one name, same on every call",
+    "description": "Name of your own view (tab, marks) if agents share this server",
 }
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
 

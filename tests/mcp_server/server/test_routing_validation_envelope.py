@@ -106,7 +106,7 @@ async def test_condensed_schema_is_union_with_action_enum():
     schema = condensed_schema(SPECS[:2])
     assert schema["required"] == ["action"]
     assert schema["properties"]["action"]["enum"] == ["echo", "boom"]
-    assert set(schema["properties"]) == {"action", "text", "times", "mode", "kind"}
+    assert set(schema["properties"]) == {"action", "text", "times", "mode", "kind", "session"}  # session: whose view
     # Optional noise collapsed: no anyOf-with-null, no titles, enums kept.
     mode = schema["properties"]["mode"]
     assert mode["enum"] == ["plain", "loud"] and "anyOf" not in mode
