@@ -98,6 +98,15 @@ def running_http_server(
     The server's bearer secret is :data:`TEST_SECRET` unless ``env`` sets another (or removes it
     with ``MCP_HTTP_TOKEN=""``: the server then generates one).
     """
+    with http_server_process(artifacts, *args, timeout=timeout, env=env) as (port, _proc):
+        yield port
+
+
+@contextlib.contextmanager
+def http_server_process(
+    artifacts: Path, *args: str, timeout: float = 30.0, env: dict[str, str] | None = None
+) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """:func:`running_http_server`, yielding the process too (for tests that look at its sockets)."""
     port = free_port()
     proc = subprocess.Popen(
         [*ENTRY, "--http", "--port", str(port), *args],
@@ -116,7 +125,7 @@ def running_http_server(
                     break
             assert time.monotonic() < deadline, "the HTTP server did not start"
             time.sleep(0.05)
-        yield port
+        yield port, proc
     finally:
         proc.terminate()
         try:
