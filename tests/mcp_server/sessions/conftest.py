@@ -26,6 +26,8 @@ def _page(name: str, extra: str = "") -> str:
 class Apps:
     server: Any
     saved: list[str] = field(default_factory=list)
+    #: requests to ``/started``: a page script says it is running
+    started: list[str] = field(default_factory=list)
 
     def url(self, path: str) -> str:
         return str(self.server.url(path))
@@ -42,5 +44,11 @@ def apps(http_server: Any) -> Apps:
     http_server.route("/fatture", Reply(200, _page("fatture", '<iframe name="riga" src="/fatture/riga"></iframe>')))
     http_server.route("/fatture/riga", Reply(200, "<!doctype html><title>riga</title><p>riga 1</p>"))
     http_server.route("/ordini", Reply(200, _page("ordini")))
+
+    def started(req: Request) -> Reply:
+        found.started.append(req.path)
+        return Reply(200, "ok", "text/plain")
+
     http_server.route("/salvato", saved)
+    http_server.route("/started", started)
     return found

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from faults_util import wait_until
 from http_sessions import browsers_started_by, http_server_running, session
-from lean_util import records
 
 from targets.errors import ErrorCode
 
@@ -154,40 +152,3 @@ async def test_three_sessions_three_selections(tmp_path: Path, apps):
             titles = [(await agent.s("get_current_page"))["page"]["title"] for agent in (a, b, c)]
             assert titles == ["fatture", "ordini", "riga"], titles
             assert browsers_started_by(server.pid) == 1
-
-
-async def test_a_stale_uid_after_another_sessions_navigation_is_refused(tmp_path: Path, apps):
-    with http_server_running(tmp_path / "artifacts") as server:
-        async with session(server) as a, session(server) as b:
-            await _two_tabs(a, b, apps)
-            await a.s("select_page", url_contains="ordini")
-            await b.s("select_page", url_contains="ordini")
-            snap = await a.s("snapshot", interactive_only=True)
-            salva = next(int(ln["uid"]) for ln in records(snap, "lines") if ln.get("name") == "Salva")
-
-            await b.s("navigate", url=apps.url("/fatture"))  # B takes the tab elsewhere
-            clicked = await a.call("browser_interact", action="click_uid", uid=salva)
-            assert clicked.is_error, a.last_text
-            assert clicked.structured_content["code"] == ErrorCode.STALE_UID, a.last_text
-            await a.s("wait_for", text="fatture")
-            assert apps.saved == [], apps.saved  # nothing was pressed on the page that is there now
-
-
-async def test_another_sessions_snapshot_keeps_my_uids_pointing_at_the_same_element(tmp_path: Path, apps):
-    with http_server_running(tmp_path / "artifacts") as server:
-        async with session(server) as a, session(server) as b:
-            await _two_tabs(a, b, apps)
-            await a.s("select_page", url_contains="ordini")
-            await b.s("select_page", url_contains="ordini")
-            snap = await a.s("snapshot", interactive_only=True)
-            salva = next(int(ln["uid"]) for ln in records(snap, "lines") if ln.get("name") == "Salva")
-            # B adds a button before it and takes its own snapshot
-            await b.js(
-                "document.body.insertAdjacentHTML('afterbegin',"
-                " `<button onclick=\"fetch('/salvato?from=elimina')\">Elimina</button>`)"
-            )
-            await b.s("snapshot", interactive_only=True)
-            clicked = await a.call("browser_interact", action="click_uid", uid=salva)
-            assert not clicked.is_error, a.last_text
-            await wait_until(lambda: apps.saved, timeout=20, what="the click's request")
-            assert apps.saved == ["ordini"], apps.saved
