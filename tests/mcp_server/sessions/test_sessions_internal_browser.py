@@ -147,6 +147,9 @@ async def test_three_sessions_three_selections(tmp_path: Path, apps):
             titles = [await agent.js("document.title") for agent in (a, b, c)]
             assert titles == ["fatture", "ordini", "riga"], titles
             async with session(server) as d:
+                # a newcomer starts from the server's own view, where nothing was chosen: none active
+                fresh = await d.s("get_browser_status")
+                assert fresh["browser"].get("activeTarget") is None, d.last_text
                 await d.s("use_launch_browser")
                 assert len((await d.s("list_pages"))["pages"]) == 3
             titles = [(await agent.s("get_current_page"))["page"]["title"] for agent in (a, b, c)]

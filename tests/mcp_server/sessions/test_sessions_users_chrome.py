@@ -123,7 +123,8 @@ async def test_the_issues_sequence_one_allow_and_b_detaching_leaves_a_attached(s
         assert left["detached"] is True and left["otherSessions"] == 1, b.last_text
         assert re.search(r"\b1\b[^.;]*other|other[^.;]*\b1\b", b.last_text), b.last_text
         assert websockets_to(server.pid, port) == 1  # still open for A
-        assert (await b.s("get_browser_status"))["browser"].get("activeTarget") != "cdp", b.last_text
+        assert (await b.s("get_browser_status"))["browser"].get("activeTarget") is None, b.last_text
+        await b.err("get_current_page", ErrorCode.NOT_ATTACHED)  # B's own view: detached, as with one agent
 
         assert await _title(a) == "fatture", a.last_text
         assert await a.js("document.title") == "fatture"
@@ -186,4 +187,28 @@ async def test_three_sessions_one_allow_one_websocket(server, toggle_chrome, app
         last = await b.s("detach_cdp")
         assert "otherSessions" not in last, b.last_text
         await wait_for_websockets(server.pid, port, 0)
+    assert toggle_chrome.answered == 1 and not toggle_chrome.dialog_showing()
+
+
+async def test_with_cdp_as_default_target_each_sessions_first_call_joins(tmp_path, toggle_chrome, apps):
+    port = toggle_chrome.chrome.port
+    home = toggle_chrome.home
+    env = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "BROWSER_DEFAULT_TARGET": "cdp",
+        "PLAYWRIGHT_CDP_URL": toggle_chrome.inspect_address,
+    }
+    with http_server_running(tmp_path / "artifacts", env=env) as server:
+        async with session(server) as a, session(server) as b:
+            # A's first page call attaches (the person presses Allow); B's first page call joins it
+            first = asyncio.ensure_future(a.call("browser_session", CALL, action="evaluate_js", expression="1 + 1"))
+            await anyio.to_thread.run_sync(toggle_chrome.allow)
+            assert not (await first).is_error, a.last_text
+            assert await b.js("2 + 2") == 4
+            assert not await anyio.to_thread.run_sync(toggle_chrome.dialog_showing)
+            await b.s("select_page", title_contains="ordini")
+            await a.s("select_page", title_contains="fatture")
+            assert [await _title(x) for x in (a, b)] == ["fatture", "ordini"]
+            assert websockets_to(server.pid, port) == 1
     assert toggle_chrome.answered == 1 and not toggle_chrome.dialog_showing()
