@@ -36,7 +36,9 @@ class HttpServer:
 
 @contextlib.contextmanager
 def http_server_running(artifacts: Path, env: dict[str, str] | None = None) -> Iterator[HttpServer]:
-    with http_server_process(artifacts, "--toolset", "condensed", env=env) as (port, proc):
+    """The server as users start it; its stderr goes to ``server-stderr.log`` beside ``artifacts``."""
+    log = artifacts.parent / "server-stderr.log"
+    with http_server_process(artifacts, "--toolset", "condensed", env=env, stderr_file=log) as (port, proc):
         yield HttpServer(port, proc.pid)
 
 
