@@ -11,6 +11,7 @@ every pending command and every event stream fails at once with
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import itertools
 import json
 import logging
@@ -92,7 +93,11 @@ class Connection:
         #: Events whose ``sessionId`` matched no known session (counted, not fatal).
         self.unroutable_events = 0
         self._loop = asyncio.get_running_loop()
-        self._reader = self._loop.create_task(self._read_loop(), name=f"cdp-reader {url}")
+        # The read loop belongs to the connection, not to the call that opened it: it runs in a
+        # fresh context, so no caller's context variables reach the event handlers it runs.
+        self._reader = self._loop.create_task(
+            self._read_loop(), name=f"cdp-reader {url}", context=contextvars.Context()
+        )
         self._closed_event = asyncio.Event()
 
     @classmethod

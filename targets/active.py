@@ -5,6 +5,10 @@ default target when none is active (unless the user's Chrome was just detached),
 crashed internal browser, and turns a lost connection into the same ToolFailure wherever it is
 noticed. How the default target starts (attach or launch, with their answers) is the manager's
 to say, so it hands that in as ``start_default``.
+
+Which target is active, and the notices about it, are each MCP session's own
+(:mod:`targets.callers`): one agent using the internal browser never moves another off the
+user's Chrome.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from targets.pages.page import PageHandle
 from targets.users_chrome.attaching import ChromeAttachment
 from targets.users_chrome.cdp import CdpTarget
 
+from .callers import PerCaller, acting_as, current_caller
 from .errors import ErrorCode, ToolFailure
 from .hub import utc_now
 from .settings import TargetSettings
@@ -41,12 +46,41 @@ class ActiveTarget:
         self.launch = launch
         self.chrome = chrome
         self._start_default = start_default
-        self.name: TargetName | None = None
-        #: Set when the last launch-mode call had to restart a crashed internal browser.
-        self.last_relaunch: dict[str, Any] | None = None
-        #: Set by an explicit detach_cdp that left no target active: page reads then say so
-        #: (NOT_ATTACHED) instead of starting the internal browser behind the agent's back.
-        self.detached: dict[str, Any] | None = None
+        self._names: PerCaller[TargetName | None] = PerCaller(None)
+        self._relaunches: PerCaller[dict[str, Any] | None] = PerCaller(None, inherit=False)
+        self._detaches: PerCaller[dict[str, Any] | None] = PerCaller(None)
+
+    @property
+    def name(self) -> TargetName | None:
+        """The calling session's active target (None: none yet, or detached)."""
+        return self._names.get()
+
+    @name.setter
+    def name(self, value: TargetName | None) -> None:
+        self._names.set(value)
+
+    @property
+    def last_relaunch(self) -> dict[str, Any] | None:
+        """Set when a launch-mode call had to restart a crashed internal browser (each session told once)."""
+        return self._relaunches.get()
+
+    @last_relaunch.setter
+    def last_relaunch(self, value: dict[str, Any] | None) -> None:
+        self._relaunches.set(value)
+
+    @property
+    def detached(self) -> dict[str, Any] | None:
+        """Set by this session's detach_cdp that left no target active: page reads then say so
+        (NOT_ATTACHED) instead of starting the internal browser behind the agent's back."""
+        return self._detaches.get()
+
+    @detached.setter
+    def detached(self, value: dict[str, Any] | None) -> None:
+        self._detaches.set(value)
+
+    def sessions_on(self, name: TargetName) -> set[str]:
+        """The callers whose active target is ``name``."""
+        return {caller for caller in self._names.callers() if self._names.of(caller) == name}
 
     def target(self, name: TargetName) -> LaunchTarget | CdpTarget:
         return self.launch if name == "launch" else self.chrome.target
@@ -61,7 +95,11 @@ class ActiveTarget:
             # page (same stores, ids go on), so earlier entries stay readable after the restart.
             old = launch.registry.selected or next(iter(reversed(launch.registry.all_pages)), None)
             carried = launch.keep_for_relaunch(old)
-            self.last_relaunch = {"lost": launch.lost, "at": utc_now(), "carriedFrom": carried}
+            relaunch = {"lost": launch.lost, "at": utc_now(), "carriedFrom": carried}
+            for caller in self.sessions_on("launch") - {current_caller()}:
+                with acting_as(caller):  # every session on the internal browser is told once
+                    self.last_relaunch = relaunch
+            self.last_relaunch = relaunch
             await launch.close()
         await launch.start()
         return launch

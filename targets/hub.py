@@ -14,6 +14,7 @@ only commands it sends to the targets, which is what makes it safe on the user's
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime
@@ -213,7 +214,8 @@ class SessionHub:
     # -- events -------------------------------------------------------------------------
 
     def _spawn(self, coro: Coroutine[Any, Any, None], key: str | None) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
+        # A page's attach work is the browser's, whichever call noticed the page: no caller's context.
+        task = asyncio.get_running_loop().create_task(coro, context=contextvars.Context())
         self._tasks[task] = key
         task.add_done_callback(self._task_done)
 

@@ -8,10 +8,16 @@ method checks first and changes after, so a refused call leaves everything as it
 here take no lock: the MCP layer decides which calls may run together
 (``mcp_server/server/locking.py``); :meth:`BrowserManager.ready_page` tells it, without any I/O,
 whether the selected page is there or finding it would launch, attach or relaunch.
+
+Several MCP sessions share one manager (:mod:`targets.callers`): the browsers, the attachment
+to the user's Chrome and the capture are theirs together; the active target and the selection
+are each one's own. A session's detach_cdp ends its own use of the attachment; the websocket
+closes when the last session using it leaves (:meth:`BrowserManager.forget_caller` on disconnect).
 """
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import logging
 from typing import Any
@@ -28,6 +34,7 @@ from targets.users_chrome.handshake import HANDSHAKE_TIMEOUT
 from targets.users_chrome.profile_dirs import ProfileDir
 
 from .active import ActiveTarget, TargetName
+from .callers import acting_as, current_caller, forget_caller
 from .errors import ErrorCode, ToolFailure
 from .hub import BeforeDetachListener, Listeners, PageClosedListener, SessionListener, utc_now
 from .settings import DEFAULT_CDP_URL, TargetSettings
@@ -53,6 +60,8 @@ class BrowserManager:
         self.active = ActiveTarget(self.settings, self.launch, self.chrome, self._start_default)
         self.gate = PolicyGate(self.launch.policy)
         self.tabs = TabActions(self.active, self.gate, self.add_session_listener)
+        #: the callers (MCP sessions) that attached to the user's Chrome and have not left it
+        self._chrome_users: set[str] = set()
 
     # -- state the MCP layer reads (and, for the relaunch notice, clears) --------------------
 
@@ -177,6 +186,7 @@ class BrowserManager:
         cdp = self.cdp
         self.active.name = "cdp"
         self.active.detached = None
+        self._chrome_users.add(current_caller())
         if close_inactive and self.launch.context is not None:
             await self.launch.close()
         return {
@@ -240,17 +250,41 @@ class BrowserManager:
 
     # -- switching --------------------------------------------------------------------
 
+    def chrome_users(self) -> set[str]:
+        """The sessions using the attachment to the user's Chrome: attached and not left, or active on it."""
+        return (self._chrome_users | self.active.sessions_on("cdp")) if self.cdp.attached else set()
+
     async def detach_cdp(self) -> dict[str, Any]:
-        """Disconnect from the user's Chrome; it keeps running with all its tabs."""
+        """End this session's use of the user's Chrome; the last one to leave disconnects (Chrome keeps running)."""
         cdp, pending, active = self.cdp, self.chrome.pending, self.active
         if not cdp.attached and cdp.lost is None and pending is None:
             raise ToolFailure(
                 ErrorCode.NOT_ATTACHED, "Not attached to a Chrome.", hint="Call attach_cdp to attach first."
             )
         url = cdp.cdp_url or (pending.url if pending is not None else None)
+        me = current_caller()
+        others = self.chrome_users() - {me}
+        if others and cdp.connected:  # the others go on over the same websocket: only this session leaves
+            self._chrome_users.discard(me)
+            await self._release_own(cdp.registry.all_pages, me)
+            if active.name == "cdp":
+                active.name = "launch" if self.launch.context is not None else None
+            if active.name is None:
+                active.detached = {"at": utc_now(), "cdpUrl": url}
+            return {
+                "detached": True,
+                "cdpUrl": url,
+                "activeTarget": active.name,
+                "chromeClosed": False,
+                "otherSessions": len(others),
+            }
+        self._chrome_users.clear()
         await self.chrome.withdraw()  # Chrome's dialog may stay up; what the user clicks then attaches nothing
         was_attached = cdp.attached or cdp.lost is not None
         await cdp.detach()
+        for caller in self.active.sessions_on("cdp") - {me}:
+            with acting_as(caller):  # a session that was on it (a lost connection) is off it now too
+                active.name = "launch" if self.launch.context is not None else None
         if active.name == "cdp":
             active.name = "launch" if self.launch.context is not None else None
         if active.name is None and was_attached:
@@ -280,6 +314,11 @@ class BrowserManager:
         if target != "launch":
             raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"target must be 'launch' or 'cdp', not {target!r}.")
         was_running = self.launch.context is not None
+        others = self.active.sessions_on("launch") - {current_caller()}
+        if was_running and others:  # another session works in it: this one only leaves it
+            if self.active.name == "launch":
+                self.active.name = "cdp" if self.cdp.attached else None
+            return {"closed": False, "target": "launch", "activeTarget": self.active.name, "otherSessions": len(others)}
         await self.launch.close()
         if self.active.name == "launch":
             self.active.name = "cdp" if self.cdp.attached else None
@@ -397,6 +436,34 @@ class BrowserManager:
         if dialogs:
             data["dialogs"] = dialogs
         return data
+
+    async def forget_caller(self, caller: str) -> None:
+        """A session ended: its use of the user's Chrome ends (the last one disconnects), what it set
+        in pages (debug points, clears) is released, and everything it chose is forgotten."""
+        with acting_as(caller):
+            if caller in self.chrome_users():
+                try:
+                    await self.detach_cdp()
+                except ToolFailure as exc:
+                    log.debug("detach of a leaving session: %s", exc)
+            pages = [*self.launch.registry.all_pages, *self.cdp.registry.all_pages]
+            await self._release_own(pages, caller)
+        forget_caller(caller)
+
+    @staticmethod
+    async def _release_own(pages: list[PageHandle], caller: str) -> None:
+        """Let every per-page layer drop what ``caller`` set there (a ``forget_caller`` method in ``page.data``)."""
+        for page in pages:
+            for value in list(page.data.values()):
+                forget = getattr(value, "forget_caller", None)
+                if forget is None:
+                    continue
+                try:
+                    done = forget(caller)
+                    if inspect.isawaitable(done):
+                        await done
+                except Exception as exc:  # noqa: BLE001 - a closed tab must not stop the others' release
+                    log.debug("forget_caller on %s failed: %s", page.stable_page_id, exc)
 
     async def close(self) -> None:
         """Server shutdown: close the internal browser, detach from the user's Chrome (never close it)."""

@@ -40,7 +40,7 @@ from mcp_server.server.answer_cap import final_pass
 from mcp_server.server.context import ToolContext
 from mcp_server.server.envelope import error_result, failure_from_exception, ok_result, validation_failure
 from mcp_server.server.locking import Busy, CallHold, CallLocks, locks_for, overrun_grace
-from mcp_server.server.mcp_features import ask_person
+from mcp_server.server.mcp_features import ask_person, sessions
 from mcp_server.server.mcp_features.icons import SERVER_ICON, icons_of
 from mcp_server.server.mcp_features.resource_links import ArtifactLinks
 from mcp_server.server.progress import Progress
@@ -49,6 +49,7 @@ from mcp_server.server.routes import CallRoute, call_routes
 from mcp_server.server.settings import Settings
 from mcp_server.server.tool_answer import TextBlock, ToolAnswer
 from mcp_server.server.version import SERVER_NAME, server_version
+from targets.callers import PerCaller, acting_as
 from targets.errors import ErrorCode, ToolFailure
 
 if TYPE_CHECKING:
@@ -109,8 +110,8 @@ class BrowserMCP:
         self.artifacts = Artifacts(settings.artifact_dir)
         #: the files answers wrote, as resource links, and resources/read of them
         self.links = ArtifactLinks(self.artifacts)
-        #: what features keep between calls (``ToolContext.state``): the server's for now
-        self.state: dict[str, Any] = {}
+        #: what features keep between calls (``ToolContext.state``: marks), each MCP session its own
+        self._states: PerCaller[dict[str, Any]] = PerCaller({}, inherit=False)
         self.toolset = toolset or settings.toolset
         self._specs = specs  # None: every action module is imported at the first need (``specs``)
         self.observers: list[Callable[[CallRecord], None]] = []
@@ -235,7 +236,7 @@ class BrowserMCP:
             hold=hold,
             reporter=reporter,
             deadline=arrived + self.settings.max_call_seconds,
-            state=self.state,
+            state=self._states.own(dict),
         )
         call_id = next(self._call_ids)
         self.running[call_id] = RunningCall(tool, spec.name, hold.mode)
@@ -322,6 +323,20 @@ class BrowserMCP:
             except Exception:  # noqa: BLE001 - an observer must never fail a call
                 log.exception("call observer failed")
 
+    # -- sessions ---------------------------------------------------------------------------------
+
+    async def forget_session(self, caller: str) -> None:
+        """An MCP session ended: it leaves the browsers like a detach, then what it chose is forgotten.
+
+        Runs under the state lock, as a detach does: after the calls in progress, never under them.
+        """
+        hold = CallHold(self.locks, "state", f"session {caller[:8]} left")
+        try:
+            await hold.enter()
+            await self.manager.forget_caller(caller)
+        finally:
+            hold.release_all()
+
     # -- asking the person ---------------------------------------------------------------------
 
     async def _ask_person(
@@ -405,6 +420,11 @@ class BrowserMCP:
             return types.ListToolsResult(tools=self.list_tools())
 
         async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:
+            with acting_as(sessions.caller_of(ctx)):  # what this call chooses is its session's own
+                sessions.on_session_end(ctx, self.forget_session)
+                return await call_in_session(ctx, params)
+
+        async def call_in_session(ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:
             session = getattr(ctx, "session", None)
             progress = session.report_progress if session is not None else None
             answer = await self.answer(params.name, params.arguments, progress=progress)

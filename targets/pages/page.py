@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from cdp_core import CDPException, CDPSession
+from targets.callers import PerCaller
 from targets.errors import ErrorCode, ToolFailure
 
 if TYPE_CHECKING:
@@ -47,8 +48,8 @@ class PageHandle:
     #: Target id of the page that opened this one (``window.open``, a ``target=_blank`` link): a
     #: lookup popup that closes itself hands the agent back to it
     opener_target_id: str | None = None
-    #: Frame id chosen by select_frame; ``None`` means the main frame. Selecting a page resets it.
-    active_frame: str | None = None
+    #: Frame id chosen by select_frame, per MCP session (``None``: the main frame). Selecting a page resets it.
+    _frames: PerCaller[str | None] = field(default_factory=lambda: PerCaller(None, inherit=False), repr=False)
     #: Per-page slots of other layers (``"network"``, ``"console"``, snapshot state, ...).
     data: dict[str, Any] = field(default_factory=dict)
     #: Every live session of this page: its own first, then iframes and workers.
@@ -57,6 +58,15 @@ class PageHandle:
     _owner: BrowserTarget | None = field(default=None, repr=False)
     #: Set once the page's own listeners ran (child sessions wait for it, keeping the order page -> children).
     _ready: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+
+    @property
+    def active_frame(self) -> str | None:
+        """The frame the calling session chose with select_frame; None is the main frame."""
+        return self._frames.get()
+
+    @active_frame.setter
+    def active_frame(self, frame_id: str | None) -> None:
+        self._frames.set(frame_id)
 
     async def is_hidden(self, *, timeout: float = 5) -> bool:
         """The tab is in the background (``document.visibilityState`` hidden): no animation frames,

@@ -3,12 +3,16 @@
 Pure bookkeeping without I/O, so the rules (exactly one selected, ambiguous matches
 leave the selection alone, a listing's ``page_id`` keeps meaning what the agent saw) are
 easy to test and impossible to break by a slow browser.
+
+The pages are shared by every MCP session; the selection and the listing are each session's
+own (:mod:`targets.callers`): what one agent selects never moves another's.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
+from targets.callers import PerCaller
 from targets.errors import ErrorCode, ToolFailure
 
 from .page import PageHandle
@@ -23,17 +27,18 @@ class PageRegistry:
 
     def __init__(self) -> None:
         self._pages: list[PageHandle] = []
-        self._selected: PageHandle | None = None
-        #: The pages as the agent last saw them; ``page_id`` refers to this listing.
-        self._listing: list[PageHandle] | None = None
+        #: The caller's selected page; a session that selected nothing reads the default caller's.
+        self._chosen: PerCaller[PageHandle | None] = PerCaller(None)
+        #: The pages as the caller last saw them; ``page_id`` refers to this listing.
+        self._listings: PerCaller[list[PageHandle] | None] = PerCaller(None, inherit=False)
 
     # -- membership -------------------------------------------------------------------
 
     def add(self, page: PageHandle) -> None:
         if page not in self._pages:
             self._pages.append(page)
-        if self._selected is None or self._selected.closed:
-            self._selected = page
+        # Every session with no open selection gets the new page, whichever call noticed it.
+        self._chosen.update_all(lambda chosen: page if chosen is None or chosen.closed else chosen)
 
     def by_target_id(self, target_id: str) -> PageHandle | None:
         for page in self._pages:
@@ -52,12 +57,13 @@ class PageRegistry:
 
     @property
     def selected(self) -> PageHandle | None:
-        return self._selected
+        """The caller's selected page (possibly closed since: :meth:`listing` moves on from it)."""
+        return self._chosen.get()
 
     def clear(self) -> None:
         self._pages.clear()
-        self._selected = None
-        self._listing = None
+        self._chosen.reset()
+        self._listings.reset()
 
     # -- listing ----------------------------------------------------------------------
 
@@ -71,13 +77,16 @@ class PageRegistry:
         When the selected page closed, its opener is selected if it is still open (a lookup popup
         that closed itself after filling its opener's field: the work goes on there), else the first.
         """
-        if self._selected is not None and self._selected.closed:
-            self._selected = self.opener_of(self._selected)
+        selected = self._chosen.get()
+        if selected is not None and selected.closed:
+            selected = self.opener_of(selected)
         self._pages = [p for p in self._pages if not p.closed]
-        if self._selected is None or self._selected.closed:
-            self._selected = self._pages[0] if self._pages else None
-        self._listing = list(self._pages)
-        return [p.info(page_id=i, selected=p is self._selected) for i, p in enumerate(self._pages)]
+        if selected is None or selected.closed:
+            selected = self._pages[0] if self._pages else None
+        if selected is not self._chosen.get():
+            self._chosen.set(selected)
+        self._listings.set(list(self._pages))
+        return [p.info(page_id=i, selected=p is selected) for i, p in enumerate(self._pages)]
 
     def index_of(self, page: PageHandle) -> int | None:
         pages = self.pages
@@ -120,11 +129,14 @@ class PageRegistry:
         return self._by_text("title", title_contains)
 
     def select(self, page: PageHandle) -> None:
+        """Select ``page`` for the caller (its main frame): no other session's selection moves."""
         page.active_frame = None
-        self._selected = page
+        self._chosen.set(page)
 
     def _by_index(self, page_id: int) -> PageHandle:
-        listing = self._listing if self._listing is not None else self.pages
+        listing = self._listings.get()
+        if listing is None:
+            listing = self.pages
         if isinstance(page_id, bool) or not isinstance(page_id, int) or not 0 <= page_id < len(listing):
             raise ToolFailure(
                 ErrorCode.PAGE_NOT_FOUND,
@@ -179,6 +191,6 @@ class PageRegistry:
                 ErrorCode.AMBIGUOUS_MATCH,
                 f"{len(matches)} pages have a {field_name} containing {needle!r}; the selection is unchanged.",
                 hint="Select one of the candidates by stable_page_id.",
-                candidates=[p.info(page_id=open_pages.index(p), selected=p is self._selected) for p in matches],
+                candidates=[p.info(page_id=open_pages.index(p), selected=p is self.selected) for p in matches],
             )
         return matches[0]

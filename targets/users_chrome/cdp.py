@@ -24,6 +24,7 @@ import cdp_core
 from cdp_core import CDPException
 from cdp_core.discovery import is_loopback_address  # re-exported: targets.users_chrome.cdp.is_loopback_address
 from targets.base import BrowserTarget
+from targets.callers import DEFAULT_CALLER, acting_as
 from targets.errors import ErrorCode, ToolFailure
 from targets.hub import Listeners, SessionHub, utc_now
 from targets.pages import emulation
@@ -168,6 +169,8 @@ class CdpTarget(BrowserTarget):
         order = {t["targetId"]: i for i, t in enumerate(await self.browser.pages())}
         best = max(range(len(pages)), key=lambda i: (scores[i], -order.get(pages[i].target_id, len(order))))
         self.registry.select(pages[best])
+        with acting_as(DEFAULT_CALLER):  # a session that joins this attachment later starts there too
+            self.registry.select(pages[best])
 
     async def detach(self) -> None:
         """Disconnect our socket; the user's Chrome and its tabs stay as they are.

@@ -10,9 +10,11 @@ Everything here starts from the built artifacts, never from this checkout's ``.v
   under the size the README gives;
 - ``mypy --strict`` finds cdp_core's types through the installed ``py.typed``: a user script
   written right passes, one with a wrong parameter type fails;
-- the README's ``uvx``/``pipx`` lines run as written, the git URL pointing at this repository
-  and the PyPI name resolved from the locally built wheel (``UV_FIND_LINKS``/``PIP_FIND_LINKS``
-  stand in for the index until it is published).
+- the README's install lines run as pasted: the checkout block in a copy of this checkout
+  (``uvx --from .``, ``pipx install .``, ``uv build``, then the built wheel through uvx and pip),
+  the PyPI block with the PyPI name resolved from the locally built wheel
+  (``UV_FIND_LINKS``/``PIP_FIND_LINKS`` stand in for the index until it is published); the
+  wheel's description carries the ``mcp-name`` line the MCP registry verifies it by.
 
 uv and pipx come from the dev extras (``.venv/bin``). uv's cache lives in ``.venv/.uv-cache``
 so deleting the virtualenv deletes it too; after the first run the module takes ~20 s.
@@ -26,6 +28,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,7 +38,6 @@ from paths import ROOT
 
 BIN = Path(sys.executable).parent
 README = ROOT / "README.md"
-PLACEHOLDER_URL = "https://github.com/OWNER/mcp-browser-debug"
 SMOKE = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "testing.md").read_text(encoding="utf-8"), re.S)[0]
 
 pytestmark = pytest.mark.slow
@@ -88,7 +90,8 @@ def test_the_wheel_carries_types_skill_plugin_and_both_commands(wheel: Path) -> 
         (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
         entries = zf.read(entry_points).decode()
         (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
-        classifiers = re.findall(r"^Classifier: (.+)$", zf.read(metadata).decode(), re.M)
+        description = zf.read(metadata).decode()
+        classifiers = re.findall(r"^Classifier: (.+)$", description, re.M)
     assert {"Typing :: Typed", "Framework :: Pytest"} <= set(classifiers), classifiers
     assert "cdp_core/py.typed" in names
     assert "mcp_server/skills/mcp-browser-automation/SKILL.md" in names
@@ -97,6 +100,9 @@ def test_the_wheel_carries_types_skill_plugin_and_both_commands(wheel: Path) -> 
     assert "mcp-browser = mcp_server.cli.entry:main" in entries
     assert "mcp-browser-debug = mcp_server.cli.entry:main" in entries
     assert re.search(r"\[pytest11\]\s+mcp_browser = mcp_server.pytest_plugin", entries)
+    # The MCP registry finds this line in the description PyPI shows (the README) to verify ownership.
+    registry_name = json.loads((ROOT / "server.json").read_text(encoding="utf-8"))["name"]
+    assert f"mcp-name: {registry_name}" in description
 
 
 def test_the_docs_smoke_test_passes_in_a_fresh_venv_with_only_the_wheel(fresh_venv: Path, tmp_path: Path) -> None:
@@ -174,36 +180,85 @@ def test_the_wheel_has_no_dev_tools_and_finds_its_skill(fresh_venv: Path, tmp_pa
     assert installed_skill.read_bytes() == (Path(path) / "SKILL.md").read_bytes()
 
 
-def _install_lines() -> list[str]:
+def _install_blocks() -> tuple[list[str], list[str]]:
+    """The README's two install blocks, as a user pastes them: in a checkout, and from PyPI."""
     section = README.read_text(encoding="utf-8").split("## Install", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```bash\n(.*?)```", section, re.S)
-    lines = [line.split("  #", 1)[0].strip() for block in blocks for line in block.splitlines()]
-    return [line for line in lines if line.startswith(("uvx ", "pipx "))]
+    blocks = [block.splitlines() for block in re.findall(r"```bash\n(.*?)```", section, re.S)]
+    checkout = [block for block in blocks if "uvx --from . mcp-browser --version" in block[0]]
+    pypi = [block for block in blocks if block[0].startswith("uvx mcp-browser-debug")]
+    assert len(checkout) == len(pypi) == 1, blocks
+    return checkout[0], pypi[0]
 
 
-def test_the_readme_shows_four_one_liners() -> None:
-    lines = _install_lines()
-    assert len(lines) == 4, lines
-    assert sum(PLACEHOLDER_URL in line for line in lines) == 2
-    assert not any(re.search(r"(uvx|pipx install) mcp-browser(\s|$)", line) for line in lines), "someone else's package"
+def _command(line: str) -> str:
+    return line.split("  #", 1)[0].strip()
 
 
-@pytest.mark.parametrize("line", _install_lines())
-def test_readme_one_liner_runs(line: str, wheel: Path, tmp_path: Path) -> None:
-    pipx_home = tmp_path / "pipx"
-    env = _env(
-        PIPX_HOME=str(pipx_home / "home"),
-        PIPX_BIN_DIR=str(pipx_home / "bin"),
-        PIPX_MAN_DIR=str(pipx_home / "man"),
-        # What PyPI will serve once the package is published: the wheel built from this tree.
-        UV_FIND_LINKS=str(wheel.parent),
-        PIP_FIND_LINKS=str(wheel.parent),
-    )
-    command = line.replace(PLACEHOLDER_URL, ROOT.as_uri())
-    done = _run(["bash", "-c", command], cwd=tmp_path, env=env)
+def test_the_readme_install_lines_need_no_editing() -> None:
+    checkout, pypi = _install_blocks()
+    commands = [_command(line) for line in checkout + pypi]
+    assert not [line for line in commands if "OWNER" in line or "git+" in line], "a placeholder to edit before pasting"
+    assert commands == [
+        "uvx --from . mcp-browser --version",
+        "pipx install .",
+        "uv build",
+        "uvx --from dist/mcp_browser_debug-*.whl mcp-browser --version",
+        "python -m pip install dist/mcp_browser_debug-*.whl",
+        "uvx mcp-browser-debug --version",
+        "uvx --from mcp-browser-debug mcp-browser --version",
+        "pipx install mcp-browser-debug",
+    ]
+    assert not any(re.search(r"(uvx|pipx install) mcp-browser(\s|$)", line) for line in commands), "someone else's"
+
+
+def _pipx_env(home: Path, **extra: str) -> dict[str, str]:
+    return _env(PIPX_HOME=str(home / "home"), PIPX_BIN_DIR=str(home / "bin"), PIPX_MAN_DIR=str(home / "man"), **extra)
+
+
+def _assert_pipx_installed_both_commands(home: Path, env: dict[str, str], cwd: Path) -> None:
+    for name in ("mcp-browser", "mcp-browser-debug"):
+        version = _run([str(home / "bin" / name), "--version"], cwd=cwd, env=env).stdout
+        assert version.startswith("mcp-browser "), version
+
+
+def _checkout_copy(into: Path) -> Path:
+    """The files of this checkout as git sees them (committed or not, never what .gitignore keeps out)."""
+    listed = _run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT).stdout
+    for name in filter(None, listed.split("\0")):
+        if (ROOT / name).is_file():
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, into / name)
+    return into
+
+
+def test_the_checkout_block_runs_as_pasted(tmp_path: Path) -> None:
+    """Pasted in a checkout's folder: the server runs from the source, from pipx and from the built wheel."""
+    checkout_lines, _ = _install_blocks()
+    checkout = _checkout_copy(tmp_path / "mcp-browser-debug")
+    # "The active virtualenv" of the last line: a fresh one with pip, first on PATH (never the checkout's .venv).
+    venv = tmp_path / "active"
+    _run([_tool("uv"), "venv", "--quiet", "--seed", "--python", sys.executable, str(venv)], env=_env())
+    home = tmp_path / "pipx"
+    env = _pipx_env(home)
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env['PATH']}"
+    done = _run(["bash", "-euo", "pipefail", "-c", "\n".join(checkout_lines)], cwd=checkout, env=env)
+    versions = re.findall(r"^mcp-browser (\S+)$", done.stdout, re.M)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert versions == [project["version"]] * 2, done.stdout[-2000:]
+    assert len(list((checkout / "dist").glob("mcp_browser_debug-*.whl"))) == 1
+    assert len(list((checkout / "dist").glob("mcp_browser_debug-*.tar.gz"))) == 1
+    _assert_pipx_installed_both_commands(home, env, tmp_path)
+    installed = _run([str(venv / "bin" / "mcp-browser"), "--version"], cwd=tmp_path, env=env).stdout
+    assert installed.strip() == f"mcp-browser {project['version']}"
+
+
+@pytest.mark.parametrize("line", _install_blocks()[1])
+def test_the_pypi_lines_run_with_the_wheel_standing_in_for_pypi(line: str, wheel: Path, tmp_path: Path) -> None:
+    home = tmp_path / "pipx"
+    # What PyPI will serve once the package is published: the wheel built from this tree.
+    env = _pipx_env(home, UV_FIND_LINKS=str(wheel.parent), PIP_FIND_LINKS=str(wheel.parent))
+    done = _run(["bash", "-c", _command(line)], cwd=tmp_path, env=env)
     if line.startswith("pipx"):
-        for name in ("mcp-browser", "mcp-browser-debug"):
-            version = _run([str(pipx_home / "bin" / name), "--version"], cwd=tmp_path, env=env).stdout
-            assert version.startswith("mcp-browser "), version
+        _assert_pipx_installed_both_commands(home, env, tmp_path)
     else:
         assert re.match(r"mcp-browser \d+\.\d+", done.stdout), done.stdout

@@ -91,6 +91,8 @@ class TargetAnswer(Answer):
     chromeClosed: bool = False
     #: detach_cdp withdrew an attach_cdp still waiting for the user's Allow
     withdrewRequest: bool = False
+    #: other MCP sessions still using that browser: only this session left it, it stays connected
+    otherSessions: int | None = None
 
 
 def _actions_by_tool() -> dict[str, list[str]]:
@@ -268,6 +270,11 @@ async def detach_cdp(ctx: ToolContext, args: NoArgs) -> ActionResult:
     info = await ctx.manager.detach_cdp()  # debug points leave the pages first (before_detach)
     active = info.get("activeTarget")
     text = f"detached from Chrome at {info.get('cdpUrl')}; it keeps running; active target now {active or 'none'}"
+    if others := info.get("otherSessions"):
+        text = (
+            f"this session detached from Chrome at {info.get('cdpUrl')}; {_sessions(others)} still attached, so "
+            f"the connection stays open; active target now {active or 'none'}"
+        )
     if info.get("withdrewRequest"):
         text += (
             "; the request waiting for the user's Allow was withdrawn (Chrome may still show its dialog until the "
@@ -304,9 +311,17 @@ async def close_browser_target(ctx: ToolContext, args: CloseTargetArgs) -> Actio
             hint="use detach_cdp (or close_browser_target target=cdp) to disconnect; Chrome stays open",
         )
     info = await ctx.manager.close_browser_target(args.target, close_chrome=False)
-    if args.target == "launch":
+    if args.target == "launch" and (others := info.get("otherSessions")):
+        what = f"this session left the internal browser; {_sessions(others)} still using it, so it stays open"
+    elif args.target == "launch":
         what = "closed the internal browser" if info.get("closed") else "the internal browser was not running"
+    elif others := info.get("otherSessions"):
+        what = f"this session detached from Chrome (still running; {_sessions(others)} still attached)"
     else:
         what = "detached from Chrome (still running)"
     what += f"; active target now {info.get('activeTarget') or 'none'}"
     return ActionResult(text=what, data=info)
+
+
+def _sessions(count: int) -> str:
+    return f"{count} other MCP session{'s' if count != 1 else ''} {'are' if count != 1 else 'is'}"

@@ -250,8 +250,9 @@ def test_output_schemas_say_each_repeated_shape_once():
         assert all(set(rule) == {"required"} for rule in rules.values()), tool  # shapes live in the one map
         assert "$ref" not in json.dumps(resolved(schema, defs)["properties"])
     session = app.routes["browser_session"].tool.output_schema
-    # 24,059 before shapes were shared, 15,815 as a per-action tree; one map of keys: ~8,100
-    assert len(json.dumps(session, separators=(",", ":"))) < 9_000
+    # 24,059 before shapes were shared, 15,815 as a per-action tree; one map of keys: ~8,100, ~9,030 with
+    # the fields of waves 3 and 4 (the last: otherSessions, issue 46)
+    assert len(json.dumps(session, separators=(",", ":"))) < 9_200
 
 
 def _collect(node: dict, shapes: list[str]) -> None:
