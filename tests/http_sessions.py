@@ -1,7 +1,7 @@
 """Several MCP sessions on one ``mcp-browser --http`` server, as several agents use it (issue 46).
 
 Each :func:`session` is a real SDK client with its own streamable-HTTP session (its own
-``Mcp-Session-Id``); leaving the block ends that session the way a client that quits does
+``Mcp-Session-Id``, in the 2025-11-25 era); leaving the block ends that session the way a client that quits does
 (the SDK sends DELETE). :func:`websockets_to` counts the server's open connections to a
 browser's debugging port as ``ss`` shows them, which is what a person checks when asking
 "how many times is this server connected to my Chrome?".
@@ -44,8 +44,12 @@ def http_server_running(artifacts: Path, env: dict[str, str] | None = None) -> I
 
 @contextlib.asynccontextmanager
 async def session(server: HttpServer) -> AsyncIterator[Agent]:
-    """One agent's MCP session on ``server``; it ends (DELETE) when the block ends."""
-    async with http_client(server.url) as client:
+    """One agent's MCP session on ``server``; it ends (DELETE) when the block ends.
+
+    The 2025-11-25 era (``mode="legacy"``), as Claude Code speaks it: sessions exist there only.
+    In the stateless 2026-07-28 revision every request stands alone, with no session id.
+    """
+    async with http_client(server.url, mode="legacy") as client:
         yield Agent(client)
 
 
@@ -74,18 +78,36 @@ async def wait_for_websockets(pid: int, port: int, count: int, timeout: float = 
 
 
 def browsers_started_by(pid: int) -> int:
-    """How many Chromium browsers (not their renderers or helpers) process ``pid`` started itself."""
-    count = 0
+    """How many Chromium browsers (not their renderers, helpers or crash handlers) run under process ``pid``.
+
+    The browser may be a grandchild (Debian's ``/usr/bin/chromium`` is a script that runs it).
+    """
+    parents: dict[int, int] = {}
+    commands: dict[int, list[bytes]] = {}
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
         try:
             stat = (proc / "stat").read_text()
-            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+            commands[int(proc.name)] = (proc / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == pid and b"chrom" in cmdline[0] and not any(a.startswith(b"--type=") for a in cmdline):
+        parents[int(proc.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+
+    def under(child: int) -> bool:
+        seen = set()
+        while child in parents and child not in seen:
+            seen.add(child)
+            child = parents[child]
+            if child == pid:
+                return True
+        return False
+
+    count = 0
+    for child, cmdline in commands.items():
+        name = Path(cmdline[0].decode(errors="replace")).name
+        browser = "chrom" in name and "crashpad" not in name and not any(a.startswith(b"--type=") for a in cmdline)
+        if browser and under(child):
             count += 1
     return count
 
