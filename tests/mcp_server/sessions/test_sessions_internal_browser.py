@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from faults_util import wait_until
 from http_sessions import browsers_started_by, http_server_running, session
 
 from targets.errors import ErrorCode
@@ -155,3 +156,18 @@ async def test_three_sessions_three_selections(tmp_path: Path, apps):
             titles = [(await agent.s("get_current_page"))["page"]["title"] for agent in (a, b, c)]
             assert titles == ["fatture", "ordini", "riga"], titles
             assert browsers_started_by(server.pid) == 1
+
+
+async def test_closing_the_internal_browser_closes_only_the_sessions_use_until_the_last(tmp_path: Path, apps):
+    with http_server_running(tmp_path / "artifacts") as server:
+        async with session(server) as a, session(server) as b:
+            await _two_tabs(a, b, apps)
+            await a.s("select_page", url_contains="fatture")
+            left = await b.s("close_browser_target", target="launch")
+            assert left["otherSessions"] == 1, b.last_text
+            assert browsers_started_by(server.pid) == 1
+            assert await a.js("document.title") == "fatture"  # A goes on in the same browser, same tab
+            assert len((await a.s("list_pages"))["pages"]) == 2
+            last = await a.s("close_browser_target", target="launch")
+            assert "otherSessions" not in last and last["closed"] is True, a.last_text
+            await wait_until(lambda: browsers_started_by(server.pid) == 0, timeout=30, what="the browser gone")
