@@ -7,10 +7,17 @@ its tabs and the capture are shared. A session that ends leaves the others worki
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
 from pathlib import Path
 
+import anyio
+import pytest
 from faults_util import wait_until
 from http_sessions import browsers_started_by, http_server_running, session
+from mcp_http import TEST_SECRET
+from paths import ROOT
 
 from targets.errors import ErrorCode
 
@@ -171,3 +178,37 @@ async def test_closing_the_internal_browser_closes_only_the_sessions_use_until_t
             last = await a.s("close_browser_target", target="launch")
             assert "otherSessions" not in last and last["closed"] is True, a.last_text
             await wait_until(lambda: browsers_started_by(server.pid) == 0, timeout=30, what="the browser gone")
+
+
+PEERS = ROOT / "bench" / "peers"
+
+
+@pytest.mark.skipif(
+    shutil.which("node") is None or not (PEERS / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir(),
+    reason="node or the TypeScript SDK (bench/peers) is missing",
+)
+async def test_a_typescript_sdk_session_beside_a_python_one(tmp_path: Path, apps):
+    """The TypeScript SDK's client (as Claude Code drives a server) has a session of its own too."""
+    with http_server_running(tmp_path / "artifacts") as server:
+        async with session(server) as a:
+            await a.s("navigate", url=apps.url("/fatture"))
+            await a.s("new_page", url=apps.url("/ordini"))
+            await a.s("select_page", title_contains="fatture")
+            calls = [
+                ["browser_session", {"action": "use_launch_browser"}],
+                ["browser_session", {"action": "select_page", "title_contains": "ordini"}],
+                ["browser_session", {"action": "evaluate_js", "expression": "document.title"}],
+            ]
+            plan = {"transport": "http", "url": server.url, "token": TEST_SECRET, "calls": calls}
+            (tmp_path / "plan.json").write_text(json.dumps(plan))
+            command = ["node", str(ROOT / "tests" / "ts_sdk_session.cjs"), str(PEERS), str(tmp_path / "plan.json")]
+            run = await anyio.to_thread.run_sync(
+                lambda: subprocess.run(command, capture_output=True, text=True, timeout=400, cwd=ROOT)
+            )
+            assert run.returncode == 0, run.stderr[-3000:]
+            seen = json.loads(run.stdout.splitlines()[-1])
+            assert seen["protocolVersion"] == "2025-11-25"
+            assert [c["isError"] for c in seen["calls"]] == [False, False, False], seen["calls"]
+            assert "ordini" in seen["calls"][2]["text"], seen["calls"][2]
+            current = await a.s("get_current_page")
+            assert current["page"]["title"] == "fatture", a.last_text
