@@ -420,8 +420,17 @@ class BrowserMCP:
             return types.ListToolsResult(tools=self.list_tools())
 
         async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:
-            with acting_as(sessions.caller_of(ctx)):  # what this call chooses is its session's own
-                sessions.on_session_end(ctx, self.forget_session)
+            sessions.on_session_end(ctx, self.forget_session)
+            arguments = dict(params.arguments or {})
+            try:
+                caller = sessions.named_caller(arguments) or sessions.caller_of(ctx)
+            except ValueError as exc:
+                failure = ToolFailure(
+                    ErrorCode.INVALID_ARGUMENT, str(exc), hint="give the same short name on every call"
+                )
+                return error_result(failure, None).wire_form()
+            params = params.model_copy(update={"arguments": arguments})
+            with acting_as(caller):  # what this call chooses is its session's own
                 return await call_in_session(ctx, params)
 
         async def call_in_session(ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcp_server.server.mcp_features.sessions import SESSION_ARG, SESSION_PROPERTY
 from mcp_server.server.registry import ActionArgs, ActionSpec
 
 __all__ = ["args_schema", "condensed_schema", "SCHEMA_VERSION", "ENVELOPE_KEYS"]
@@ -158,7 +159,7 @@ def condensed_schema(specs: list[ActionSpec]) -> dict[str, Any]:
     action = {"type": "string", "enum": [spec.name for spec in specs]}
     return {
         "type": "object",
-        "properties": {"action": action, **properties},
+        "properties": {"action": action, **properties, SESSION_ARG: SESSION_PROPERTY},
         "required": ["action"],
         "additionalProperties": False,
     }
