@@ -63,11 +63,11 @@ async def test_debug_points_are_the_sessions_own_and_leave_with_it(tmp_path: Pat
                 assert [p["id"] for p in (await b.s("debug_list"))["points"]] == [point["point"]["id"]]
                 assert await b.js(f"ordini.inviaOrdine({ORDER}).esito") == 11
                 logged = [t for t in _texts(await b.s("console_list", types=["logpoint"])) if t.startswith("totale")]
-                assert logged == ["totale=0", "totale=6"], b.last_text
+                assert logged == ["totale = 0", "totale = 6"], b.last_text
             # B's session ended: its logpoint is gone from the page. A's own point, later on the same
             # run (line 20 comes after line 14), proves the run happened and B's logged nothing.
             await a.s("debug_logpoint", source="ordini.js", line=20, expression="'fine', totale")
             assert await a.js(f"ordini.inviaOrdine({ORDER}).esito") == 11
             texts = _texts(await a.s("console_list", types=["logpoint"], limit=500))
             assert [t for t in texts if "fine" in t] != [], a.last_text
-            assert [t for t in texts if t.startswith("totale")] == ["totale=0", "totale=6"], a.last_text
+            assert [t for t in texts if t.startswith("totale")] == ["totale = 0", "totale = 6"], a.last_text
