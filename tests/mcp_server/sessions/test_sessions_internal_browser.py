@@ -140,7 +140,16 @@ async def test_a_session_that_disconnects_leaves_the_others_working(tmp_path: Pa
             async with session(server) as c:  # a newcomer starts from the server's view, not B's
                 await c.s("use_launch_browser")
                 await c.err("debug_bundle", ErrorCode.INVALID_ARGUMENT, since_mark="m1")
+                # B's leaving is counted: C, leaving the browser, hears of A alone
+                with anyio.fail_after(30):
+                    while True:
+                        left = await c.s("close_browser_target", target="launch")
+                        if left.get("otherSessions") == 1:
+                            break
+                        await anyio.sleep(0.2)  # B's session is still being cleaned up
+                        await c.s("use_launch_browser")
             assert browsers_started_by(server.pid) == 1
+            assert await a.js("document.title") == "fatture"
 
 
 async def test_three_sessions_three_selections(tmp_path: Path, apps):

@@ -154,6 +154,15 @@ async def test_a_session_that_disconnects_leaves_the_other_attached(server, togg
         assert websockets_to(server.pid, port) == 1
         status = await a.s("get_browser_status")
         assert status["browser"]["activeTarget"] == "cdp", a.last_text
+        # B's leaving is counted: a newcomer that joins and leaves hears of A alone
+        async with session(server) as c:
+            with anyio.fail_after(30):
+                while True:
+                    await _join(c, toggle_chrome)
+                    if (await c.s("detach_cdp"))["otherSessions"] == 1:
+                        break
+                    await anyio.sleep(0.2)  # B's session is still being cleaned up
+        assert await _title(a) == "fatture", a.last_text
     # A's client is gone too: nobody uses the attachment, the websocket closes
     await wait_for_websockets(server.pid, port, 0)
     assert toggle_chrome.answered == 1 and not toggle_chrome.dialog_showing()
