@@ -20,6 +20,7 @@ import anyio
 import pytest
 from faults_util import Agent, wait_until
 from http_sessions import HttpServer, http_server_running, session, wait_for_websockets, websockets_to
+from mcp_http import http_client
 from toggle_chrome import ToggleChrome
 
 from targets.errors import ErrorCode
@@ -221,3 +222,29 @@ async def test_with_cdp_as_default_target_each_sessions_first_call_joins(tmp_pat
             assert [await _title(x) for x in (a, b)] == ["fatture", "ordini"]
             assert websockets_to(server.pid, port) == 1
     assert toggle_chrome.answered == 1 and not toggle_chrome.dialog_showing()
+
+
+async def test_two_named_2026_sessions_one_allow(server, toggle_chrome, apps):
+    """Clients of the stateless 2026-07-28 revision have no MCP session: each names its view with session=."""
+    port = toggle_chrome.chrome.port
+    address = toggle_chrome.inspect_address
+    async with http_client(server.url) as client_a, http_client(server.url) as client_b:
+        a, b = Agent(client_a), Agent(client_b)
+        assert client_a.protocol_version == "2026-07-28"
+        attach = a.call("browser_session", CALL, action="attach_cdp", cdp_url=address, session="a")
+        first = asyncio.ensure_future(attach)
+        await anyio.to_thread.run_sync(toggle_chrome.allow)
+        assert not (await first).is_error, a.last_text
+        joined = await b.s("attach_cdp", cdp_url=address, session="b")
+        assert joined["alreadyAttached"] is True and not await anyio.to_thread.run_sync(toggle_chrome.dialog_showing)
+        await a.s("select_page", title_contains="fatture", session="a")
+        await b.s("select_page", title_contains="ordini", session="b")
+        assert (await a.s("get_current_page", session="a"))["page"]["title"] == "fatture", a.last_text
+        assert websockets_to(server.pid, port) == 1
+        left = await b.s("detach_cdp", session="b")
+        assert left["otherSessions"] == 1, b.last_text
+        assert (await a.s("get_current_page", session="a"))["page"]["title"] == "fatture", a.last_text
+        last = await a.s("detach_cdp", session="a")
+        assert "otherSessions" not in last, a.last_text
+        await wait_for_websockets(server.pid, port, 0)
+    assert toggle_chrome.answered == 1
