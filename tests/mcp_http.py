@@ -98,25 +98,44 @@ def running_http_server(
     The server's bearer secret is :data:`TEST_SECRET` unless ``env`` sets another (or removes it
     with ``MCP_HTTP_TOKEN=""``: the server then generates one).
     """
+    with http_server_process(artifacts, *args, timeout=timeout, env=env) as (port, _proc):
+        yield port
+
+
+@contextlib.contextmanager
+def http_server_process(
+    artifacts: Path,
+    *args: str,
+    timeout: float = 30.0,
+    env: dict[str, str] | None = None,
+    stderr_file: Path | None = None,
+) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """:func:`running_http_server`, yielding the process too (for tests that look at its sockets).
+
+    ``stderr_file``: the server's stderr goes there (read it when a long test fails), not to a pipe.
+    """
     port = free_port()
+    log = open(stderr_file, "wb") if stderr_file is not None else None  # noqa: SIM115 (closed below)
     proc = subprocess.Popen(
         [*ENTRY, "--http", "--port", str(port), *args],
         env=server_env(artifacts, **{"MCP_HTTP_TOKEN": TEST_SECRET, **(env or {})}),
         cwd=str(ROOT),
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=log if log is not None else subprocess.PIPE,
     )
     try:
         deadline = time.monotonic() + timeout
         while True:
             if proc.poll() is not None:
+                if stderr_file is not None:
+                    raise AssertionError(stderr_file.read_text(errors="replace"))
                 raise AssertionError(proc.stderr.read().decode() if proc.stderr else "server exited")
             with socket.socket() as s:
                 if s.connect_ex(("127.0.0.1", port)) == 0:
                     break
             assert time.monotonic() < deadline, "the HTTP server did not start"
             time.sleep(0.05)
-        yield port
+        yield port, proc
     finally:
         proc.terminate()
         try:
@@ -124,3 +143,5 @@ def running_http_server(
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        if log is not None:
+            log.close()
