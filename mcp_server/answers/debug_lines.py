@@ -172,18 +172,27 @@ def exceptions_set(mode: str, points: DebugPoints) -> tuple[str, dict[str, Any]]
     return text, data
 
 
-def point_listing(points: DebugPoints | None, page_url: str) -> tuple[str, dict[str, Any]]:
+def _others(points: DebugPoints | None, owner: str) -> int:
+    """How many points other sessions have on the page (they still act on it)."""
+    return 0 if points is None else len(points.points) - len(points.owned_by(owner))
+
+
+def point_listing(points: DebugPoints | None, page_url: str, owner: str = "") -> tuple[str, dict[str, Any]]:
+    """``owner``'s points; the others' only counted (``otherSessionPoints``), as they keep the Debugger on."""
     if points is None or not points.active:
         foreign = points.foreign_count if points is not None else 0
         data: dict[str, Any] = {"points": [], "debuggerOn": False}
         if foreign:
             data["foreignPausesResumed"] = foreign
         return "No debug points (the Debugger is off)", data
-    rows = [_point_row(p, page_url) for p in points.points.values()]
+    rows = [_point_row(p, page_url) for p in points.owned_by(owner)]
     data = {"points": rows, "exceptions": "off" if points.exceptions == "none" else points.exceptions}
     data["debuggerOn"] = True
     lines = [_point_line(r) for r in rows] or ["no points"]
     lines.append(f"exceptions: {data['exceptions']}")
+    if others := _others(points, owner):
+        data["otherSessionPoints"] = others
+        lines.append(f"{others} point(s) of other sessions on this page")
     if points.foreign:
         data["foreignPauses"] = [
             f"{f['reason']} at {short_url(str(f.get('url') or ''), page_url)}:{f['lineNumber']}"
@@ -193,6 +202,16 @@ def point_listing(points: DebugPoints | None, page_url: str) -> tuple[str, dict[
         lines.append(f"{points.foreign_count} pause(s) not ours, the last: " + "; ".join(data["foreignPauses"]))
         data["foreignPauseCount"] = points.foreign_count
     return "\n".join(lines), data
+
+
+def points_removed(removed: int, points: DebugPoints | None, owner: str) -> tuple[str, dict[str, Any]]:
+    """What debug_clear did, and why the Debugger may still be on (other sessions' points)."""
+    data: dict[str, Any] = {"removed": removed, "debuggerOn": bool(points is not None and points.active)}
+    text = f"Removed {removed} debug point(s); the Debugger is {'still on' if data['debuggerOn'] else 'off'}"
+    if others := _others(points, owner):
+        data["otherSessionPoints"] = others
+        text += f" ({others} point(s) of other sessions)"
+    return text, data
 
 
 def _new_scopes(frame: dict[str, Any], seen: set[str]) -> list[dict[str, Any]]:

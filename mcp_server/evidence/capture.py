@@ -4,6 +4,9 @@ Why a session listener: the manager calls it for each page's own session and for
 auto-attached iframe/worker session *before* that child runs, so the recorders see a
 frame's very first request and console message. One NetworkRecorder and one
 ConsoleRecorder live per page in ``page.data``; child sessions feed the same pair.
+
+Every MCP session reads the same capture; each reads it as itself (``reader=current_caller``), so
+one session's console_clear / network_clear hides entries from that session only.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from cdp_core.errors import CDPException
 from cdp_core.recorders.console import ConsoleRecorder
 from cdp_core.recorders.network import NetworkRecorder
 from cdp_core.recorders.redact import DEFAULT_REDACT_HEADERS
+from targets.callers import current_caller
 from targets.errors import ErrorCode, ToolFailure
 
 if TYPE_CHECKING:
@@ -70,6 +74,7 @@ def recorders_for(page: PageHandle, settings: Any) -> tuple[NetworkRecorder, Con
             eager_body_max_bytes=_setting(settings, "network_eager_body_max_bytes"),
             eager_body_budget=_setting(settings, "network_eager_body_budget"),
             page_url=lambda: page.url,
+            reader=current_caller,
         )
         page.data["network"] = network
     console = page.data.get("console")
@@ -79,6 +84,7 @@ def recorders_for(page: PageHandle, settings: Any) -> tuple[NetworkRecorder, Con
             max_bytes=_setting(settings, "console_buffer_bytes"),
             preview_chars=_setting(settings, "network_preview_bytes") or 2048,
             page_url=lambda: page.url,
+            reader=current_caller,
         )
         # a load error line and an issue name their request's network entry id, by Chrome's request id
         console.request_ids = network.entry_id_for

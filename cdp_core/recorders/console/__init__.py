@@ -16,11 +16,12 @@ from __future__ import annotations
 import builtins
 import itertools
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 from ...connection import CDPSession
 from ...errors import CDPException
+from ..floors import ReaderFloors, single_reader
 from ..listing import Selection, select_window
 from ..network import EntryNotFound, iso_time
 from ..redact import redact_url
@@ -74,6 +75,10 @@ class ConsoleRecorder:
     Why bytes: a burst of 2000 short messages must be kept whole (an agent reads them page by
     page), while a page that logs megabytes for hours must not exhaust memory. The oldest
     entries go first; ``evicted`` counts them.
+
+    Several readers may share the timeline: ``reader`` names the one reading now (default: a
+    single reader). :meth:`clear` hides the entries from that reader only (:mod:`..floors`); every
+    query, count and ``len`` is the current reader's view.
     """
 
     def __init__(
@@ -83,6 +88,7 @@ class ConsoleRecorder:
         max_bytes: int = DEFAULT_MAX_BYTES,
         preview_chars: int = 2048,
         page_url: Any = None,
+        reader: Callable[[], Hashable] = single_reader,
     ) -> None:
         self.max_entries = max(1, int(max_entries)) if max_entries else None
         self.max_bytes = max(64 * 1024, int(max_bytes))
@@ -93,7 +99,9 @@ class ConsoleRecorder:
         self._page_url = ""
         self._page_session: CDPSession | None = None
         self.captured_since: str | None = None
-        self.evicted = 0
+        #: evictions since the start, whoever reads (:attr:`evicted` is the current reader's share)
+        self.evicted_total = 0
+        self._floors = ReaderFloors(reader)
         self._ids = itertools.count(1)
         self._entries: OrderedDict[int, dict[str, Any]] = OrderedDict()
         self._session_kind: dict[str | None, str] = {}
@@ -189,18 +197,36 @@ class ConsoleRecorder:
         ):
             old_id, _ = self._entries.popitem(last=False)
             self.stored_bytes -= self._sizes.pop(old_id, 0)
-            self.evicted += 1
+            self.evicted_total += 1
 
     # -- queries ----------------------------------------------------------------------
 
+    @property
+    def evicted(self) -> int:
+        """Entries the current reader could have seen that went to the budget (oldest first)."""
+        return self._floors.current().evicted_since(self.evicted_total)
+
+    @property
+    def floor(self) -> int:
+        """The current reader's floor: entries with an id up to it were cleared for it (0: none)."""
+        return self._floors.current().id
+
+    def _hidden(self) -> int:
+        """How many stored entries the current reader's clear hides (they are the oldest stored)."""
+        return self._floors.current().hidden(self.evicted_total)
+
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._entries) - self._hidden()
 
     @property
     def stats(self) -> dict[str, Any]:
+        """The current reader's view (``stored``, ``evicted``, ``cleared``: stored but hidden by its clear)
+        and the store's budget (``storedBytes`` counts every stored entry, hidden ones too)."""
+        hidden = self._hidden()
         return {
             "capturedSince": self.captured_since,
-            "stored": len(self._entries),
+            "stored": len(self._entries) - hidden,
+            "cleared": hidden,
             "storedBytes": self.stored_bytes,
             "maxBytes": self.max_bytes,
             "maxEntries": self.max_entries,
@@ -246,15 +272,21 @@ class ConsoleRecorder:
             picked = picked[-limit:] if limit else []
         return [self._shape(e, include_stack) for e in picked]
 
+    def _visible(self) -> Iterable[dict[str, Any]]:
+        """The entries the current reader sees, oldest first (the hidden ones are the oldest stored)."""
+        hidden = self._hidden()
+        values = self._entries.values()
+        return itertools.islice(values, hidden, None) if hidden else values
+
     def _matching(self, types: Iterable[str] | None, since_id: int | None) -> Records:
         if not types and since_id is None:
-            return builtins.list(self._entries.values())  # everything: no test per entry
+            return builtins.list(self._visible())  # everything: no test per entry
         wanted = {TYPE_ALIASES.get(t, t) for t in types} if types else None
         if wanted is not None and "error" in wanted:
             wanted.add("pageerror")  # "errors" means uncaught exceptions too
         return [
             e
-            for e in self._entries.values()
+            for e in self._visible()
             if (since_id is None or e["id"] > since_id) and (wanted is None or e["type"] in wanted)
         ]
 
@@ -281,27 +313,39 @@ class ConsoleRecorder:
         return Selection([self._shape(e, include_stack) for e in picked], earlier, after)
 
     def get(self, entry_id: int, *, include_stack: bool = True) -> dict[str, Any]:
-        entry = self._entries.get(int(entry_id))
+        """One entry; :class:`EntryNotFound` says whether it was cleared (for this reader), evicted or never was."""
+        wanted = int(entry_id)
+        if wanted < 1:
+            raise EntryNotFound(f"no console entry {entry_id}: ids start at 1")
+        floor = self.floor
+        if wanted <= floor:
+            raise EntryNotFound(f"console entry {entry_id} was cleared (the clear hid entries up to {floor})")
+        entry = self._entries.get(wanted)
         if entry is None:
             first = next(iter(self._entries), None)
-            if int(entry_id) < 1:
-                raise EntryNotFound(f"no console entry {entry_id}: ids start at 1")
-            if first is not None and int(entry_id) < first and self.evicted:
+            if first is not None and wanted < first and self.evicted:
                 raise EntryNotFound(f"console entry {entry_id} was evicted ({self.evicted} evicted)")
-            raise EntryNotFound(f"no console entry {entry_id} (never captured, or cleared)")
+            raise EntryNotFound(f"no console entry {entry_id} (never captured)")
         return self._shape(entry, include_stack)
 
     def clear(self) -> int:
-        n = len(self._entries)
-        self._entries.clear()
-        self._sizes.clear()
-        self.stored_bytes = 0
-        self.evicted = 0
+        """Hide every stored entry from the current reader (the others still see them); returns how many.
+
+        Nothing is freed: the byte budget bounds the store, and evicts the hidden entries first
+        (they are the oldest). Entries that arrive later show to every reader.
+        """
+        n = len(self)
+        newest = next(reversed(self._entries), 0)
+        self._floors.raise_to(newest, len(self._entries), self.evicted_total)
         return n
 
+    def forget_caller(self, caller: str) -> None:
+        """The reader ``caller`` left: its clear goes with it (a reader of that name would see everything)."""
+        self._floors.forget(caller)
+
     def counts(self) -> dict[str, int]:
-        """How many stored entries of each type."""
+        """How many entries of each type the current reader sees."""
         out: dict[str, int] = {}
-        for e in self._entries.values():
+        for e in self._visible():
             out[e["type"]] = out.get(e["type"], 0) + 1
         return out

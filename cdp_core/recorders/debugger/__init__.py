@@ -11,6 +11,11 @@ Chrome; :meth:`DebugPoints.close` removes them first when it can.
 
 Hits become console entries (``logpoint``, ``snapshot``) of the page's console recorder; the
 capture of an uncaught exception goes onto its ``pageerror`` entry.
+
+Several clients may set points on one page (MCP sessions of one server): each point carries
+its ``owner``, a name the caller gives (cdp_core gives it no meaning). :meth:`DebugPoints.remove_owned`
+and :meth:`DebugPoints.forget_caller` remove one owner's points and leave the others' in place;
+the domain goes off only with the last point of anyone.
 """
 
 from __future__ import annotations
@@ -71,6 +76,8 @@ class Point:
     breakpoints: dict[str | None, str] = field(default_factory=dict)  # session id -> breakpoint id
     #: carried by each record of the point: the page can call the binding, it cannot know this
     nonce: str = field(default_factory=lambda: secrets.token_hex(8))
+    #: who set it ("" when nobody said): only its owner's clear removes it
+    owner: str = ""
 
 
 class DebugPoints:
@@ -83,6 +90,8 @@ class DebugPoints:
         self.binding = "__mcpDebug_" + secrets.token_hex(6)
         self.points: dict[int, Point] = {}
         self.exceptions = "none"
+        #: who set the exception mode last: that owner's clear turns it off
+        self.exceptions_owner = ""
         self.foreign: list[dict[str, Any]] = []  # the last pauses nobody here asked for
         self.foreign_count = 0  # all of them (an anti-debug loop pauses thousands of times)
         self.capture_timeout = CAPTURE_TIMEOUT_S
@@ -220,9 +229,40 @@ class DebugPoints:
         await self._settle()
         return len(ids)
 
-    async def set_exceptions(self, mode: str) -> None:
-        """``none`` | ``uncaught`` | ``all``: pause (capture, resume) when an exception is thrown."""
+    def owned_by(self, owner: str) -> list[Point]:
+        """The points ``owner`` set, oldest first."""
+        return [p for p in self.points.values() if p.owner == owner]
+
+    async def remove_owned(self, owner: str) -> int:
+        """Remove ``owner``'s points (and the exception mode, if it set it last); the others' stay.
+
+        Returns how many points went; the domain goes off when no point of anyone is left.
+        """
+        mine = [p.id for p in self.owned_by(owner)]
+        for pid in mine:
+            point = self.points.pop(pid, None)
+            if point is not None:
+                await self._unplace(point)
+        if self.exceptions != "none" and self.exceptions_owner == owner:
+            try:  # Chrome stops pausing on throws; the others' points stay
+                await self.set_exceptions("none", owner=owner)
+            except CDPException as exc:  # a session going away: the mode is off here all the same
+                log.debug("exception mode not turned off: %s", exc)
+        await self._settle()
+        return len(mine)
+
+    async def forget_caller(self, caller: str) -> None:
+        """``caller`` left (its session ended): its points go, the page as it was once none is left."""
+        await self.remove_owned(caller)
+
+    async def set_exceptions(self, mode: str, *, owner: str = "") -> None:
+        """``none`` | ``uncaught`` | ``all``: pause (capture, resume) when an exception is thrown.
+
+        One mode a page, whoever sets it: ``owner`` (the last to set it) is the one whose clear
+        turns it off.
+        """
         self.exceptions = mode
+        self.exceptions_owner = owner
         self.exception_hits = 0
         for session in self._live_sessions():
             if mode != "none":

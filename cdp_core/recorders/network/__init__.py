@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import builtins
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ...connection import CDPSession
 from ...errors import CDPError, CDPException
+from ..floors import single_reader
 from ..listing import Selection, select_window
 from ..redact import DEFAULT_REDACT_HEADERS, HeaderRedactor, redact_url
 from .bodies import BodyReader
@@ -69,6 +70,10 @@ class NetworkRecorder:
     every child session (iframes in other processes, workers). ``captured_since`` says
     when capture started; nothing before it is claimed. ``max_bytes`` bounds the entries
     (estimated size, oldest evicted first), ``max_entries`` optionally caps their number.
+
+    Several readers may share the capture: ``reader`` names the one reading now (default: a
+    single reader). :meth:`clear` hides the entries from that reader only (:mod:`..floors`);
+    every query, count, body read and export is the current reader's view.
     """
 
     def __init__(
@@ -88,6 +93,7 @@ class NetworkRecorder:
         eager_workers: int = 4,
         eager_queue_max: int = 512,
         page_url: Callable[[], str] | None = None,
+        reader: Callable[[], Hashable] = single_reader,
     ) -> None:
         preview_bytes = max(0, int(preview_bytes))
         #: Chrome's buffers for this page's responses (``Network.enable``)
@@ -105,7 +111,10 @@ class NetworkRecorder:
         self.captured_since: str | None = None
         # An evicted entry takes its held body with it (the lambda: ``_held`` is made next).
         self._store = EntryStore(
-            max_entries=max_entries, max_bytes=max_bytes, on_evict=lambda entry: self._held.forget(entry.id)
+            max_entries=max_entries,
+            max_bytes=max_bytes,
+            on_evict=lambda entry: self._held.forget(entry.id),
+            reader=reader,
         )
         self._held = HeldBodies(
             self._store,
@@ -209,7 +218,18 @@ class NetworkRecorder:
 
     @property
     def evicted(self) -> int:
+        """Entries the current reader could have seen that went to the budget (oldest first)."""
         return self._store.evicted
+
+    @property
+    def evicted_total(self) -> int:
+        """Every eviction since the start, whoever reads."""
+        return self._store.evicted_total
+
+    @property
+    def floor(self) -> int:
+        """The current reader's floor: entries with an id up to it were cleared for it (0: none)."""
+        return self._store.floor
 
     @property
     def held_bytes(self) -> int:
@@ -257,9 +277,12 @@ class NetworkRecorder:
 
     @property
     def stats(self) -> dict[str, Any]:
+        """The current reader's view (``stored``, ``evicted``, ``cleared``: stored but hidden by its clear)
+        and the budgets (``storedBytes`` and the held bodies count every stored entry, hidden ones too)."""
         return {
             "capturedSince": self.captured_since,
             "stored": len(self._store),
+            "cleared": self._store.hidden(),
             "storedBytes": self.stored_bytes,
             "maxBytes": self.max_bytes,
             "maxEntries": self.max_entries,
@@ -313,14 +336,14 @@ class NetworkRecorder:
 
     def entries(self) -> Records:
         """Every stored entry in full (redacted), oldest first: the HAR exporter's input."""
-        return [self._shaper.full(e) for e in self._store.entries.values()]
+        return [self._shaper.full(e) for e in self._store.visible()]
 
     def main_documents(self) -> Records:
         """The page's navigations still stored, oldest first: first hop id, start (monotonic and
         ISO), final URL after redirects. One per main-frame document request chain."""
         stored = self._store.entries
         out: Records = []
-        for e in builtins.list(stored.values()):
+        for e in builtins.list(self._store.visible()):
             if e.resource_type != "document" or e.frame_kind != "page" or e.redirected_from is not None:
                 continue
             if not e.frame_id or e.frame_id != e.session.target_info.get("targetId"):
@@ -332,18 +355,20 @@ class NetworkRecorder:
         return out
 
     def first_entry(self) -> tuple[int, str] | None:
-        """(id, page URL, redacted) of the oldest stored entry."""
-        for e in self._store.entries.values():
+        """(id, page URL, redacted) of the oldest stored entry the current reader sees."""
+        for e in self._store.visible():
             return e.id, redact_url(e.page_url)
         return None
 
     def har_inputs(self) -> Iterator[tuple[dict[str, Any], str | None, bytes | None]]:
         """(full redacted entry, raw post data, held response body) per entry, for the HAR writer."""
-        for e in builtins.list(self._store.entries.values()):
+        for e in builtins.list(self._store.visible()):
             yield self._shaper.full(e), e.post_data, self._held.get(e.id)
 
     def held_body(self, entry_id: int) -> bytes | None:
-        """The eagerly fetched response body of an entry, if we hold it."""
+        """The eagerly fetched response body of an entry, if we hold it (None for one the reader cleared)."""
+        if int(entry_id) <= self._store.floor:
+            return None
         return self._held.get(int(entry_id))
 
     def get(self, entry_id: int) -> dict[str, Any]:
@@ -400,7 +425,14 @@ class NetworkRecorder:
         )
 
     def clear(self) -> int:
-        """Forget stored entries and held bodies; in-flight requests keep being recorded."""
-        n = self._store.clear()
-        self._held.clear()
-        return n
+        """Hide the stored entries from the current reader (the others still see them); returns how many.
+
+        Nothing is freed: the entries and their held bodies stay for the other readers, within their
+        budgets (the hidden entries are the oldest, so they are evicted first). In-flight requests
+        keep being recorded: a hop that arrives later shows to every reader.
+        """
+        return self._store.clear()
+
+    def forget_caller(self, caller: str) -> None:
+        """The reader ``caller`` left: its clear goes with it (a reader of that name would see everything)."""
+        self._store.floors.forget(caller)

@@ -109,6 +109,7 @@ async def console_get(ctx: ToolContext, args: ConsoleGetArgs) -> ActionResult:
 
 @action(S, "console_clear", NoArgs, lock="page", destructive=True, result=ClearedAnswer)
 async def console_clear(ctx: ToolContext, args: NoArgs) -> ActionResult:
-    """Forget the captured console entries of the selected page (capture continues)."""
+    """Hide the selected page's console entries from this session (capture continues)."""
     cleared = console_of(await ctx.page()).clear()
-    return ActionResult(text=f"Cleared {cleared} console entries", data={"cleared": cleared})
+    # other sessions on this server still see them (issue 46): the clear is this session's view
+    return ActionResult(text=f"Cleared {cleared} console entries from this session's view", data={"cleared": cleared})

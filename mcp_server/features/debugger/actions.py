@@ -5,6 +5,10 @@ never pause; snapshot points and exceptions pause only while the capture is read
 resume (cdp_core/recorders/debugger/__init__.py says how, and what happens to a ``debugger;``
 statement while points exist). Hits are console entries (``logpoint``, ``snapshot``): read
 them with console_list / console_get. The Debugger domain is on only while a point exists.
+
+Points are the session's own (issue 46): each remembers the caller that set it; debug_list shows
+the caller's points and counts the others' (they still act on the page), debug_clear removes only
+the caller's, and refuses another session's point by id. Their hits are shared console entries.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from mcp_server.evidence.reading import source_map_policy
 from mcp_server.evidence.stacks import BUDGET_S
 from mcp_server.safety.read_only_expressions import refuse_code_in
 from mcp_server.server.registry import ActionArgs, ActionResult, action
+from targets.callers import current_caller
 from targets.errors import ErrorCode, ToolFailure
 
 if TYPE_CHECKING:
@@ -62,7 +67,7 @@ class ExceptionsArgs(ActionArgs):
 
 
 class ClearArgs(ActionArgs):
-    id: int | None = Field(None, ge=1, description="Point id (omit: all)")
+    id: int | None = Field(None, ge=1, description="Point id (omit: all yours)")
 
 
 async def _points(ctx: ToolContext) -> tuple[PageHandle, DebugPoints]:
@@ -134,6 +139,13 @@ async def _add_point(ctx: ToolContext, args: LogpointArgs | SnapshotArgs, kind: 
     same = next(
         (p for p in points.points.values() if (p.url, p.line, p.column) == (where.url, where.line, where.column)), None
     )
+    if same is not None and same.owner != current_caller():
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"point {same.id} ({same.kind}) of another session is already on this line: one point per place",
+            hint="its hits are console entries here too (console_list); or pick another line",
+            id=same.id,
+        )
     if same is not None:
         # Chrome keeps one breakpoint per place: the second one would fail with its raw text
         raise ToolFailure(
@@ -156,6 +168,7 @@ async def _add_point(ctx: ToolContext, args: LogpointArgs | SnapshotArgs, kind: 
         generated_expression=translate_identifiers(expression, renamed) if expression else None,
         generated_condition=translate_identifiers(args.condition, renamed) if args.condition else None,
         labels=split_top_level(expression) if expression else [],
+        owner=current_caller(),
     )
     try:
         await points.add(point)
@@ -183,7 +196,7 @@ async def debug_exceptions(ctx: ToolContext, args: ExceptionsArgs) -> ActionResu
     _page, points = await _points(ctx)
     mode = "none" if args.mode == "off" else args.mode
     try:
-        await points.set_exceptions(mode)
+        await points.set_exceptions(mode, owner=current_caller())
     except CDPException as exc:
         raise ToolFailure(ErrorCode.CDP_ERROR, f"could not set the exception mode: {exc}") from None
     text, data = render.exceptions_set(args.mode, points)
@@ -196,20 +209,34 @@ async def debug_list(ctx: ToolContext, args: NoArgs) -> ActionResult:
     from mcp_server.evidence.debug_points import existing
 
     page = await ctx.captured_page()
-    text, data = render.point_listing(existing(page), page.url)
+    text, data = render.point_listing(existing(page), page.url, current_caller())
     return ActionResult(text=text, data=data)
 
 
 @action(S, "debug_clear", ClearArgs, lock="page", destructive=True)
 async def debug_clear(ctx: ToolContext, args: ClearArgs) -> ActionResult:
-    """Remove a debug point (no id: all, Debugger off)."""
+    """Remove a debug point (no id: all of this session's)."""
     from mcp_server.evidence.debug_points import existing
 
     page = await ctx.captured_page()
     points = existing(page)
-    if args.id is not None and (points is None or args.id not in points.points):
-        raise ToolFailure(ErrorCode.ENTRY_NOT_FOUND, f"no debug point {args.id}", hint="debug_list shows the ids")
-    removed = await points.remove(args.id) if points is not None else 0
-    data = {"removed": removed, "debuggerOn": bool(points is not None and points.active)}
-    text = f"Removed {removed} debug point(s); the Debugger is {'still on' if data['debuggerOn'] else 'off'}"
+    caller = current_caller()
+    if args.id is not None:
+        point = points.points.get(args.id) if points is not None else None
+        if point is None:
+            raise ToolFailure(ErrorCode.ENTRY_NOT_FOUND, f"no debug point {args.id}", hint="debug_list shows the ids")
+        if point.owner != caller:
+            raise ToolFailure(
+                ErrorCode.NOT_ALLOWED,
+                f"debug point {args.id} belongs to another session: only that session can remove it",
+                hint="debug_list shows this session's points",
+                id=args.id,
+            )
+    if points is None:
+        removed = 0
+    elif args.id is not None:
+        removed = await points.remove(args.id)
+    else:
+        removed = await points.remove_owned(caller)
+    text, data = render.points_removed(removed, points, caller)
     return ActionResult(text=text, data=data)

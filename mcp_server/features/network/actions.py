@@ -250,9 +250,10 @@ def _file_head(path: str, size: int) -> bytes:
 
 @action(S, "network_clear", NoArgs, lock="page", destructive=True, result=ClearedAnswer)
 async def network_clear(ctx: ToolContext, args: NoArgs) -> ActionResult:
-    """Forget the captured requests and held bodies of the selected page (capture continues)."""
+    """Hide the selected page's captured requests from this session (capture continues)."""
     cleared = network_of(await ctx.page()).clear()
-    return ActionResult(text=f"Cleared {cleared} network entries", data={"cleared": cleared})
+    # other sessions on this server still see them (issue 46): the clear is this session's view
+    return ActionResult(text=f"Cleared {cleared} network entries from this session's view", data={"cleared": cleared})
 
 
 @action(S, "network_export_har", ExportHarArgs, lock="read", result=HarAnswer)
