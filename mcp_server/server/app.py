@@ -49,7 +49,7 @@ from mcp_server.server.routes import CallRoute, call_routes
 from mcp_server.server.settings import Settings
 from mcp_server.server.tool_answer import TextBlock, ToolAnswer
 from mcp_server.server.version import SERVER_NAME, server_version
-from targets.callers import PerCaller, acting_as
+from targets.callers import PerCaller, acting_as, current_caller
 from targets.errors import ErrorCode, ToolFailure
 
 if TYPE_CHECKING:
@@ -423,7 +423,8 @@ class BrowserMCP:
             sessions.on_session_end(ctx, self.forget_session)
             arguments = dict(params.arguments or {})
             try:
-                caller = sessions.named_caller(arguments) or sessions.caller_of(ctx)
+                # no session id and no name: the caller the call arrives as (the default one, but for in-process hosts)
+                caller = sessions.named_caller(arguments) or sessions.caller_of(ctx) or current_caller()
             except ValueError as exc:
                 failure = ToolFailure(
                     ErrorCode.INVALID_ARGUMENT, str(exc), hint="give the same short name on every call"

@@ -33,6 +33,7 @@ async def ids(agent: Agent) -> dict[str, int]:
 async def test_one_sessions_clear_leaves_the_others_list_whole(http_server: Any, tmp_path: Any) -> None:
     async with sessions(tmp_path / "artifacts", "a", "b") as (a, b):
         await a.s("navigate", url=http_server.url("/golden/debug.html"))
+        await b.s("use_launch_browser")  # B has its own active target: it joins the internal browser
         await b.s("select_page_by_title", title_contains="Golden debugger")
         await a.js("console.log('ordine 1'); console.warn('ordine 2'); console.error('ordine 3')")
         assert (await texts(a, "ordine 3"))[-3:] == ["ordine 1", "ordine 2", "ordine 3"]

@@ -32,6 +32,7 @@ async def logged(agent: CallerAgent, want: int) -> list[str]:
 async def test_each_session_lists_and_clears_its_own_points(http_server: Any, tmp_path: Any) -> None:
     async with sessions(tmp_path / "artifacts", "a", "b") as (a, b):
         await a.s("navigate", url=http_server.url("/golden/debug.html"))
+        await b.s("use_launch_browser")  # B has its own active target: it joins the internal browser
         await b.s("select_page_by_title", title_contains="Golden debugger")
         mine = (await a.s("debug_logpoint", source="/golden/debug.js", line=5, expression="'A', sum"))["point"]
         theirs = (await b.s("debug_logpoint", source="/golden/debug.js", line=4, expression="'B', sum"))["point"]

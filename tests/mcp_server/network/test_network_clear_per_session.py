@@ -29,6 +29,7 @@ async def urls(agent: Agent, want: str | None = None) -> dict[str, int]:
 async def test_one_sessions_clear_leaves_the_others_requests_whole(http_server: Any, tmp_path: Any) -> None:
     async with sessions(tmp_path / "artifacts", "a", "b") as (a, b):
         await a.s("navigate", url=http_server.url("/golden/debug.html"))
+        await b.s("use_launch_browser")  # B has its own active target: it joins the internal browser
         await b.s("select_page_by_title", title_contains="Golden debugger")
         await a.js("fetch('/a.html?ordine=1').then(r => r.text())")
         before = await urls(b, "/a.html?ordine=1")
